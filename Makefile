@@ -1,0 +1,41 @@
+# PushBridge: `make run` and `make test` are the whole set-up on a fresh machine.
+SHELL := /bin/bash
+DEB_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev pkg-config sqlite3 curl
+PY_PACKAGES := onesignal-python-api==5.*
+SWIFT ?= swift
+CONFIG ?= config/demo.json
+
+.PHONY: deps deps-python build release test run bench-translate docs clean
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+deps-python:
+	@python3 -c "import onesignal" 2>/dev/null || python3 -m pip install -q "$(PY_PACKAGES)"
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps deps-python
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+run: deps release
+	.build/release/pushbridge serve --config $(CONFIG)
+
+bench-translate: deps
+	$(SWIFT) build -c release --product translate-bench
+	.build/release/translate-bench
+
+docs: build
+	.build/debug/pushbridge docs field-mapping > docs/field-mapping.md
+
+clean:
+	rm -rf .build

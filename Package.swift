@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "PushBridge",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pushbridge", targets: ["pushbridge"]),
+        .library(name: "PushBridgeCore", targets: ["PushBridgeCore"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Pure Swift: JSON, the OpenPush model and rules, the dialects, findings. No C imports.
+        .target(name: "PushBridgeCore", linkerSettings: [.linkedLibrary("m")]),
+        // I/O: HTTP server, upstream client, audit store, sandbox.
+        .target(
+            name: "PushBridgeServer",
+            dependencies: ["PushBridgeCore", "CMicroHTTPD", "CCurl", "CSQLite", "COpenSSL"]
+        ),
+        .executableTarget(name: "pushbridge", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
+        .executableTarget(
+            name: "translate-bench",
+            dependencies: ["PushBridgeCore"],
+            path: "bench/translate",
+            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
+        ),
+        .testTarget(name: "PushBridgeCoreTests", dependencies: ["PushBridgeCore"]),
+        .testTarget(name: "PushBridgeServerTests", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
+    ]
+)

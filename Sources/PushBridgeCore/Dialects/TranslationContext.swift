@@ -1,0 +1,39 @@
+/// What a translation needs to know beyond the request: the app's configuration and the time.
+/// The default passes app ids through unchanged and maps nothing.
+public struct TranslationContext: Sendable {
+    /// How Pushwoosh `devices` (push tokens) are expressed in OpenPush targeting.
+    public enum DeviceTargeting: Sendable, Equatable {
+        /// As `include_subscription_ids` (the migration imported tokens as subscription ids).
+        case subscriptionIds
+        /// As `include_aliases.{label}`.
+        case alias(String)
+    }
+
+    /// The OpenPush app id to send to; nil passes the source app id through.
+    public var targetAppId: String?
+    /// The source app (workspace) when the request itself does not name one (BuzzKit).
+    public var sourceAppId: String?
+    /// Pushwoosh filter name → OpenPush segment id. nil: no map configured (names pass through
+    /// with a caveat); a map without the name rejects the request.
+    public var segmentMap: [String: String]?
+    /// How Pushwoosh devices are targeted.
+    public var deviceTargeting: DeviceTargeting
+    /// True when `deviceTargeting` was chosen by configuration rather than defaulted.
+    public var deviceTargetingConfigured: Bool
+    /// The current time in Unix seconds (for `send_date` windows).
+    public var now: Int64
+
+    /// A context; `now` is required so that translation stays a pure function.
+    public init(now: Int64, targetAppId: String? = nil, sourceAppId: String? = nil, segmentMap: [String: String]? = nil,
+                deviceTargeting: DeviceTargeting = .subscriptionIds, deviceTargetingConfigured: Bool = false) {
+        self.now = now
+        self.targetAppId = targetAppId
+        self.sourceAppId = sourceAppId
+        self.segmentMap = segmentMap
+        self.deviceTargeting = deviceTargeting
+        self.deviceTargetingConfigured = deviceTargetingConfigured
+    }
+
+    /// The OpenPush app id for a source app id.
+    public func openPushApp(for source: String) -> String { targetAppId ?? source }
+}

@@ -1,0 +1,117 @@
+/// Reads typed fields from a JSON object, remembers which keys were read, and collects every
+/// type or presence error with the field's full path, so a decoder can report all of them and
+/// then account for every key it did not read.
+public struct FieldReader {
+    /// The object being read.
+    public let object: JSONObject
+    /// The path of the object in the caller's body ("" for the root).
+    public let path: String
+    /// Keys read so far.
+    public private(set) var consumed: Set<String> = []
+    /// Errors found so far, in reading order.
+    public var errors: [TranslationError] = []
+
+    /// A reader over an object at a path.
+    public init(_ object: JSONObject, path: String = "") {
+        self.object = object
+        self.path = path
+    }
+
+    /// The full path of a key of this object.
+    public func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The raw value, marking the key read; JSON `null` counts as absent.
+    public mutating func raw(_ key: String, required: Bool = false) -> JSONValue? {
+        consumed.insert(key)
+        guard let v = object[key], v != .null else {
+            if required { errors.append(TranslationError(field: fieldPath(key), rule: "is required")) }
+            return nil
+        }
+        return v
+    }
+
+    /// True when the key is present and not null (does not mark it read).
+    public func has(_ key: String) -> Bool {
+        if let v = object[key], v != .null { return true }
+        return false
+    }
+
+    private mutating func typeError(_ key: String, _ expected: String, _ got: JSONValue) {
+        errors.append(TranslationError(field: fieldPath(key), rule: "must be \(expected), got \(got.typeName)"))
+    }
+
+    /// A string field.
+    public mutating func string(_ key: String, required: Bool = false) -> String? {
+        guard let v = raw(key, required: required) else { return nil }
+        guard case .string(let s) = v else { typeError(key, "a string", v); return nil }
+        return s
+    }
+
+    /// An object field.
+    public mutating func object(_ key: String, required: Bool = false) -> JSONObject? {
+        guard let v = raw(key, required: required) else { return nil }
+        guard case .object(let o) = v else { typeError(key, "an object", v); return nil }
+        return o
+    }
+
+    /// An array field.
+    public mutating func array(_ key: String, required: Bool = false) -> [JSONValue]? {
+        guard let v = raw(key, required: required) else { return nil }
+        guard case .array(let a) = v else { typeError(key, "an array", v); return nil }
+        return a
+    }
+
+    /// An array of strings.
+    public mutating func stringArray(_ key: String, required: Bool = false) -> [String]? {
+        guard let a = array(key, required: required) else { return nil }
+        var out: [String] = []
+        out.reserveCapacity(a.count)
+        for (i, v) in a.enumerated() {
+            guard case .string(let s) = v else {
+                errors.append(TranslationError(field: "\(fieldPath(key))[\(i)]", rule: "must be a string, got \(v.typeName)"))
+                return nil
+            }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// A number field.
+    public mutating func number(_ key: String, required: Bool = false) -> JSONNumber? {
+        guard let v = raw(key, required: required) else { return nil }
+        guard case .number(let n) = v else { typeError(key, "a number", v); return nil }
+        return n
+    }
+
+    /// An integer field (a number without fraction that fits in 64 bits).
+    public mutating func integer(_ key: String, required: Bool = false) -> Int64? {
+        guard let n = number(key, required: required) else { return nil }
+        if let i = n.int64Value { return i }
+        let d = n.doubleValue
+        if d == d.rounded(), abs(d) < 9.2e18 { return Int64(d) }
+        errors.append(TranslationError(field: fieldPath(key), rule: "must be an integer, got \(n.literal)"))
+        return nil
+    }
+
+    /// A boolean field.
+    public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
+        guard let v = raw(key, required: required) else { return nil }
+        guard case .bool(let b) = v else { typeError(key, "a boolean", v); return nil }
+        return b
+    }
+
+    /// Members that were never read, in body order.
+    public var unread: [JSONMember] { object.members.filter { !consumed.contains($0.key) } }
+
+    /// All collected errors merged into one (nil when there are none).
+    public var combinedError: TranslationError? { TranslationError.combine(errors) }
+}
+
+extension TranslationError {
+    /// One error that names every field: the first error's field and rule, all messages joined.
+    public static func combine(_ errors: [TranslationError]) -> TranslationError? {
+        guard let first = errors.first else { return nil }
+        if errors.count == 1 { return first }
+        return TranslationError(field: first.field, rule: first.rule, message: errors.map(\.message).joined(separator: "; "))
+    }
+}

@@ -1,0 +1,240 @@
+/// A strict, fast JSON parser over UTF-8 bytes (RFC 8259). It rejects what a proxy must not
+/// guess about: duplicate keys, invalid UTF-8, nesting deeper than `maxDepth`, trailing bytes.
+public struct JSONParser {
+    /// The deepest nesting of arrays and objects accepted.
+    public static let defaultMaxDepth = 64
+
+    /// Parses a whole document.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { (buf) throws(JSONParseError) -> JSONValue in
+            var p = JSONParser(buf, maxDepth: maxDepth)
+            p.skipWhitespace()
+            let value = try p.parseValue(depth: 0)
+            p.skipWhitespace()
+            guard p.index == buf.count else { throw JSONParseError("unexpected bytes after the JSON value", at: p.index) }
+            return value
+        }
+    }
+
+    /// Parses a whole document from a string.
+    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+
+    private let buf: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    private var index = 0
+
+    private init(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.buf = buf
+        self.maxDepth = maxDepth
+    }
+
+    private mutating func skipWhitespace() {
+        while index < buf.count {
+            switch buf[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard index < buf.count else { throw JSONParseError("unexpected end of input", at: index) }
+        switch buf[index] {
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw JSONParseError("unexpected character '\(printable(buf[index]))'", at: index)
+        }
+    }
+
+    private func printable(_ byte: UInt8) -> String {
+        (0x20..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16)
+    }
+
+    private mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
+        let n = word.utf8CodeUnitCount
+        guard index + n <= buf.count else { throw JSONParseError("unexpected end of input", at: index) }
+        let p = word.utf8Start
+        for i in 0..<n where buf[index + i] != p[i] {
+            throw JSONParseError("invalid literal", at: index)
+        }
+        index += n
+    }
+
+    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONObject {
+        guard depth <= maxDepth else { throw JSONParseError("nesting deeper than \(maxDepth) levels", at: index) }
+        index += 1
+        var object = JSONObject()
+        skipWhitespace()
+        if index < buf.count, buf[index] == UInt8(ascii: "}") { index += 1; return object }
+        var seen = Set<String>()
+        while true {
+            skipWhitespace()
+            guard index < buf.count, buf[index] == UInt8(ascii: "\"") else {
+                throw JSONParseError("expected a string key", at: index)
+            }
+            let keyOffset = index
+            let key = try parseString()
+            guard seen.insert(key).inserted else {
+                throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset)
+            }
+            skipWhitespace()
+            guard index < buf.count, buf[index] == UInt8(ascii: ":") else { throw JSONParseError("expected ':'", at: index) }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            object.appendUnchecked(key, value)
+            skipWhitespace()
+            guard index < buf.count else { throw JSONParseError("unexpected end of input", at: index) }
+            if buf[index] == UInt8(ascii: ",") { index += 1; continue }
+            if buf[index] == UInt8(ascii: "}") { index += 1; return object }
+            throw JSONParseError("expected ',' or '}'", at: index)
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(JSONParseError) -> [JSONValue] {
+        guard depth <= maxDepth else { throw JSONParseError("nesting deeper than \(maxDepth) levels", at: index) }
+        index += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if index < buf.count, buf[index] == UInt8(ascii: "]") { index += 1; return array }
+        while true {
+            skipWhitespace()
+            array.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < buf.count else { throw JSONParseError("unexpected end of input", at: index) }
+            if buf[index] == UInt8(ascii: ",") { index += 1; continue }
+            if buf[index] == UInt8(ascii: "]") { index += 1; return array }
+            throw JSONParseError("expected ',' or ']'", at: index)
+        }
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+        let start = index
+        if buf[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < buf.count, isDigit(buf[index]) else { throw JSONParseError("invalid number", at: start) }
+        if buf[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < buf.count, isDigit(buf[index]) { throw JSONParseError("leading zero in number", at: start) }
+        } else {
+            while index < buf.count, isDigit(buf[index]) { index += 1 }
+        }
+        if index < buf.count, buf[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < buf.count, isDigit(buf[index]) else { throw JSONParseError("invalid number", at: start) }
+            while index < buf.count, isDigit(buf[index]) { index += 1 }
+        }
+        if index < buf.count, buf[index] == UInt8(ascii: "e") || buf[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < buf.count, buf[index] == UInt8(ascii: "+") || buf[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < buf.count, isDigit(buf[index]) else { throw JSONParseError("invalid number", at: start) }
+            while index < buf.count, isDigit(buf[index]) { index += 1 }
+        }
+        let literal = String(decoding: UnsafeBufferPointer(rebasing: buf[start..<index]), as: UTF8.self)
+        return JSONNumber(validatedLiteral: literal)
+    }
+
+    private func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        let quote = index
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < buf.count {
+            let b = buf[index]
+            if b == UInt8(ascii: "\"") {
+                let raw = UnsafeBufferPointer(rebasing: buf[start..<index])
+                index += 1
+                return try validatedUTF8(raw, at: start)
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw JSONParseError("control character in string", at: index) }
+            index += 1
+        }
+        guard index < buf.count else { throw JSONParseError("unterminated string", at: quote) }
+        var bytes = Array(UnsafeBufferPointer(rebasing: buf[start..<index]))
+        while index < buf.count {
+            let b = buf[index]
+            if b == UInt8(ascii: "\"") {
+                index += 1
+                return try bytes.withUnsafeBufferPointer { (p) throws(JSONParseError) -> String in try validatedUTF8(p, at: start) }
+            }
+            if b < 0x20 { throw JSONParseError("control character in string", at: index) }
+            if b != UInt8(ascii: "\\") { bytes.append(b); index += 1; continue }
+            index += 1
+            guard index < buf.count else { break }
+            let e = buf[index]
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""): bytes.append(0x22)
+            case UInt8(ascii: "\\"): bytes.append(0x5C)
+            case UInt8(ascii: "/"): bytes.append(0x2F)
+            case UInt8(ascii: "b"): bytes.append(0x08)
+            case UInt8(ascii: "f"): bytes.append(0x0C)
+            case UInt8(ascii: "n"): bytes.append(0x0A)
+            case UInt8(ascii: "r"): bytes.append(0x0D)
+            case UInt8(ascii: "t"): bytes.append(0x09)
+            case UInt8(ascii: "u"): appendScalar(try parseUnicodeEscape(), to: &bytes)
+            default: throw JSONParseError("invalid escape", at: index - 2)
+            }
+        }
+        throw JSONParseError("unterminated string", at: quote)
+    }
+
+    private mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
+        let at = index - 2
+        let high = try parseHex4()
+        if (0xD800...0xDBFF).contains(high) {
+            guard index + 1 < buf.count, buf[index] == UInt8(ascii: "\\"), buf[index + 1] == UInt8(ascii: "u") else {
+                throw JSONParseError("unpaired surrogate in \\u escape", at: at)
+            }
+            index += 2
+            let low = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw JSONParseError("unpaired surrogate in \\u escape", at: at) }
+            let value = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+            guard let s = Unicode.Scalar(value) else { throw JSONParseError("invalid \\u escape", at: at) }
+            return s
+        }
+        guard let s = Unicode.Scalar(high) else { throw JSONParseError("unpaired surrogate in \\u escape", at: at) }
+        return s
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= buf.count else { throw JSONParseError("truncated \\u escape", at: index) }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = buf[index]
+            let d: UInt32
+            switch c {
+            case 0x30...0x39: d = UInt32(c - 0x30)
+            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
+            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
+            default: throw JSONParseError("invalid hex digit in \\u escape", at: index)
+            }
+            v = v << 4 | d
+            index += 1
+        }
+        return v
+    }
+
+    private func appendScalar(_ s: Unicode.Scalar, to bytes: inout [UInt8]) {
+        UTF8.encode(s) { bytes.append($0) }
+    }
+
+    private func validatedUTF8(_ raw: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
+        var ascii = true
+        for b in raw where b >= 0x80 { ascii = false; break }
+        if ascii { return String(decoding: raw, as: UTF8.self) }
+        guard let s = String(validating: raw, as: UTF8.self) else {
+            throw JSONParseError("invalid UTF-8 in string", at: offset)
+        }
+        return s
+    }
+}

@@ -1,0 +1,148 @@
+/// A JSON value that keeps what the caller sent: numbers keep their literal text, objects keep
+/// their key order, so integers stay integers and nested values arrive unchanged.
+public enum JSONValue: Sendable, Equatable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number, kept as its literal text.
+    case number(JSONNumber)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object with its key order kept.
+    case object(JSONObject)
+
+    /// The JSON type name used in error messages ("string", "object", …).
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// The string, when this is a string.
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The object, when this is an object.
+    public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
+    /// The array, when this is an array.
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    /// The number, when this is a number.
+    public var numberValue: JSONNumber? { if case .number(let n) = self { n } else { nil } }
+    /// The boolean, when this is a boolean.
+    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+
+    /// A number value made from an integer.
+    public static func int(_ value: Int64) -> JSONValue { .number(JSONNumber(value)) }
+    /// A number value made from a double.
+    public static func double(_ value: Double) -> JSONValue { .number(JSONNumber(value)) }
+}
+
+/// A JSON number kept as its literal text, so `3`, `3.0` and `1e3` each survive as written.
+public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    /// The literal as it appears in JSON.
+    public let literal: String
+
+    /// Wraps a literal that the parser has already checked against the JSON number grammar.
+    init(validatedLiteral: String) { literal = validatedLiteral }
+
+    /// A number from an integer.
+    public init(_ value: Int64) { literal = String(value) }
+
+    /// A number from a double; integral values within ±2^53 are written without a fraction.
+    public init(_ value: Double) {
+        if value.isFinite, value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+            literal = String(Int64(value))
+        } else if value.isFinite {
+            literal = String(value)
+        } else {
+            literal = "0"
+        }
+    }
+
+    /// True when the literal has no fraction and no exponent.
+    public var isInteger: Bool { !literal.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") } }
+
+    /// The value as an integer when the literal is an integer that fits in 64 bits.
+    public var int64Value: Int64? { isInteger ? Int64(literal) : nil }
+
+    /// The value as a double (always available for a valid literal).
+    public var doubleValue: Double { Double(literal) ?? 0 }
+
+    /// The literal text.
+    public var description: String { literal }
+}
+
+/// One key and its value in a JSON object.
+public struct JSONMember: Sendable, Equatable {
+    /// The key.
+    public var key: String
+    /// The value.
+    public var value: JSONValue
+
+    /// A member.
+    public init(_ key: String, _ value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A JSON object whose keys are unique and keep the order they were written in.
+/// Equality ignores key order, as JSON does.
+public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    /// The members in order.
+    public private(set) var members: [JSONMember]
+
+    /// An empty object.
+    public init() { members = [] }
+
+    /// An object from members whose keys are already unique.
+    public init(members: [JSONMember]) { self.members = members }
+
+    /// An object from a literal; later duplicates replace earlier ones.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = []
+        for (k, v) in elements { self[k] = v }
+    }
+
+    /// The number of keys.
+    public var count: Int { members.count }
+    /// True when the object has no keys.
+    public var isEmpty: Bool { members.isEmpty }
+    /// The keys in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The value for a key; setting `nil` removes it, setting a new key appends it.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            for m in members where m.key == key { return m.value }
+            return nil
+        }
+        set {
+            if let i = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[i].value = newValue } else { members.remove(at: i) }
+            } else if let newValue {
+                members.append(JSONMember(key, newValue))
+            }
+        }
+    }
+
+    /// Appends a member without checking for an existing key (the caller guarantees uniqueness).
+    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+        members.append(JSONMember(key, value))
+    }
+
+    /// Order-insensitive equality.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.members.count == rhs.members.count else { return false }
+        for m in lhs.members {
+            guard let other = rhs[m.key], other == m.value else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,96 @@
+/// Writes JSON values compactly, keeping object key order and number literals as they are.
+public enum JSONWriter {
+    /// The UTF-8 bytes of a value.
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out)
+        return out
+    }
+
+    /// The text of a value.
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    /// The text of a value, indented with two spaces and keys in their order (for people).
+    public static func pretty(_ value: JSONValue) -> String {
+        var out: [UInt8] = []
+        writePretty(value, indent: 0, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends a value's bytes.
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: n.literal.utf8)
+        case .string(let s): writeString(s, into: &out)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(v, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let o):
+            out.append(UInt8(ascii: "{"))
+            for (i, m) in o.members.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(m.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(m.value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func writePretty(_ value: JSONValue, indent: Int, into out: inout [UInt8]) {
+        func pad(_ n: Int) { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: n * 2)) }
+        switch value {
+        case .array(let a) where !a.isEmpty:
+            out.append(contentsOf: "[\n".utf8)
+            for (i, v) in a.enumerated() {
+                pad(indent + 1)
+                writePretty(v, indent: indent + 1, into: &out)
+                out.append(contentsOf: (i + 1 < a.count ? ",\n" : "\n").utf8)
+            }
+            pad(indent)
+            out.append(UInt8(ascii: "]"))
+        case .object(let o) where !o.isEmpty:
+            out.append(contentsOf: "{\n".utf8)
+            for (i, m) in o.members.enumerated() {
+                pad(indent + 1)
+                writeString(m.key, into: &out)
+                out.append(contentsOf: ": ".utf8)
+                writePretty(m.value, indent: indent + 1, into: &out)
+                out.append(contentsOf: (i + 1 < o.count ? ",\n" : "\n").utf8)
+            }
+            pad(indent)
+            out.append(UInt8(ascii: "}"))
+        default:
+            write(value, into: &out)
+        }
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends a quoted, escaped string.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,77 @@
+/// One request PushBridge sends to OpenPush.
+public struct OpenPushRequest: Sendable, Equatable {
+    /// A start or an update/end.
+    public enum Payload: Sendable, Equatable {
+        /// `POST /apps/{app_id}/activities/activity/{type}`.
+        case start(OpenPushStart)
+        /// `POST /apps/{app_id}/live_activities/{id}/notifications`.
+        case update(OpenPushUpdate)
+    }
+
+    /// What is sent.
+    public var payload: Payload
+    /// When it is to be sent; nil for now.
+    public var sendAt: SendTime?
+
+    /// A request.
+    public init(_ payload: Payload, sendAt: SendTime? = nil) {
+        self.payload = payload
+        self.sendAt = sendAt
+    }
+
+    /// Always POST.
+    public var method: String { "POST" }
+
+    /// The path on the OpenPush base URL.
+    public var path: String {
+        switch payload {
+        case .start(let s): s.path
+        case .update(let u): u.path
+        }
+    }
+
+    /// The JSON body.
+    public var body: JSONObject {
+        switch payload {
+        case .start(let s): s.body
+        case .update(let u): u.body
+        }
+    }
+
+    /// The OpenPush app id.
+    public var appId: String {
+        switch payload {
+        case .start(let s): s.appId
+        case .update(let u): u.appId
+        }
+    }
+
+    /// The activity id, when known.
+    public var activityId: String? {
+        switch payload {
+        case .start(let s): s.activityId
+        case .update(let u): u.activityId
+        }
+    }
+
+    /// "start", "update" or "end".
+    public var event: String? {
+        switch payload {
+        case .start(let s): s.event
+        case .update(let u): u.event
+        }
+    }
+
+    /// The rule violations OpenPush would answer 400 for.
+    public var violations: [RuleViolation] {
+        switch payload {
+        case .start(let s): OpenPushRules.validate(s)
+        case .update(let u): OpenPushRules.validate(u)
+        }
+    }
+
+    /// `{"method", "path", "body"}`.
+    public var json: JSONValue {
+        .object(["method": .string(method), "path": .string(path), "body": .object(body)])
+    }
+}

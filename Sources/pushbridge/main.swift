@@ -1,0 +1,4 @@
+import PushBridgeCore
+import PushBridgeServer
+
+print("pushbridge")

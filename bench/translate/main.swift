@@ -1,0 +1,2 @@
+import PushBridgeCore
+print("bench")
