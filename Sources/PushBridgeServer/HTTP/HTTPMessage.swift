@@ -1,0 +1,80 @@
+import Foundation
+import PushBridgeCore
+
+/// An inbound HTTP request, fully read (the server enforces the body limit before this exists).
+public struct HTTPRequest: Sendable {
+    /// `GET`, `POST`, …
+    public var method: String
+    /// The path with its query string, as sent.
+    public var target: String
+    /// Header names lower-cased, in arrival order.
+    public var headers: [(name: String, value: String)]
+    /// The body bytes.
+    public var body: [UInt8]
+    /// The peer address, e.g. `127.0.0.1`.
+    public var remoteAddress: String
+
+    /// A request.
+    public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
+        self.method = method
+        self.target = target
+        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The path without the query string.
+    public var path: String {
+        if let q = target.firstIndex(of: "?") { return String(target[..<q]) }
+        return target
+    }
+
+    /// The query parameters (not percent-decoded beyond `+`/`%XX`).
+    public var query: [String: String] {
+        guard let q = target.firstIndex(of: "?") else { return [:] }
+        var out: [String: String] = [:]
+        for pair in target[target.index(after: q)...].split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            let decode = { (s: Substring) in PathEncoding.decodeSegment(Substring(s.replacingOccurrences(of: "+", with: " "))) ?? String(s) }
+            out[decode(kv[0])] = kv.count > 1 ? decode(kv[1]) : ""
+        }
+        return out
+    }
+
+    /// The first value of a header (case-insensitive name).
+    public func header(_ name: String) -> String? {
+        let n = name.lowercased()
+        return headers.first { $0.name == n }?.value
+    }
+}
+
+/// An HTTP response.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Headers to send (Content-Length is added by the server).
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A response.
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response.
+    public static func json(_ status: Int, _ value: JSONValue, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: JSONWriter.bytes(value))
+    }
+
+    /// The first value of a header (case-insensitive name).
+    public func header(_ name: String) -> String? {
+        let n = name.lowercased()
+        return headers.first { $0.name.lowercased() == n }?.value
+    }
+}
+
+/// What serves requests: called once per request, on any thread, may suspend.
+public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
