@@ -5,7 +5,7 @@ import PushBridgeCore
 /// One folder per case under `fixtures/` (folders without `case.json` are skipped):
 /// - `case.json`: `{"path": "/json/1.3/startLiveActivity", "context": {…optional…}}`
 ///   where context may hold `now` (Unix seconds, default 1781049600 = 2026-06-10T00:00:00Z),
-///   `target_app_id`, `source_app_id`, `segment_map` {name: id}, `devices`
+///   `request_id`, `target_app_id`, `source_app_id`, `segment_map` {name: id}, `devices`
 ///   ("subscription_ids" or "alias:<label>").
 /// - `body.json`: the inbound body exactly as a caller would send it (may be malformed).
 /// - `expected.json`: the `pushbridge translate --json` output (requests, schedule, findings, error).
@@ -52,6 +52,7 @@ enum FixtureContext {
 
     static func make(_ o: JSONObject) -> TranslationContext {
         var c = TranslationContext(now: o["now"]?.numberValue?.int64Value ?? defaultNow)
+        c.requestId = o["request_id"]?.stringValue
         c.targetAppId = o["target_app_id"]?.stringValue
         c.sourceAppId = o["source_app_id"]?.stringValue
         if let map = o["segment_map"]?.objectValue {
