@@ -15,13 +15,13 @@ struct PushwooshAlert {
         let content = r.string("content")
         let title = r.string("title")
         let cf = scope.field("content"), tf = scope.field("title")
+        // A wrongly typed text is reported by the reader; synthesizing around it would mislead.
+        if r.errors.contains(where: { $0.field == cf || $0.field == tf }) { return PushwooshAlert() }
         let c = OpenPushRules.isBlank(content) ? nil : content.map { PushwooshCommonFields.escaped($0, field: cf, scope: &scope) }
         let t = OpenPushRules.isBlank(title) ? nil : title.map { PushwooshCommonFields.escaped($0, field: tf, scope: &scope) }
         guard let text = c ?? t else {
             if required {
-                if !r.errors.contains(where: { $0.field == cf || $0.field == tf }) {
-                    scope.reject(cf, "content or title must be non-blank: Pushwoosh rejects a start with both empty, and OpenPush requires alert text")
-                }
+                scope.reject(cf, "content or title must be non-blank: Pushwoosh rejects a start with both empty, and OpenPush requires alert text")
             } else {
                 for (value, f) in [(content, cf), (title, tf)] where value != nil {
                     scope.note(f, .dropped, "is blank; OpenPush rejects blank alert text, so it is not sent and this update carries no alert")

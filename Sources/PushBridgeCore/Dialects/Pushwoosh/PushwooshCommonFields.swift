@@ -59,8 +59,10 @@ enum PushwooshCommonFields {
     /// A synthesized `name` of at most 128 characters, with an info finding.
     static func name(_ method: String, activityId: String, scope: inout PushwooshScope) -> String {
         let full = "Pushwoosh \(method) \(activityId)"
-        let name = full.count > OpenPushLimits.nameMaxLength ? String(full.prefix(OpenPushLimits.nameMaxLength)) : full
-        scope.note(scope.prefix, .synthesized, "OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"", severity: .info)
+        let cut = full.count > OpenPushLimits.nameMaxLength
+        let name = cut ? String(full.prefix(OpenPushLimits.nameMaxLength)) : full
+        let note = cut ? " (cut to OpenPush's \(OpenPushLimits.nameMaxLength)-character limit)" : ""
+        scope.note(scope.prefix, .synthesized, "OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"\(note)", severity: .info)
         return name
     }
 

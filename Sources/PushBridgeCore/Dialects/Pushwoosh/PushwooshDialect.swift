@@ -17,7 +17,7 @@ public struct PushwooshDialect: Dialect {
         let envelope: PushwooshEnvelope
         switch PushwooshEnvelope.read(body, route: route.kind, findings: &findings) {
         case .success(let e): envelope = e
-        case .failure(let error): return rejected(route: route.kind, sourceApp: nil, findings: findings, errors: [error])
+        case .failure(let e): return rejected(route: route.kind, sourceApp: nil, findings: findings, errors: e.errors)
         }
         let appId = context.openPushApp(for: envelope.application)
         var requests: [OpenPushRequest] = []

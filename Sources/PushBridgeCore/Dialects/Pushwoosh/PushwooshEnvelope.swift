@@ -9,11 +9,11 @@ struct PushwooshEnvelope {
     var notifications: [JSONObject]
 
     /// Reads the envelope. Errors never include the value of `auth`.
-    static func read(_ body: [UInt8], route: RouteKind, findings: inout [Finding]) -> Result<PushwooshEnvelope, TranslationError> {
+    static func read(_ body: [UInt8], route: RouteKind, findings: inout [Finding]) -> Result<PushwooshEnvelope, PushwooshEnvelopeErrors> {
         let root: JSONObject
         switch BodyDecoding.object(body) {
         case .success(let o): root = o
-        case .failure(let e): return .failure(e)
+        case .failure(let e): return .failure(PushwooshEnvelopeErrors(errors: [e]))
         }
         var top = FieldReader(root)
         let request = top.object("request", required: true)
@@ -21,7 +21,7 @@ struct PushwooshEnvelope {
             findings.append(Finding(field: m.key, kind: .dropped,
                                     message: "top-level key outside the \"request\" envelope; Pushwoosh reads only \"request\", so it is not forwarded"))
         }
-        guard let request else { return .failure(TranslationError.combine(top.errors) ?? TranslationError(field: "request", rule: "is required")) }
+        guard let request else { return .failure(PushwooshEnvelopeErrors(errors: top.errors)) }
 
         var r = FieldReader(request)
         let application = r.string("application", required: true)
@@ -43,8 +43,14 @@ struct PushwooshEnvelope {
             }
         }
         FieldAccounting.dropUnread(r, table: PushwooshFieldMappings.table, route: route, tablePrefix: "", dialect: "Pushwoosh", into: &findings)
-        if let e = TranslationError.combine(errors) { return .failure(e) }
-        guard let application else { return .failure(TranslationError(field: "application", rule: "is required")) }
+        if !errors.isEmpty { return .failure(PushwooshEnvelopeErrors(errors: errors)) }
+        guard let application else { return .failure(PushwooshEnvelopeErrors(errors: [TranslationError(field: "application", rule: "is required")])) }
         return .success(PushwooshEnvelope(application: application, notifications: notifications))
     }
+}
+
+/// Every rule the envelope breaks.
+struct PushwooshEnvelopeErrors: Error {
+    /// The broken rules, in reading order.
+    var errors: [TranslationError]
 }

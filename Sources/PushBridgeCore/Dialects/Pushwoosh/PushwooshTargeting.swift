@@ -4,9 +4,13 @@
 enum PushwooshTargeting {
     /// Reads the targeting keys into `start`.
     static func apply(_ r: inout FieldReader, to start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
-        let present = ["filter", "filter_code", "devices", "users"].filter { r.has($0) }
+        let keys = ["filter", "filter_code", "devices", "users"]
+        let present = keys.filter { r.has($0) }
+        let errorsBefore = r.errors.count
         let filter = r.string("filter"), filterCode = r.string("filter_code")
         let devices = r.stringArray("devices"), users = r.stringArray("users")
+        // A wrongly typed target is reported by the reader; do not stack a second error on it.
+        guard r.errors.count == errorsBefore else { return }
         guard present.count == 1 else {
             if present.isEmpty {
                 scope.reject(scope.field("filter"), "a target is required: give filter or devices (or the older filter_code or users); OpenPush needs exactly one targeting method")
