@@ -6,7 +6,10 @@ enum PushwooshCommonFields {
     /// OpenPush would have defaulted to.
     static func priority(_ r: inout FieldReader, event: String, scope: inout PushwooshScope) -> Int64 {
         let f = scope.field("apns_priority")
+        let present = r.has("apns_priority")
         guard let n = r.number("apns_priority") else {
+            if present { return 5 }  // wrong type: the reader has recorded the error
+
             let openPushDefault = event == "update" ? "5 as well" : "10"
             scope.note(f, .defaulted, "apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery")
             return 5
