@@ -1,0 +1,130 @@
+/// Translates one BuzzKit send body into one OpenPush request. Reads every field, collects
+/// every error (so the caller learns about all of them at once), and accounts for every key.
+struct BuzzKitTranslator {
+    /// The root object's reader.
+    var reader: FieldReader
+    /// Findings so far, in the order they were made.
+    var findings: [Finding] = []
+    /// Errors found outside the reader (rules rather than types).
+    var errors: [TranslationError] = []
+    /// The translation context.
+    let context: TranslationContext
+    /// The raw body (hashed for a start id when there is no request id).
+    let body: [UInt8]
+    /// The OpenPush app id.
+    let appId: String
+
+    /// The translation of a raw body.
+    static func translate(body: [UInt8], context: TranslationContext) -> Translation {
+        let source = context.sourceAppId ?? "buzzkit"
+        var t = Translation(dialect: .buzzkit, route: .send, sourceApp: source)
+        switch BodyDecoding.object(body) {
+        case .failure(let error):
+            t.error = error
+            t.findings = [Finding(field: error.field, kind: .rejected, message: error.message), perTokenCaveat]
+        case .success(let object):
+            var tr = BuzzKitTranslator(reader: FieldReader(object), context: context, body: body, appId: context.openPushApp(for: source))
+            let request = tr.run()
+            let allErrors = tr.reader.errors + tr.errors
+            if let error = TranslationError.combine(allErrors) {
+                t.error = error
+                tr.findings += allErrors.map { Finding(field: $0.field, kind: .rejected, message: $0.message) }
+            } else if let request {
+                t.requests = [request]
+            }
+            t.findings = tr.findings + [perTokenCaveat]
+        }
+        return t
+    }
+
+    /// The caveat every BuzzKit translation carries.
+    static let perTokenCaveat = Finding(field: "results (response)", kind: .caveat,
+                                        message: "BuzzKit replies with one APNs result per registered token; OpenPush does not report per-token outcomes, so PushBridge replies with \"results\": [] and \"resultsAvailable\": false. Check delivery in OpenPush's message statistics instead.")
+
+    /// Reads the body and builds the request; nil when the event is unknown or a rule broke.
+    mutating func run() -> OpenPushRequest? {
+        let eventText = reader.string("event", required: true)
+        let event = eventText.flatMap(BuzzKitEvent.init(rawValue:))
+        if let eventText, event == nil {
+            reject("event", "must be \"start\", \"update\" or \"end\", got \"\(eventText)\"")
+        }
+        let state = contentState()
+        let priority = priority(event: event)
+        let stale = isoDate("staleDate", target: "stale_date")
+        let alert = BuzzKitAlert.read(&reader, findings: &findings)
+        guard let event else { return nil }
+        let request: OpenPushRequest?
+        switch event {
+        case .start:
+            request = start(state: state, priority: priority, stale: stale, alert: alert)
+        case .update, .end:
+            request = update(event: event, state: state, priority: priority, stale: stale, alert: alert)
+        }
+        FieldAccounting.dropUnread(reader, table: BuzzKitFieldMappings.table, route: .send, tablePrefix: "", dialect: "BuzzKit", into: &findings)
+        guard let request, reader.errors.isEmpty, errors.isEmpty else { return nil }
+        // A safety net: what leaves here must pass OpenPush's own rules.
+        for v in request.violations {
+            reject("(translated) \(v.field)", "\(v.rule) (OpenPush would reject this request)")
+        }
+        return errors.isEmpty ? request : nil
+    }
+
+    /// Records an error naming the caller's field.
+    mutating func reject(_ field: String, _ rule: String) {
+        errors.append(TranslationError(field: field, rule: rule))
+    }
+
+    /// Records a finding.
+    mutating func note(_ field: String, _ kind: FindingKind, _ message: String, severity: Severity? = nil) {
+        findings.append(Finding(field: field, kind: kind, severity: severity, message: message))
+    }
+
+    /// Marks an event-specific key read and drops it with its table row's note.
+    mutating func drop(_ key: String, row: String) {
+        guard reader.has(key) else { _ = reader.raw(key); return }
+        _ = reader.raw(key)
+        note(key, .dropped, BuzzKitFieldMappings.note(row))
+    }
+
+    /// `contentState`: a required non-empty object, carried as `event_updates`.
+    mutating func contentState() -> JSONObject? {
+        guard let o = reader.object("contentState", required: true) else { return nil }
+        if o.isEmpty { reject("contentState", "must be a non-empty object (ActivityKit content state; OpenPush requires a non-empty event_updates)") }
+        return o
+    }
+
+    /// `priority`: "high" (default) → 10, "normal" → 5, anything else rejected.
+    mutating func priority(event: BuzzKitEvent?) -> Int64? {
+        guard let v = reader.raw("priority") else {
+            let why = event == .update ? "OpenPush would send an update at 5" : "OpenPush's own default is also 10 here, but it is sent so the meaning never depends on OpenPush's defaults"
+            note("priority", .defaulted, "absent, and BuzzKit's default is high, so priority 10 is sent explicitly (\(why))")
+            return 10
+        }
+        switch v.stringValue {
+        case "high": return 10
+        case "normal": return 5
+        default:
+            let got = v.stringValue.map { "\"\($0)\"" } ?? JSONWriter.string(v)
+            reject("priority", "must be \"high\" or \"normal\", got \(got)")
+            return nil
+        }
+    }
+
+    /// An ISO 8601 date field converted to Unix seconds with a `converted` finding; nil when
+    /// absent or invalid (invalid is rejected naming the field).
+    mutating func isoDate(_ key: String, target: String) -> Int64? {
+        guard let text = reader.string(key) else { return nil }
+        guard let seconds = TimestampConversion.unixSeconds(iso: text) else {
+            reject(key, "must be an ISO 8601 date-time such as 2026-09-03T21:00:00.000Z, got \"\(text)\"")
+            return nil
+        }
+        guard seconds >= 0, seconds < OpenPushLimits.millisecondThreshold else {
+            reject(key, "\"\(text)\" is outside the range OpenPush accepts as Unix seconds (1970 to year 5138)")
+            return nil
+        }
+        let fraction = BuzzKitDates.hasNonZeroFraction(text) ? "; the fraction of a second is truncated" : ""
+        note(key, .converted, "ISO 8601 \"\(text)\" sent as \(target) \(seconds) (Unix seconds, which OpenPush takes)\(fraction)",
+             severity: fraction.isEmpty ? .info : .warning)
+        return seconds
+    }
+}
