@@ -6,15 +6,18 @@ extension BuzzKitTranslator {
 
     /// Builds the start; nil when a required field is missing.
     mutating func start(state: JSONObject?, priority: Int64?, stale: Int64?, alert: BuzzKitAlert) -> OpenPushRequest? {
-        let type = reader.string("attributesType", required: true)
+        let type = requiredString("attributesType", "on a start (the ActivityAttributes type name, which OpenPush takes as the activity type)")
         if let type, OpenPushRules.isBlank(type) { reject("attributesType", "must name the ActivityAttributes type; it is blank") }
-        var attributes = reader.object("attributes", required: true)
+        if !reader.has("attributes") {
+            reject("attributes", "is required on a start (the static ActivityAttributes; send {} when the type has none)")
+        }
+        var attributes = reader.object("attributes")
         if attributes?.isEmpty == true {
             attributes = Self.placeholderAttributes
             note("attributes", .synthesized,
                  "is {}, but OpenPush requires a non-empty event_attributes: {\"pushbridge_placeholder\": true} is sent instead (ActivityKit ignores keys the attributes type does not declare)")
         }
-        let to = reader.string("to", required: true)
+        let to = requiredString("to", "on a start (the subscriber whose push-to-start tokens the activity starts on)")
         if let to, OpenPushRules.isBlank(to) {
             reject("to", "must name the subscriber on a start (BuzzKit starts the activity through that subscriber's push-to-start tokens); it is blank")
         }

@@ -27,8 +27,10 @@ struct BuzzKitTranslator {
             let request = tr.run()
             let allErrors = tr.reader.errors + tr.errors
             if let error = TranslationError.combine(allErrors) {
+                // Only the rejections matter when nothing is sent: the other findings describe a
+                // request that does not exist.
                 t.error = error
-                tr.findings += allErrors.map { Finding(field: $0.field, kind: .rejected, message: $0.message) }
+                tr.findings = allErrors.map { Finding(field: $0.field, kind: .rejected, message: $0.message) }
             } else if let request {
                 t.requests = [request]
             }
@@ -43,7 +45,7 @@ struct BuzzKitTranslator {
 
     /// Reads the body and builds the request; nil when the event is unknown or a rule broke.
     mutating func run() -> OpenPushRequest? {
-        let eventText = reader.string("event", required: true)
+        let eventText = requiredString("event", "(\"start\", \"update\" or \"end\")")
         let event = eventText.flatMap(BuzzKitEvent.init(rawValue:))
         if let eventText, event == nil {
             reject("event", "must be \"start\", \"update\" or \"end\", got \"\(eventText)\"")
@@ -74,6 +76,16 @@ struct BuzzKitTranslator {
         errors.append(TranslationError(field: field, rule: rule))
     }
 
+    /// A required string: absent or null is rejected with `why` (a wrong type by the reader).
+    mutating func requiredString(_ key: String, _ why: String) -> String? {
+        if !reader.has(key) {
+            _ = reader.raw(key)
+            reject(key, "is required \(why)")
+            return nil
+        }
+        return reader.string(key)
+    }
+
     /// Records a finding.
     mutating func note(_ field: String, _ kind: FindingKind, _ message: String, severity: Severity? = nil) {
         findings.append(Finding(field: field, kind: kind, severity: severity, message: message))
@@ -88,7 +100,12 @@ struct BuzzKitTranslator {
 
     /// `contentState`: a required non-empty object, carried as `event_updates`.
     mutating func contentState() -> JSONObject? {
-        guard let o = reader.object("contentState", required: true) else { return nil }
+        if !reader.has("contentState") {
+            _ = reader.raw("contentState")
+            reject("contentState", "is required (the ActivityKit content state, sent to OpenPush as event_updates)")
+            return nil
+        }
+        guard let o = reader.object("contentState") else { return nil }
         if o.isEmpty { reject("contentState", "must be a non-empty object (ActivityKit content state; OpenPush requires a non-empty event_updates)") }
         return o
     }

@@ -2,12 +2,12 @@
 extension BuzzKitTranslator {
     /// Builds the update or end; nil when a required field is missing.
     mutating func update(event: BuzzKitEvent, state: JSONObject?, priority: Int64?, stale: Int64?, alert: BuzzKitAlert) -> OpenPushRequest? {
-        var activityId = reader.string("activityId", required: true)
+        var activityId = requiredString("activityId", "on \(event.rawValue) (the Activity.id the device registered, or the activityId PushBridge returned for a server start)")
         if let id = activityId, !checkedActivityId(id) { activityId = nil }
         let to = reader.string("to")
-        if let to {
+        if let to, let activityId {
             note("to", .caveat,
-                 "OpenPush targets an \(event.rawValue) by activity id alone and reaches every device holding activity \"\(activityId ?? "")\", not only subscriber \"\(to)\"; \"to\" is not forwarded")
+                 "OpenPush targets an \(event.rawValue) by activity id alone and reaches every device holding activity \"\(activityId)\", not only subscriber \"\(to)\"; \"to\" is not forwarded")
         }
         drop("attributesType", row: "attributesType (update, end)")
         drop("attributes", row: "attributes (update, end)")
