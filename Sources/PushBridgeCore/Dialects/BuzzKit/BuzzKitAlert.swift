@@ -20,6 +20,7 @@ struct BuzzKitAlert {
         alert.body = nonBlank(r.string("body"), field: "alert.body", findings: &findings)
         alert.sound = r.string("sound")
         root.errors += r.errors
+        r.consumeNulls()
         FieldAccounting.dropUnread(r, table: BuzzKitFieldMappings.table, route: .send, tablePrefix: "alert", dialect: "BuzzKit", into: &findings)
         return alert
     }

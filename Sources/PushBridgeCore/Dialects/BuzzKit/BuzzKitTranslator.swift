@@ -62,6 +62,7 @@ struct BuzzKitTranslator {
         case .update, .end:
             request = update(event: event, state: state, priority: priority, stale: stale, alert: alert)
         }
+        reader.consumeNulls()
         FieldAccounting.dropUnread(reader, table: BuzzKitFieldMappings.table, route: .send, tablePrefix: "", dialect: "BuzzKit", into: &findings)
         guard let request, reader.errors.isEmpty, errors.isEmpty else { return nil }
         // A safety net: what leaves here must pass OpenPush's own rules.
@@ -143,5 +144,12 @@ struct BuzzKitTranslator {
         note(key, .converted, "ISO 8601 \"\(text)\" sent as \(target) \(seconds) (Unix seconds, which OpenPush takes)\(fraction)",
              severity: fraction.isEmpty ? .info : .warning)
         return seconds
+    }
+}
+
+extension FieldReader {
+    /// Marks unread `null` members read: null means absent, so nothing is lost by not sending it.
+    mutating func consumeNulls() {
+        for m in unread where m.value == .null { _ = raw(m.key) }
     }
 }
