@@ -66,10 +66,26 @@ struct BuzzKitTranslator {
         FieldAccounting.dropUnread(reader, table: BuzzKitFieldMappings.table, route: .send, tablePrefix: "", dialect: "BuzzKit", into: &findings)
         guard let request, reader.errors.isEmpty, errors.isEmpty else { return nil }
         // A safety net: what leaves here must pass OpenPush's own rules.
-        for v in request.violations {
-            reject("(translated) \(v.field)", "\(v.rule) (OpenPush would reject this request)")
+        if let error = ViolationReporting.error(for: request.violations, fieldName: Self.callerField) {
+            errors.append(error)
+            return nil
         }
-        return errors.isEmpty ? request : nil
+        return request
+    }
+
+    /// The BuzzKit field an OpenPush body field comes from (for the safety net's errors).
+    static func callerField(_ openPush: String) -> String {
+        switch openPush {
+        case "activity_id": "activityId"
+        case "event_updates": "contentState"
+        case "event_attributes": "attributes"
+        case "stale_date": "staleDate"
+        case "dismissal_date": "dismissalDate"
+        case "headings", "headings.en": "alert.title"
+        case "contents", "contents.en": "alert.body"
+        case "include_aliases", "include_aliases.external_id", "targeting": "to"
+        default: openPush
+        }
     }
 
     /// Records an error naming the caller's field.
