@@ -91,8 +91,9 @@ final class CurlEasyTransfer {
 
     fileprivate func receiveHeader(_ data: UnsafeRawBufferPointer) -> Int {
         guard admit(data.count) else { return 0 }
-        var line = String(decoding: data, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        var end = data.count  // strip CR/LF on bytes: "\r\n" is one Character in Swift
+        while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: data[..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             responseHeaders.removeAll()  // a new response (after 100 Continue or a 1xx)
         } else if let colon = line.firstIndex(of: ":") {
