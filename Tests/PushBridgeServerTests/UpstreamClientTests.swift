@@ -87,7 +87,7 @@ struct UpstreamClientTests {
         let failure = try #require(response.failure)
         #expect(failure.kind == .timedOut)
         #expect(!failure.provablyNotSent)
-        #expect(failure.latency >= deadline)
+        #expect(failure.latency >= deadline - .milliseconds(50))  // curl caches its clock per perform
         #expect(failure.latency < deadline + .milliseconds(700))
         #expect(server.received.count == 1)  // it did arrive: a retry would not be safe
     }
