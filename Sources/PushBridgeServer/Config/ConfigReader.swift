@@ -63,11 +63,21 @@ final class ConfigReader {
     /// The value of the environment variable named at `object[key]`.
     func secretFromEnvironment(_ object: JSONObject?, _ key: String, at path: String, required: Bool = true) -> Secret? {
         guard let name = string(object, key, at: path, required: required) else { return nil }
+        // Not echoed when malformed: a key pasted here by mistake must not reach a log.
+        guard Self.isEnvironmentName(name) else {
+            report(Self.join(path, key), "must name an environment variable (letters, digits and _, not starting with a digit)")
+            return nil
+        }
         guard let value = environment[name], !value.isEmpty else {
             report(Self.join(path, key), "environment variable \(name) is not set")
             return nil
         }
         return Secret(value)
+    }
+
+    static func isEnvironmentName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 128, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
     }
 
     /// A `host:port` string (`[v6]:port` for IPv6).
