@@ -45,7 +45,7 @@ enum PushwooshFieldMappings {
         FieldMapping(.start, "notifications[].filter_code", "included_segments", nil, "Older variant of filter; treated exactly like filter."),
         FieldMapping(.start, "notifications[].devices", "include_subscription_ids or include_aliases.{label}", nil,
                      "Push tokens, targeted as configured (default: subscription ids, with a finding). Over 2,000: caveat (OpenPush truncates fan-out); over 20,000: rejected."),
-        FieldMapping(.start, "notifications[].users", "include_aliases.external_id", nil, "Older variant: user ids become external_id aliases. Same limits as devices."),
+        FieldMapping(.start, "notifications[].users", "include_aliases.external_id", .renamed, "Older variant: user ids become external_id aliases. Same limits as devices."),
         FieldMapping(.start, "notifications[].send_date", "schedule (held by PushBridge)", nil,
                      "\"YYYY-MM-DD HH:mm\" or \"now\"; within one day past and 30 days ahead. OpenPush has no scheduling: a future time is held and sent by PushBridge (caveat)."),
         FieldMapping(.start, "notifications[].timezone", "schedule", nil, "IANA zone for send_date (default UTC); unknown zones are rejected. Without send_date it is dropped."),
