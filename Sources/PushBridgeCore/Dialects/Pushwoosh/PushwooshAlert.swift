@@ -14,12 +14,12 @@ struct PushwooshAlert {
     static func read(_ r: inout FieldReader, required: Bool, scope: inout PushwooshScope) -> PushwooshAlert {
         let content = r.string("content")
         let title = r.string("title")
-        let cf = scope.field("content"), tf = scope.field("title")
         // A wrongly typed text is reported by the reader; synthesizing around it would mislead.
-        if r.errors.contains(where: { $0.field == cf || $0.field == tf }) { return PushwooshAlert() }
-        let c = OpenPushRules.isBlank(content) ? nil : content.map { PushwooshCommonFields.escaped($0, field: cf, scope: &scope) }
-        let t = OpenPushRules.isBlank(title) ? nil : title.map { PushwooshCommonFields.escaped($0, field: tf, scope: &scope) }
+        if (r.has("content") && content == nil) || (r.has("title") && title == nil) { return PushwooshAlert() }
+        let c = OpenPushRules.isBlank(content) ? nil : content.map { PushwooshCommonFields.escaped($0, key: "content", scope: &scope) }
+        let t = OpenPushRules.isBlank(title) ? nil : title.map { PushwooshCommonFields.escaped($0, key: "title", scope: &scope) }
         guard let text = c ?? t else {
+            let cf = scope.field("content"), tf = scope.field("title")
             if required {
                 scope.reject(cf, "content or title must be non-blank: Pushwoosh rejects a start with both empty, and OpenPush requires alert text")
             } else {
@@ -30,10 +30,10 @@ struct PushwooshAlert {
             return PushwooshAlert()
         }
         if c == nil {
-            scope.note(cf, .synthesized, "content is \(content == nil ? "absent" : "blank"); OpenPush requires contents.en alongside headings.en, so the title text was sent as the alert body too (the alert shows it twice)")
+            scope.note(scope.field("content"), .synthesized, "content is \(content == nil ? "absent" : "blank"); OpenPush requires contents.en alongside headings.en, so the title text was sent as the alert body too (the alert shows it twice)")
         }
         if t == nil {
-            scope.note(tf, .synthesized, "title is \(title == nil ? "absent" : "blank"); OpenPush requires headings.en alongside contents.en, so the content text was sent as the alert title too (the alert shows it twice)")
+            scope.note(scope.field("title"), .synthesized, "title is \(title == nil ? "absent" : "blank"); OpenPush requires headings.en alongside contents.en, so the content text was sent as the alert title too (the alert shows it twice)")
         }
         return PushwooshAlert(headings: ["en": .string(t ?? text)], contents: ["en": .string(c ?? text)])
     }

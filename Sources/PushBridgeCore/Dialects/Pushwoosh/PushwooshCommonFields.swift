@@ -5,17 +5,16 @@ enum PushwooshCommonFields {
     /// as Pushwoosh reads it), absent → 5 (defaulted, Pushwoosh's default). `event` names what
     /// OpenPush would have defaulted to.
     static func priority(_ r: inout FieldReader, event: String, scope: inout PushwooshScope) -> Int64 {
-        let f = scope.field("apns_priority")
         let present = r.has("apns_priority")
         guard let n = r.number("apns_priority") else {
             if present { return 5 }  // wrong type: the reader has recorded the error
 
             let openPushDefault = event == "update" ? "5 as well" : "10"
-            scope.note(f, .defaulted, "apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery")
+            scope.note(scope.field("apns_priority"), .defaulted, "apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery")
             return 5
         }
         if let i = n.int64Value, i == 10 || i == 5 { return i }
-        scope.note(f, .coerced, "apns_priority \(n.literal) is neither 5 nor 10: Pushwoosh treats it as 5, so priority 5 was sent (OpenPush would reject it with a 400)")
+        scope.note(scope.field("apns_priority"), .coerced, "apns_priority \(n.literal) is neither 5 nor 10: Pushwoosh treats it as 5, so priority 5 was sent (OpenPush would reject it with a 400)")
         return 5
     }
 
@@ -53,10 +52,20 @@ enum PushwooshCommonFields {
     }
 
     /// Escapes Liquid markup in alert text, with a finding.
-    static func escaped(_ text: String, field: String, scope: inout PushwooshScope) -> String {
-        guard let e = LiquidEscaping.escape(text) else { return text }
-        scope.note(field, .escaped, "contains {{ or {%, which OpenPush would render as Liquid; escaped so it arrives literally as Pushwoosh shows it")
+    static func escaped(_ text: String, key: String, scope: inout PushwooshScope) -> String {
+        guard hasLiquidMarkup(text), let e = LiquidEscaping.escape(text) else { return text }
+        scope.note(scope.field(key), .escaped, "contains {{ or {%, which OpenPush would render as Liquid; escaped so it arrives literally as Pushwoosh shows it")
         return e
+    }
+
+    /// True when the text holds `{{` or `{%` (a byte scan: most text has neither).
+    static func hasLiquidMarkup(_ text: String) -> Bool {
+        var previousBrace = false
+        for b in text.utf8 {
+            if previousBrace, b == UInt8(ascii: "{") || b == UInt8(ascii: "%") { return true }
+            previousBrace = b == UInt8(ascii: "{")
+        }
+        return false
     }
 
     /// A synthesized `name` of at most 128 characters, with an info finding.
@@ -73,7 +82,7 @@ enum PushwooshCommonFields {
     static func activityId(_ r: inout FieldReader, scope: inout PushwooshScope) -> String? {
         guard let id = r.string("live_activity_id", required: true) else { return nil }
         if OpenPushRules.isBlank(id) { scope.reject(scope.field("live_activity_id"), "must be non-blank"); return nil }
-        if id.contains("/") { scope.reject(scope.field("live_activity_id"), "must not contain '/' (OpenPush puts the activity id in a URL path)"); return nil }
+        if id.utf8.contains(UInt8(ascii: "/")) { scope.reject(scope.field("live_activity_id"), "must not contain '/' (OpenPush puts the activity id in a URL path)"); return nil }
         return id
     }
 

@@ -1,4 +1,12 @@
-import Foundation  // TimeZone only: IANA zone offsets for send_date.
+// TimeZone only (IANA zone offsets for send_date). On Linux the Swift-native modules are
+// imported rather than Foundation, whose NSString-bridged String overloads would otherwise be
+// picked module-wide (e.g. `String.contains`) and slow every dialect's hot path.
+#if canImport(FoundationEssentials) && canImport(FoundationInternationalization)
+import FoundationEssentials
+import FoundationInternationalization
+#else
+import Foundation
+#endif
 
 /// `send_date`/`timezone` on start: "YYYY-MM-DD HH:mm" (or "now"/absent), read in an IANA zone
 /// (default UTC), allowed from one day past to 30 days ahead as Pushwoosh documents. OpenPush
@@ -12,13 +20,14 @@ enum PushwooshSchedule {
     /// The send time for a notification, or nil to send now (or when a rule is broken).
     static func read(_ r: inout FieldReader, context: TranslationContext, scope: inout PushwooshScope) -> SendTime? {
         let text = r.string("send_date"), zoneName = r.string("timezone")
-        let df = scope.field("send_date"), zf = scope.field("timezone")
         guard let text, text != "now" else {
             if zoneName != nil {
+                let zf = scope.field("timezone")
                 scope.note(zf, .dropped, "timezone only says how to read send_date, and this notification is sent now; it is not used")
             }
             return nil
         }
+        let df = scope.field("send_date"), zf = scope.field("timezone")
         guard let civil = parse(text) else {
             scope.reject(df, "must be \"YYYY-MM-DD HH:mm\" (e.g. \"2026-06-16 16:00\") or \"now\"")
             return nil

@@ -6,15 +6,22 @@ struct PushwooshScope {
     let route: RouteKind
     /// The notification's index in `notifications`.
     let index: Int
+    /// `notifications[i]`.
+    let prefix: String
+    /// `notifications[i].live_activity`.
+    let livePrefix: String
     /// Findings made so far.
     var findings: [Finding] = []
     /// Rules broken so far; any one rejects the whole request.
     var errors: [TranslationError] = []
 
-    /// `notifications[i]`.
-    var prefix: String { "notifications[\(index)]" }
-    /// `notifications[i].live_activity`.
-    var livePrefix: String { "\(prefix).live_activity" }
+    /// A scope for notification `index` of a route.
+    init(route: RouteKind, index: Int) {
+        self.route = route
+        self.index = index
+        prefix = "notifications[\(index)]"
+        livePrefix = prefix + ".live_activity"
+    }
 
     /// The caller's path of a notification key.
     func field(_ key: String) -> String { "\(prefix).\(key)" }
