@@ -14,6 +14,8 @@ final class HTTPExchange: Sendable {
         case awaitingHeaders
         /// Headers read; body bytes arriving.
         case receivingBody
+        /// The body passed the limit mid-stream: the rest is read and dropped, then 413.
+        case discardingBody
         /// The handler runs; the connection is suspended.
         case suspended
         /// A response was queued.
@@ -27,6 +29,8 @@ final class HTTPExchange: Sendable {
         var headers: [(name: String, value: String)] = []
         var remoteAddress = ""
         var body: [UInt8] = []
+        /// Body bytes read and dropped after the limit was passed.
+        var discarded = 0
         /// The request given to the handler (kept for the responder of a late failure).
         var request: HTTPRequest?
         /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`;

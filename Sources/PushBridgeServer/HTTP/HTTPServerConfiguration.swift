@@ -8,7 +8,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``HTTPServer/port``.
     public var port: UInt16 = 0
     /// The largest request body accepted, in bytes. A larger body is answered `413` through
-    /// ``failureResponder`` without calling the handler. Default 1 MiB.
+    /// ``failureResponder`` without calling the handler: at once when `Content-Length` declares
+    /// it, otherwise (chunked) after the rest of the body has been read and dropped; a chunked
+    /// body more than `max(maxBodyBytes, 1 MiB)` past the limit gets its connection closed.
+    /// Default 1 MiB.
     public var maxBodyBytes: Int = 1 << 20
     /// The most connections open at once (`MHD_OPTION_CONNECTION_LIMIT`). Default 1000.
     public var connectionLimit: Int = 1000

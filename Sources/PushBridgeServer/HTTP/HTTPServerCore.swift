@@ -77,13 +77,18 @@ final class HTTPServerCore: Sendable {
             let size = uploadSize.pointee
             if size > 0 {
                 guard let upload else { return .NO }
-                let fits = exchange.state.withLock { state in
-                    guard state.body.count + size <= limit else { return false }
-                    state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
-                    return true
+                exchange.state.withLock { state in
+                    if state.body.count + size <= limit {
+                        state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+                    } else {
+                        // libmicrohttpd cannot answer mid-body: drop the rest, answer at its end.
+                        state.phase = .discardingBody
+                        state.discarded = state.body.count + size
+                        state.body = []
+                    }
                 }
                 uploadSize.pointee = 0
-                return fits ? .YES : refuseTooLarge(exchange, on: connection)
+                return .YES
             }
             let request = exchange.state.withLock { state in
                 let request = HTTPRequest(
@@ -94,6 +99,17 @@ final class HTTPServerCore: Sendable {
                 return request
             }
             return dispatch(request, for: exchange, on: connection)
+
+        case .discardingBody:
+            let size = uploadSize.pointee
+            guard size > 0 else { return refuseTooLarge(exchange, on: connection) }
+            uploadSize.pointee = 0
+            let discarded = exchange.state.withLock { state in
+                state.discarded += size
+                return state.discarded
+            }
+            // Past twice the limit (at least 1 MiB more) the caller is not worth waiting for.
+            return discarded - limit > max(limit, 1 << 20) ? .NO : .YES
 
         case .suspended:
             // Resumed: the answer is decided; queue it from the thread that owns the connection.
