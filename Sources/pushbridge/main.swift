@@ -1,4 +1,22 @@
+import Foundation
 import PushBridgeCore
 import PushBridgeServer
 
-print("pushbridge")
+/// `pushbridge COMMAND …`: the CLI. Each command lives in its own file.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = """
+usage: pushbridge COMMAND [options]
+  translate --path PATH [--config FILE] [--json] [FILE]   translate one request body (stdin without FILE)
+  docs field-mapping                                       print docs/field-mapping.md
+"""
+
+let status: Int32
+switch arguments.first {
+case "translate": status = TranslateCommand.run(Array(arguments.dropFirst()))
+case "docs": status = DocsCommand.run(Array(arguments.dropFirst()))
+case "-h", "--help", "help": print(usage); status = 0
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    status = 2
+}
+exit(status)

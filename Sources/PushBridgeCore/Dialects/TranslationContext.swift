@@ -22,11 +22,15 @@ public struct TranslationContext: Sendable {
     public var deviceTargetingConfigured: Bool
     /// The current time in Unix seconds (for `send_date` windows).
     public var now: Int64
+    /// The proxy's id for this request, used where an id must be synthesized (BuzzKit start's
+    /// `activity_id`); nil derives one from the body so translation stays deterministic.
+    public var requestId: String?
 
     /// A context; `now` is required so that translation stays a pure function.
-    public init(now: Int64, targetAppId: String? = nil, sourceAppId: String? = nil, segmentMap: [String: String]? = nil,
+    public init(now: Int64, requestId: String? = nil, targetAppId: String? = nil, sourceAppId: String? = nil, segmentMap: [String: String]? = nil,
                 deviceTargeting: DeviceTargeting = .subscriptionIds, deviceTargetingConfigured: Bool = false) {
         self.now = now
+        self.requestId = requestId
         self.targetAppId = targetAppId
         self.sourceAppId = sourceAppId
         self.segmentMap = segmentMap

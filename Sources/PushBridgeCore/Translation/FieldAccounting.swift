@@ -4,12 +4,14 @@ public enum FieldAccounting {
     /// Adds a drop finding for each unread key of `reader`. `tablePrefix` is the table's path
     /// for this object (e.g. `notifications[].live_activity`), `dialect` names the provider.
     public static func dropUnread(_ reader: FieldReader, table: [FieldMapping], route: RouteKind, tablePrefix: String,
-                                  dialect: String, into findings: inout [Finding]) {
+                                  dialect: String, unknownMessage: ((String) -> String)? = nil, into findings: inout [Finding]) {
         for m in reader.unread {
             let tableField = tablePrefix.isEmpty ? m.key : "\(tablePrefix).\(m.key)"
             let message: String
             if let row = table.row(route, tableField), row.treatment == .dropped {
                 message = row.note
+            } else if let unknownMessage {
+                message = unknownMessage(m.key)
             } else {
                 message = "not a documented \(dialect) field on this route; OpenPush would silently ignore it, so it is not forwarded"
             }

@@ -11,7 +11,8 @@ public struct Translation: Sendable, Equatable {
     public var requests: [OpenPushRequest]
     /// The findings, in the order they were made.
     public var findings: [Finding]
-    /// Set when the request cannot be forwarded; `requests` is then empty.
+    /// Set when the request cannot be forwarded; `requests` is then empty. The initializer adds a
+    /// `rejected` finding for it when the findings hold none.
     public var error: TranslationError?
 
     /// A translation.
@@ -22,6 +23,9 @@ public struct Translation: Sendable, Equatable {
         self.requests = requests
         self.findings = findings
         self.error = error
+        if let error, !findings.contains(where: { $0.kind == .rejected }) {
+            self.findings.append(Finding(field: error.field, kind: .rejected, message: error.message))
+        }
     }
 
     /// True when the translation can be forwarded.

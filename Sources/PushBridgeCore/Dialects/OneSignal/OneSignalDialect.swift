@@ -1,21 +1,42 @@
-/// The OneSignal dialect (placeholder until its translation lands).
+/// The OneSignal dialect: start `POST /apps/{app_id}/activities/activity/{activity_type}` and
+/// update/end `POST /apps/{app_id}/live_activities/{activity_id}/notifications` (also under
+/// `/api/v1`). OpenPush's sending routes are shaped like these, so most fields carry over; what
+/// OpenPush would silently ignore is dropped with a finding that says why.
 public struct OneSignalDialect: Dialect {
     /// A dialect value.
     public init() {}
+
     /// `.onesignal`.
     public var name: DialectName { .onesignal }
-    /// The mapping table.
-    public var fieldMappings: [FieldMapping] { [] }
-    /// Not yet translated.
+
+    /// The mapping table of both routes.
+    public var fieldMappings: [FieldMapping] { OneSignalFieldMappings.table }
+
+    /// Translates a start or an update/end body.
     public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
-        Translation(dialect: name, route: route.kind, error: TranslationError(field: "", rule: "not implemented"))
+        let app = route.appId ?? ""
+        let object: JSONObject
+        switch BodyDecoding.object(body) {
+        case .success(let o): object = o
+        case .failure(let e):
+            return Translation(dialect: .onesignal, route: route.kind, sourceApp: app,
+                               error: e)
+        }
+        switch route.kind {
+        case .start:
+            return OneSignalStartTranslation.translate(appId: app, activityType: route.activityType ?? "", body: object, context: context)
+        case .update, .send:
+            return OneSignalUpdateTranslation.translate(appId: app, activityId: route.activityId ?? "", body: object, context: context)
+        }
     }
-    /// Not yet rendered.
+
+    /// 201 with `notification_id` (start) or `id` (update/end); OpenPush errors keep their status.
     public func render(results: [UpstreamResult], for translation: Translation) -> DialectResponse {
-        DialectResponse(status: 500, body: .null)
+        OneSignalResponses.success(results: results, route: translation.route)
     }
-    /// Not yet rendered.
+
+    /// `{"errors": ["…"]}` with OneSignal's statuses (403 for credentials, 503 for upstream trouble).
     public func render(failure: ProxyFailure, route: InboundRoute?) -> DialectResponse {
-        DialectResponse(status: failure.httpStatus, body: .object(["error": .string(failure.message)]))
+        OneSignalResponses.failure(failure)
     }
 }
