@@ -2,7 +2,93 @@
 #define PUSHBRIDGE_CMICROHTTPD_SHIM_H
 #include <stdint.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
+
+/// The options PushBridge starts a daemon with, as typed fields (MHD_start_daemon is variadic).
+typedef struct pb_mhd_options {
+    /// MHD_USE_* flags.
+    unsigned int flags;
+    /// The address to bind (sockaddr_in or sockaddr_in6; its port is used).
+    const struct sockaddr *bind_address;
+    /// MHD_OPTION_CONNECTION_LIMIT.
+    unsigned int connection_limit;
+    /// MHD_OPTION_PER_IP_CONNECTION_LIMIT (0 = no limit).
+    unsigned int per_ip_connection_limit;
+    /// MHD_OPTION_CONNECTION_MEMORY_LIMIT in bytes.
+    size_t connection_memory_limit;
+    /// MHD_OPTION_CONNECTION_TIMEOUT in seconds (0 = never).
+    unsigned int connection_timeout_seconds;
+    /// MHD_OPTION_THREAD_POOL_SIZE.
+    unsigned int thread_pool_size;
+} pb_mhd_options;
+
+/// Starts a daemon with fixed options: the access handler, a completion callback and a URI
+/// callback (which sees the raw request target, query included, and creates `*req_cls`).
+static inline struct MHD_Daemon *pb_mhd_start_daemon(
+    const pb_mhd_options *options,
+    MHD_AccessHandlerCallback access_handler,
+    MHD_RequestCompletedCallback completed,
+    void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *connection),
+    void *context)
+{
+    return MHD_start_daemon(
+        options->flags, 0, NULL, NULL, access_handler, context,
+        MHD_OPTION_SOCK_ADDR, options->bind_address,
+        MHD_OPTION_CONNECTION_LIMIT, options->connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, options->per_ip_connection_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, options->connection_memory_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, options->connection_timeout_seconds,
+        MHD_OPTION_THREAD_POOL_SIZE, options->thread_pool_size,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_logger, context,
+        MHD_OPTION_END);
+}
+
+/// The port a daemon is bound to (0 if unknown). MHD_get_daemon_info is variadic.
+static inline uint16_t pb_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/// Writes the peer address of a connection as text into `buffer`; returns 0 on success.
+/// MHD_get_connection_info is variadic.
+static inline int pb_mhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return -1;
+    const struct sockaddr *address = info->client_addr;
+    const void *raw = NULL;
+    if (address->sa_family == AF_INET) {
+        raw = &((const struct sockaddr_in *)address)->sin_addr;
+    } else if (address->sa_family == AF_INET6) {
+        raw = &((const struct sockaddr_in6 *)address)->sin6_addr;
+    } else {
+        return -1;
+    }
+    return inet_ntop(address->sa_family, raw, buffer, size) == NULL ? -1 : 0;
+}
+
+/// Fills `storage` with the numeric IPv4 or IPv6 `host` and `port`; returns the address
+/// length, or 0 if `host` is not a numeric address.
+static inline socklen_t pb_mhd_make_address(const char *host, uint16_t port, struct sockaddr_storage *storage) {
+    memset(storage, 0, sizeof(*storage));
+    struct sockaddr_in *v4 = (struct sockaddr_in *)storage;
+    if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        return sizeof(struct sockaddr_in);
+    }
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)storage;
+    if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        return sizeof(struct sockaddr_in6);
+    }
+    return 0;
+}
 #endif

@@ -1,0 +1,95 @@
+import CMicroHTTPD
+import Synchronization
+
+/// One request, from its request line until libmicrohttpd reports it completed. `*req_cls`
+/// holds it (retained through `Unmanaged`) for that whole time.
+///
+/// The polling thread that owns the connection drives ``State/phase``; the handler task, the
+/// deadline task and ``HTTPServer/stop(gracePeriod:)`` race to set ``State/response`` through
+/// ``finish(_:)``, where the first one wins and resumes the suspended connection.
+final class HTTPExchange: Sendable {
+    /// Where a request is in its life.
+    enum Phase: Sendable {
+        /// The request line arrived; headers not read yet.
+        case awaitingHeaders
+        /// Headers read; body bytes arriving.
+        case receivingBody
+        /// The body passed the limit mid-stream: the rest is read and dropped, then 413.
+        case discardingBody
+        /// The handler runs; the connection is suspended.
+        case suspended
+        /// A response was queued.
+        case answered
+    }
+
+    /// The mutable part, guarded by ``state``.
+    struct State: Sendable {
+        var phase: Phase = .awaitingHeaders
+        var method = ""
+        var headers: [(name: String, value: String)] = []
+        var remoteAddress = ""
+        var body: [UInt8] = []
+        /// Body bytes read and dropped after the limit was passed.
+        var discarded = 0
+        /// The request given to the handler (kept for the responder of a late failure).
+        var request: HTTPRequest?
+        /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`;
+        /// the lock, not the type, makes sharing it safe). Set only while suspended and not
+        /// yet resumed.
+        var suspendedConnection: UInt?
+        /// The answer; set once.
+        var response: HTTPResponse?
+        /// The handler and deadline tasks, cancelled when the answer is decided.
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    /// The request target as sent: path and query string.
+    let target: String
+    /// The guarded state.
+    let state = Mutex(State())
+
+    /// An exchange for a request line with `target`.
+    init(target: String) {
+        self.target = target
+    }
+
+    /// Decides the answer if nobody has yet, cancels the tasks still running for it and
+    /// resumes the connection if it is suspended. Returns whether this call decided it.
+    @discardableResult
+    func finish(_ response: HTTPResponse) -> Bool {
+        state.withLock { state in
+            guard state.response == nil else { return false }
+            state.response = response
+            for task in state.tasks { task.cancel() }
+            state.tasks = []
+            if let bits = state.suspendedConnection, let connection = OpaquePointer(bitPattern: bits) {
+                state.suspendedConnection = nil
+                // Under the lock: suspend happened under it too, so resume never precedes it.
+                MHD_resume_connection(connection)
+            }
+            return true
+        }
+    }
+
+    /// libmicrohttpd is done with the connection: forget it so nothing resumes it later, and
+    /// cancel the tasks still running for it.
+    func close() {
+        let tasks = state.withLock { state in
+            state.suspendedConnection = nil
+            if state.response == nil { state.response = HTTPResponse(status: 503) }
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Keeps the handler and deadline tasks so ``finish(_:)`` can cancel them; cancels them
+    /// at once if the answer is already decided.
+    func adopt(_ tasks: [Task<Void, Never>]) {
+        let decided = state.withLock { state in
+            if state.response == nil { state.tasks += tasks }
+            return state.response != nil
+        }
+        if decided { for task in tasks { task.cancel() } }
+    }
+}

@@ -1,0 +1,40 @@
+import CMicroHTTPD
+
+/// The `@convention(c)` callbacks libmicrohttpd calls. Their `cls` is an unretained
+/// ``HTTPServerCore`` (the server keeps it alive until the daemon is stopped); `*req_cls`
+/// is a retained ``HTTPExchange`` from the URI callback until the completion callback.
+enum HTTPServerCallbacks {
+    /// Called with the raw request target (query included) when a request line arrives; its
+    /// result becomes the request's `*req_cls`.
+    static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
+        guard let cls else { return nil }
+        let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let exchange = core.opened(target: uri.map { String(cString: $0) } ?? "/")
+        return Unmanaged.passRetained(exchange).toOpaque()
+    }
+
+    /// The access handler: headers, then body chunks, then the end of the body, then (after a
+    /// resume) once more to queue the answer.
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, requestContext in
+        guard let cls, let connection, let uploadSize, let requestContext, let exchangePointer = requestContext.pointee else {
+            return .NO
+        }
+        let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(exchangePointer).takeUnretainedValue()
+        return core.access(
+            connection: connection,
+            method: method.map { String(cString: $0) } ?? "GET",
+            upload: upload,
+            uploadSize: uploadSize,
+            exchange: exchange)
+    }
+
+    /// The request is finished (answered, failed or shut down): release its exchange.
+    static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+        guard let cls, let requestContext, let exchangePointer = requestContext.pointee else { return }
+        requestContext.pointee = nil
+        let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let exchange = Unmanaged<HTTPExchange>.fromOpaque(exchangePointer).takeRetainedValue()
+        core.closed(exchange)
+    }
+}

@@ -1,0 +1,208 @@
+import CMicroHTTPD
+import Synchronization
+
+/// The part of ``HTTPServer`` that libmicrohttpd's callbacks reach through their `cls`
+/// pointer: the configuration, the handler, and the registry of open requests.
+final class HTTPServerCore: Sendable {
+    /// Requests the server knows about, guarded by ``registry``.
+    struct Registry: Sendable {
+        /// Set by `stop`: new requests are answered 503 instead of reaching the handler.
+        var draining = false
+        /// Requests between their request line and their completion notice.
+        var open = 0
+        /// Requests whose handler runs, by identity.
+        var running: [ObjectIdentifier: HTTPExchange] = [:]
+    }
+
+    let configuration: HTTPServerConfiguration
+    let handler: HTTPHandler
+    let registry = Mutex(Registry())
+
+    init(configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    // MARK: Lifecycle of one request
+
+    /// A request line arrived.
+    func opened(target: String) -> HTTPExchange {
+        registry.withLock { $0.open += 1 }
+        return HTTPExchange(target: target)
+    }
+
+    /// libmicrohttpd is done with the request (sent, failed or shut down).
+    func closed(_ exchange: HTTPExchange) {
+        // A request closed while its handler runs (daemon shutdown) must not be resumed later.
+        exchange.close()
+        registry.withLock { registry in
+            registry.open -= 1
+            registry.running[ObjectIdentifier(exchange)] = nil
+        }
+    }
+
+    /// Decides `exchange`'s answer if nobody has yet.
+    func finish(_ exchange: HTTPExchange, with response: HTTPResponse) {
+        if exchange.finish(response) {
+            registry.withLock { $0.running[ObjectIdentifier(exchange)] = nil }
+        }
+    }
+
+    // MARK: The access handler
+
+    /// One call of libmicrohttpd's access handler for `exchange`; see `MHD_AccessHandlerCallback`.
+    func access(
+        connection: OpaquePointer,
+        method: String,
+        upload: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>,
+        exchange: HTTPExchange
+    ) -> MHD_Result {
+        let limit = configuration.maxBodyBytes
+        switch exchange.state.withLock({ $0.phase }) {
+        case .awaitingHeaders:
+            let headers = MHDConnection.headers(of: connection)
+            let remoteAddress = MHDConnection.remoteAddress(of: connection)
+            exchange.state.withLock { state in
+                state.phase = .receivingBody
+                state.method = method
+                state.headers = headers
+                state.remoteAddress = remoteAddress
+            }
+            let declared = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
+            if let declared, declared > limit { return refuseTooLarge(exchange, on: connection) }
+            return .YES
+
+        case .receivingBody:
+            let size = uploadSize.pointee
+            if size > 0 {
+                guard let upload else { return .NO }
+                exchange.state.withLock { state in
+                    if state.body.count + size <= limit {
+                        state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+                    } else {
+                        // libmicrohttpd cannot answer mid-body: drop the rest, answer at its end.
+                        state.phase = .discardingBody
+                        state.discarded = state.body.count + size
+                        state.body = []
+                    }
+                }
+                uploadSize.pointee = 0
+                return .YES
+            }
+            let request = exchange.state.withLock { state in
+                let request = HTTPRequest(
+                    method: state.method, target: exchange.target, headers: state.headers,
+                    body: state.body, remoteAddress: state.remoteAddress)
+                state.body = []
+                state.request = request
+                return request
+            }
+            return dispatch(request, for: exchange, on: connection)
+
+        case .discardingBody:
+            let size = uploadSize.pointee
+            guard size > 0 else { return refuseTooLarge(exchange, on: connection) }
+            uploadSize.pointee = 0
+            let discarded = exchange.state.withLock { state in
+                state.discarded += size
+                return state.discarded
+            }
+            // Past twice the limit (at least 1 MiB more) the caller is not worth waiting for.
+            return discarded - limit > max(limit, 1 << 20) ? .NO : .YES
+
+        case .suspended:
+            // Resumed: the answer is decided; queue it from the thread that owns the connection.
+            let response = exchange.state.withLock { state in
+                state.phase = .answered
+                return state.response
+            }
+            guard let response else { return .NO }
+            return MHDConnection.queue(response, on: connection)
+
+        case .answered:
+            // Body bytes still arriving after an early 413: stop reading and close.
+            return uploadSize.pointee > 0 ? .NO : .YES
+        }
+    }
+
+    /// Answers 413 through the configured responder before the body is read.
+    private func refuseTooLarge(_ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        let request = exchange.state.withLock { state in
+            state.body = []
+            return HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
+        }
+        var response = configuration.failureResponder(.bodyTooLarge(limit: configuration.maxBodyBytes), request)
+        // The unread rest of the body makes the connection unusable for another request.
+        response.headers.append((name: "Connection", value: "close"))
+        return answerNow(response, exchange, on: connection)
+    }
+
+    /// Queues `response` from inside the access handler, marking the exchange answered.
+    private func answerNow(_ response: HTTPResponse, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        exchange.finish(response)
+        exchange.state.withLock { $0.phase = .answered }
+        return MHDConnection.queue(response, on: connection)
+    }
+
+    /// Suspends the connection and runs the handler against a deadline.
+    private func dispatch(_ request: HTTPRequest, for exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        let accepted = registry.withLock { registry in
+            if registry.draining { return false }
+            registry.running[ObjectIdentifier(exchange)] = exchange
+            return true
+        }
+        guard accepted else {
+            var response = configuration.failureResponder(.shuttingDown, request)
+            response.headers.append((name: "Connection", value: "close"))
+            return answerNow(response, exchange, on: connection)
+        }
+        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        let decidedEarly = exchange.state.withLock { state -> HTTPResponse? in
+            if let response = state.response {
+                state.phase = .answered
+                return response
+            }
+            state.phase = .suspended
+            state.suspendedConnection = bits
+            MHD_suspend_connection(connection)
+            return nil
+        }
+        if let decidedEarly { return MHDConnection.queue(decidedEarly, on: connection) }
+
+        let handler = self.handler
+        let deadline = configuration.handlerDeadline
+        let work = Task {
+            let response = await handler(request)
+            self.finish(exchange, with: response)
+        }
+        let timer = Task {
+            do { try await Task.sleep(for: deadline) } catch { return }
+            self.finish(exchange, with: self.configuration.failureResponder(.handlerDeadlineExceeded(deadline), request))
+        }
+        exchange.adopt([work, timer])
+        return .YES
+    }
+
+    // MARK: Stopping
+
+    /// Stops handing new requests to the handler.
+    func beginDraining() {
+        registry.withLock { $0.draining = true }
+    }
+
+    /// Requests between request line and completion.
+    var openRequests: Int { registry.withLock { $0.open } }
+
+    /// Answers every request whose handler still runs with 503 and resumes its connection.
+    func abandonRunning() {
+        let running = registry.withLock { registry in
+            registry.draining = true
+            return Array(registry.running.values)
+        }
+        for exchange in running {
+            let request = exchange.state.withLock { $0.request } ?? HTTPRequest(method: "", target: exchange.target)
+            finish(exchange, with: configuration.failureResponder(.shuttingDown, request))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import PushBridgeCore
+
+/// An answer the server makes itself, without (or instead of) the handler.
+public enum HTTPServerFailure: Sendable, Equatable {
+    /// The request body passed ``HTTPServerConfiguration/maxBodyBytes`` (`limit`); the handler
+    /// did not run. The request passed to the responder has no body.
+    case bodyTooLarge(limit: Int)
+    /// The handler ran past ``HTTPServerConfiguration/handlerDeadline``.
+    case handlerDeadlineExceeded(Duration)
+    /// The server is stopping and did not run, or could not finish, the handler.
+    case shuttingDown
+
+    /// The HTTP status this failure is answered with: 413, 504 or 503.
+    public var status: Int {
+        switch self {
+        case .bodyTooLarge: 413
+        case .handlerDeadlineExceeded: 504
+        case .shuttingDown: 503
+        }
+    }
+
+    /// A one-line description for the caller.
+    public var message: String {
+        switch self {
+        case .bodyTooLarge(let limit): "request body is larger than the limit of \(limit) bytes"
+        case .handlerDeadlineExceeded(let deadline): "the request did not finish within \(deadline)"
+        case .shuttingDown: "the server is shutting down"
+        }
+    }
+
+    /// The default rendering: ``status`` with `{"errors":["<message>"]}`.
+    public static func jsonResponse(_ failure: HTTPServerFailure, for request: HTTPRequest) -> HTTPResponse {
+        .json(failure.status, .object(["errors": .array([.string(failure.message)])]))
+    }
+}
