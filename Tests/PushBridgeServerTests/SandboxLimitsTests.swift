@@ -5,8 +5,8 @@ import PushBridgeServer
 struct SandboxLimitsTests {
     typealias H = SandboxHarness
 
-    @Test func sixtyFirstRequestInSixtySecondsIs429() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func sixtyFirstRequestInSixtySecondsIs429(_ t: Transport) async throws {
+        let h = try H(t)
         for i in 0..<60 {
             let r = await h.start(H.startBody(["activity_id": "\"a\(i)\""]))
             #expect(r.status == 201)
@@ -23,14 +23,14 @@ struct SandboxLimitsTests {
         #expect(await h.notify("a0", H.updateBody()).status == 201)
     }
 
-    @Test func rejectedRequestsCountTowardTheLimit() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func rejectedRequestsCountTowardTheLimit(_ t: Transport) async throws {
+        let h = try H(t)
         for _ in 0..<60 { _ = await h.start("{}") }
         #expect(await h.start(H.startBody()).status == 429)
     }
 
-    @Test func idempotentReplayReturnsTheFirstIdWithoutSending() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func idempotentReplayReturnsTheFirstIdWithoutSending(_ t: Transport) async throws {
+        let h = try H(t)
         let body = H.startBody(["idempotency_key": "\"5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2\""])
         let first = await h.start(body)
         #expect(first.status == 201)
@@ -43,8 +43,8 @@ struct SandboxLimitsTests {
         #expect(h.sends.count == 1)
     }
 
-    @Test func idempotencyExpiresAfterThirtyDays() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func idempotencyExpiresAfterThirtyDays(_ t: Transport) async throws {
+        let h = try H(t)
         let body = H.startBody(["idempotency_key": "\"5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2\""])
         let first = await h.start(body)
         h.clock.advance(by: 30 * 24 * 3600)
@@ -55,8 +55,8 @@ struct SandboxLimitsTests {
         #expect(h.sends.count == 2)
     }
 
-    @Test func idempotencyKeysAreScopedPerApp() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func idempotencyKeysAreScopedPerApp(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.send("/v1/apps/app_other/devices", "{\"subscription_id\": \"o1\", \"push_token\": \"\(H.token(77))\", \"segments\": [\"\(H.segment)\"]}", headers: [])
         _ = await h.send("/v1/apps/app_other/live-activities/push-to-start", "{\"subscription_id\": \"o1\", \"activity_type\": \"\(H.type)\", \"token\": \"\(H.token(78))\"}", headers: [])
         let body = H.startBody(["idempotency_key": "\"5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2\""])
@@ -68,8 +68,8 @@ struct SandboxLimitsTests {
         #expect(a.json["notification_id"] != b.json["notification_id"])
     }
 
-    @Test func updatesHaveNoIdempotency() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func updatesHaveNoIdempotency(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody())
         let body = H.updateBody(["idempotency_key": "\"5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2\""])
         let a = await h.notify("order_88214", body), b = await h.notify("order_88214", body)
@@ -77,8 +77,8 @@ struct SandboxLimitsTests {
         #expect(b.header("Idempotent-Replayed") == nil)
     }
 
-    @Test func fanOutIsTruncatedAtTwoThousandAndRecorded() async throws {
-        let h = try H(devices: 2_001)
+    @Test(arguments: Transport.all) func fanOutIsTruncatedAtTwoThousandAndRecorded(_ t: Transport) async throws {
+        let h = try H(t, devices: 2_001)
         let r = await h.start(H.startBody())
         #expect(r.status == 201)
         #expect(r.json.keys == ["notification_id"])

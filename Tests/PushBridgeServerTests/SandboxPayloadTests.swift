@@ -5,8 +5,8 @@ import PushBridgeServer
 struct SandboxPayloadTests {
     typealias H = SandboxHarness
 
-    @Test func startPayloadIsShapedAsOpenPushWouldSendIt() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func startPayloadIsShapedAsOpenPushWouldSendIt(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody(["priority": nil, "ios_relevance_score": "0.25", "sound": "\"chime.caf\"", "ios_sound": "\" \""]))
         let d = try #require(h.sends.first?.at("deliveries", 0)?.objectValue)
         #expect(d.at("headers", "apns-push-type") == .string("liveactivity"))
@@ -27,8 +27,8 @@ struct SandboxPayloadTests {
         #expect(d["token_kind"] == .string("push_to_start"))
     }
 
-    @Test func interruptionLevelLeavesNoTrace() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func interruptionLevelLeavesNoTrace(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(["ios_interruption_level": "\"critical\""]))
         #expect(r.status == 201)
         let text = JSONWriter.string(.object(h.sends[0]))
@@ -36,8 +36,8 @@ struct SandboxPayloadTests {
         #expect(!text.contains("critical"))
     }
 
-    @Test func updateDefaultsToPriorityFiveAndExplicitWins() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func updateDefaultsToPriorityFiveAndExplicitWins(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody())
         _ = await h.notify("order_88214", H.updateBody())
         _ = await h.notify("order_88214", H.updateBody(["priority": "10"]))
@@ -50,16 +50,16 @@ struct SandboxPayloadTests {
         #expect(h.sends[1].at("deliveries", 0, "token_kind") == .string("update"))
     }
 
-    @Test func dismissalDateOnlyOnEnd() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func dismissalDateOnlyOnEnd(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody())
         _ = await h.notify("order_88214", H.updateBody(["event": "\"end\"", "dismissal_date": String(H.t0 + 600)]))
         #expect(h.sends[1].at("deliveries", 0, "payload", "aps", "dismissal-date") == .int(H.t0 + 600))
         #expect(h.sends[1].at("deliveries", 0, "payload", "aps", "event") == .string("end"))
     }
 
-    @Test func staleDateIsInjectedFromRegistrationWhenOmitted() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func staleDateIsInjectedFromRegistrationWhenOmitted(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody())
         h.clock.advance(by: 60)
         _ = await h.notify("order_88214", H.updateBody())
@@ -69,8 +69,8 @@ struct SandboxPayloadTests {
         #expect(h.sends[2].at("deliveries", 0, "payload", "aps", "timestamp") == .int(H.t0 + 60))
     }
 
-    @Test func alertCopyIsCapped() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func alertCopyIsCapped(_ t: Transport) async throws {
+        let h = try H(t)
         let title = String(repeating: "t", count: 600), body = String(repeating: "b", count: 2_100)
         _ = await h.start(H.startBody(["headings": "{\"en\": \"\(title)\"}", "contents": "{\"en\": \"\(body)\"}"]))
         let alert = h.sends[0].at("deliveries", 0, "payload", "aps", "alert")?.objectValue
@@ -78,8 +78,8 @@ struct SandboxPayloadTests {
         #expect(alert?["body"]?.stringValue?.count == 2_048)
     }
 
-    @Test func everyAPNsRequestHasADistinctId() async throws {
-        let h = try H(devices: 3)
+    @Test(arguments: Transport.all) func everyAPNsRequestHasADistinctId(_ t: Transport) async throws {
+        let h = try H(t, devices: 3)
         _ = await h.start(H.startBody())
         _ = await h.notify("order_88214", H.updateBody())
         let ids = h.sends.flatMap { $0["deliveries"]?.arrayValue ?? [] }.compactMap { $0.objectValue?.at("headers", "apns-id")?.stringValue }
@@ -87,8 +87,8 @@ struct SandboxPayloadTests {
         #expect(Set(ids).count == 6)
     }
 
-    @Test func sendsRouteListsAcceptedSendsPerApp() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func sendsRouteListsAcceptedSendsPerApp(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody())
         let all = await h.send("/_sandbox/sends", method: "GET", headers: [])
         #expect(all.json["sends"]?.arrayValue?.count == 1)

@@ -27,46 +27,46 @@ struct SandboxStartRulesTests {
         ("event_updates", "\"text\"", "event_updates: must be an object, got string"),
     ]
 
-    @Test(arguments: 0..<cases.count)
-    func eachFieldRuleIs400NamingTheField(_ i: Int) async throws {
+    @Test(arguments: Transport.all, 0..<cases.count)
+    func eachFieldRuleIs400NamingTheField(_ t: Transport, _ i: Int) async throws {
         let (field, value, message) = Self.cases[i]
-        let h = try H()
+        let h = try H(t)
         let r = await h.start(H.startBody([field: value]))
         #expect(r.status == 400)
         #expect(r.errors.contains(message), "\(field): \(r.errors)")
         #expect(h.sends.isEmpty)
     }
 
-    @Test func excludedSegmentsOnlyAlongsideIncluded() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func excludedSegmentsOnlyAlongsideIncluded(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(["included_segments": nil, "include_subscription_ids": "[\"sub_0\"]", "excluded_segments": "[\"x\"]"]))
         #expect(r.status == 400)
         #expect(r.errors == ["excluded_segments: is only valid alongside included_segments"])
     }
 
-    @Test func everyBrokenRuleIsListed() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func everyBrokenRuleIsListed(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(["priority": "3", "name": nil]))
         #expect(Set(r.errors) == ["priority: must be exactly 5 or 10", "name: is required and must be non-blank"])
     }
 
-    @Test func malformedJSONIs400() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func malformedJSONIs400(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start("{\"event\": ")
         #expect(r.status == 400)
         #expect(r.errors.first?.hasPrefix("body: malformed JSON") == true)
     }
 
-    @Test func referenceStartIsAccepted() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func referenceStartIsAccepted(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(["idempotency_key": "\"5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2\""]))
         #expect(r.status == 201)
         #expect(r.json.keys == ["notification_id"])
         #expect(r.json["notification_id"]?.stringValue?.hasPrefix("msg_") == true)
     }
 
-    @Test func unknownKeysAreSilentlyIgnored() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func unknownKeysAreSilentlyIgnored(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(["ios_interruption_level": "\"time-sensitive\"", "apns_push_type_override": "\"alert\"",
                                            "subtitle": "\"x\"", "is_ios": "true", "custom_data": "{\"a\": 1}"]))
         #expect(r.status == 201)
@@ -76,22 +76,22 @@ struct SandboxStartRulesTests {
         }
     }
 
-    @Test func pushToStartCheckIs400WhenNoDeviceHasAToken() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func pushToStartCheckIs400WhenNoDeviceHasAToken(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(), type: "ScoreAttributes")
         #expect(r.status == 400)
         #expect(r.errors == ["activity_type: no device has registered a push-to-start token for ScoreAttributes in the target audience"])
     }
 
-    @Test func pushToStartCheckLooksAtTheAudience() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func pushToStartCheckLooksAtTheAudience(_ t: Transport) async throws {
+        let h = try H(t)
         let r = await h.start(H.startBody(["included_segments": "[\"seg_empty\"]"]))
         #expect(r.status == 400)
         #expect(r.errors.first?.contains("no device has registered a push-to-start token") == true)
     }
 
-    @Test func aliasesAndSubscriptionIdsTarget() async throws {
-        let h = try H(devices: 3)
+    @Test(arguments: Transport.all) func aliasesAndSubscriptionIdsTarget(_ t: Transport) async throws {
+        let h = try H(t, devices: 3)
         let a = await h.start(H.startBody(["included_segments": nil, "include_aliases": "{\"external_id\": [\"user_1\", \"user_2\"]}"]))
         #expect(a.status == 201)
         #expect(h.sends[0]["reached"] == .int(2))
@@ -100,8 +100,8 @@ struct SandboxStartRulesTests {
         #expect(h.sends[1].at("deliveries", 0, "subscription_id") == .string("sub_0"))
     }
 
-    @Test func activityTypeComesFromThePath() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func activityTypeComesFromThePath(_ t: Transport) async throws {
+        let h = try H(t)
         _ = await h.start(H.startBody(["attributes_type": "\"Other\""]))
         #expect(h.sends[0].at("deliveries", 0, "payload", "aps", "attributes-type") == .string(H.type))
     }

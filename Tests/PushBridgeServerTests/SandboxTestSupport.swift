@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import PushBridgeCore
 import PushBridgeServer
 
@@ -13,10 +14,13 @@ struct SandboxHarness {
 
     let clock = SandboxClock(start: SandboxHarness.t0)
     let service: SandboxService
+    /// The server when requests go over real HTTP on 127.0.0.1.
+    let server: HTTPServer?
 
     /// A sandbox; `devices` seeded devices in the segment with push-to-start tokens for `type`.
-    init(devices: Int = 1, options: SandboxOptions = SandboxOptions()) throws {
+    init(_ transport: Transport = .inProcess, devices: Int = 1, options: SandboxOptions = SandboxOptions()) throws {
         service = SandboxService(clock: clock, options: options)
+        server = transport == .http ? try HTTPServer(handler: service.handler) : nil
         var seedDevices: [JSONValue] = []
         for i in 0..<devices {
             seedDevices.append(.object([
@@ -37,9 +41,15 @@ struct SandboxHarness {
 
     /// Sends a request with a JSON body text.
     func send(_ path: String, _ body: String? = nil, method: String = "POST", headers: [(name: String, value: String)]? = nil) async -> Reply {
-        let h = headers ?? [("Authorization", "Key \(Self.key)")]
-        let response = await service.handle(HTTPRequest(method: method, target: path, headers: h + [("Content-Type", "application/json")], body: Array((body ?? "").utf8)))
-        return Reply(response)
+        let h = (headers ?? [("Authorization", "Key \(Self.key)")]) + [("Content-Type", "application/json")]
+        let bytes = Array((body ?? "").utf8)
+        guard let server else { return Reply(await service.handle(HTTPRequest(method: method, target: path, headers: h, body: bytes))) }
+        do {
+            let raw = try await RawHTTPClient.send(port: server.port, method: method, target: path, headers: h.map { ($0.name, $0.value) }, body: bytes)
+            return Reply(HTTPResponse(status: raw.status, headers: raw.headers, body: raw.body))
+        } catch {
+            return Reply(HTTPResponse(status: 0, body: Array("\(error)".utf8)))
+        }
     }
 
     /// Posts to the start route for `type`.
@@ -84,6 +94,14 @@ struct SandboxHarness {
         }
         return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
+}
+
+/// How a test reaches the sandbox: `handle` in process, or real HTTP on 127.0.0.1.
+enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inProcess, http
+    /// Both.
+    static let all: [Transport] = allCases
+    var testDescription: String { rawValue }
 }
 
 /// A response with its body parsed.

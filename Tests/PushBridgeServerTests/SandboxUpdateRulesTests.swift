@@ -7,8 +7,8 @@ struct SandboxUpdateRulesTests {
     static let notOpen = "no live activity with that id is open on this app — an activity that has ended can never be updated again"
 
     /// A harness with `order_88214` started (the simulated device registered its update token).
-    static func started(devices: Int = 1) async throws -> H {
-        let h = try H(devices: devices)
+    static func started(_ t: Transport, devices: Int = 1) async throws -> H {
+        let h = try H(t, devices: devices)
         let r = await h.start(H.startBody())
         #expect(r.status == 201)
         return h
@@ -29,32 +29,32 @@ struct SandboxUpdateRulesTests {
         ("ios_relevance_score", "-0.1", "ios_relevance_score: must be in [0, 1]"),
     ]
 
-    @Test(arguments: 0..<cases.count)
-    func eachFieldRuleIs400NamingTheField(_ i: Int) async throws {
+    @Test(arguments: Transport.all, 0..<cases.count)
+    func eachFieldRuleIs400NamingTheField(_ t: Transport, _ i: Int) async throws {
         let (field, value, message) = Self.cases[i]
-        let h = try await Self.started()
+        let h = try await Self.started(t)
         let r = await h.notify("order_88214", H.updateBody([field: value]))
         #expect(r.status == 400)
         #expect(r.errors.contains(message), "\(field): \(r.errors)")
     }
 
-    @Test func contentsAndHeadingsAreOptional() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func contentsAndHeadingsAreOptional(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         let r = await h.notify("order_88214", H.updateBody(["contents": nil, "headings": nil]))
         #expect(r.status == 201)
         #expect(r.json.keys == ["id"])
         #expect(r.json["id"]?.stringValue?.hasPrefix("msg_") == true)
     }
 
-    @Test func unknownIdIs404WithTheDocumentedText() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func unknownIdIs404WithTheDocumentedText(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         let r = await h.notify("order_nope", H.updateBody())
         #expect(r.status == 404)
         #expect(r.errors == [Self.notOpen])
     }
 
-    @Test func endedIsFinal() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func endedIsFinal(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         #expect(await h.notify("order_88214", H.updateBody(["event": "\"end\""])).status == 201)
         let again = await h.notify("order_88214", H.updateBody())
         #expect(again.status == 404)
@@ -62,8 +62,8 @@ struct SandboxUpdateRulesTests {
         #expect(await h.notify("order_88214", H.updateBody(["event": "\"end\""])).status == 404)
     }
 
-    @Test func idUnderTwoActivityTypesIs400() async throws {
-        let h = try H(devices: 1)
+    @Test(arguments: Transport.all) func idUnderTwoActivityTypesIs400(_ t: Transport) async throws {
+        let h = try H(t, devices: 1)
         _ = await h.send("/v1/apps/\(H.app)/devices", "{\"subscription_id\": \"sub_b\", \"push_token\": \"\(H.token(7))\"}", headers: [])
         _ = await h.send("/v1/apps/\(H.app)/live-activities/push-to-start",
                          "{\"subscription_id\": \"sub_b\", \"activity_type\": \"ScoreAttributes\", \"token\": \"\(H.token(8))\"}", headers: [])
@@ -74,8 +74,8 @@ struct SandboxUpdateRulesTests {
         #expect(r.errors == ["activity_id: is registered under more than one activity type (DeliveryAttributes, ScoreAttributes)"])
     }
 
-    @Test func updateTargetsForEightHoursFromRegistration() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func updateTargetsForEightHoursFromRegistration(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         h.clock.advance(by: 8 * 3600 - 1)
         #expect(await h.notify("order_88214", H.updateBody()).status == 201)
         h.clock.advance(by: 1)
@@ -84,21 +84,21 @@ struct SandboxUpdateRulesTests {
         #expect(r.errors == [Self.notOpen])
     }
 
-    @Test func endTargetsForFourHoursMore() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func endTargetsForFourHoursMore(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         h.clock.advance(by: 12 * 3600 - 1)
         #expect(await h.notify("order_88214", H.updateBody()).status == 404)
         #expect(await h.notify("order_88214", H.updateBody(["event": "\"end\""])).status == 201)
     }
 
-    @Test func nothingTargetsAfterTwelveHours() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func nothingTargetsAfterTwelveHours(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         h.clock.advance(by: 12 * 3600)
         #expect(await h.notify("order_88214", H.updateBody(["event": "\"end\""])).status == 404)
     }
 
-    @Test func reRegisteringDoesNotExtendTheWindow() async throws {
-        let h = try await Self.started()
+    @Test(arguments: Transport.all) func reRegisteringDoesNotExtendTheWindow(_ t: Transport) async throws {
+        let h = try await Self.started(t)
         h.clock.advance(by: 7 * 3600)
         let body = "{\"subscription_id\": \"sub_0\", \"activity_id\": \"order_88214\", \"activity_type\": \"\(H.type)\", \"token\": \"\(H.token(42))\"}"
         let re = await h.send("/v1/apps/\(H.app)/live-activities", body, headers: [])
@@ -108,8 +108,8 @@ struct SandboxUpdateRulesTests {
         #expect(await h.notify("order_88214", H.updateBody()).status == 404)
     }
 
-    @Test func windowsCountFromRegistrationNotFromTheStart() async throws {
-        let h = try H()
+    @Test(arguments: Transport.all) func windowsCountFromRegistrationNotFromTheStart(_ t: Transport) async throws {
+        let h = try H(t)
         h.clock.advance(by: 3600)
         let body = "{\"device_token\": \"\(H.token(0))\", \"activity_id\": \"local_1\", \"activity_type\": \"\(H.type)\", \"token\": \"\(H.token(9))\"}"
         #expect(await h.send("/v1/apps/\(H.app)/live-activities", body, headers: []).status == 201)
