@@ -9,5 +9,9 @@ static inline CURLcode pb_curl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t
 static inline CURLcode pb_curl_easy_setopt_write(CURL *h, CURLoption o, size_t (*f)(char *, size_t, size_t, void *)) { return curl_easy_setopt(h, o, f); }
 static inline CURLcode pb_curl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode pb_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode pb_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode pb_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+/// The result code of a finished transfer (the `data` member of CURLMsg is a union).
+static inline CURLcode pb_curl_msg_result(const CURLMsg *m) { return m->data.result; }
 #endif

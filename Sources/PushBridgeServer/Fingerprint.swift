@@ -4,19 +4,57 @@ import COpenSSL
 /// tokens) are identified in logs and the audit without ever appearing in clear text.
 public enum Fingerprint {
     /// The first 12 hex digits of the SHA-256 of the secret, prefixed `sha256:`.
-    public static func of(_ secret: String) -> String {
+    public static func of(_ secret: String) -> String { short(digest: sha256(secret)) }
+
+    /// The short form of an existing SHA-256 digest: `sha256:` and its first 12 hex digits.
+    public static func short(digest: [UInt8]) -> String { "sha256:" + hex(digest.prefix(6)) }
+
+    /// The full SHA-256 digest (32 bytes) of the secret's UTF-8 bytes.
+    public static func sha256(_ secret: String) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         let bytes = Array(secret.utf8)
         _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
-        let hex = digest.prefix(6).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-        return "sha256:" + hex
+        return digest
+    }
+
+    /// Constant-time comparison of two digests or other byte strings (lengths leak).
+    public static func constantTimeEquals(_ x: [UInt8], _ y: [UInt8]) -> Bool {
+        guard x.count == y.count else { return false }
+        if x.isEmpty { return true }
+        return x.withUnsafeBufferPointer { px in y.withUnsafeBufferPointer { py in CRYPTO_memcmp(px.baseAddress, py.baseAddress, x.count) == 0 } }
+    }
+
+    /// Lower-case hex.
+    public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// Bytes from hex digits (either case); `nil` on odd length or a non-hex character.
+    public static func bytes(fromHex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Constant-time comparison of two secrets (lengths leak; contents do not).
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        if x.isEmpty { return true }
-        return x.withUnsafeBufferPointer { px in y.withUnsafeBufferPointer { py in CRYPTO_memcmp(px.baseAddress, py.baseAddress, x.count) == 0 } }
+        constantTimeEquals(Array(a.utf8), Array(b.utf8))
     }
 }

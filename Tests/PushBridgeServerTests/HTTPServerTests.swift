@@ -155,6 +155,23 @@ struct HTTPServerTests {
         #expect(answered.text == "done")
     }
 
+    @Test func headersPastTheMemoryLimitAreRefusedAndDoNotHoldUpStop() async throws {
+        let calls = Atomic(0)
+        let server = try makeServer({ $0.headerMemoryBytes = 4096 }) { _ in
+            calls.add(1, ordering: .relaxed)
+            return HTTPResponse(status: 200)
+        }
+        let response = try? await RawHTTPClient.send(port: server.port, headers: [("X-Big", String(repeating: "h", count: 8000))])
+        if let response { #expect(response.status == 431 || response.status == 413) }
+        #expect(calls.load(ordering: .relaxed) == 0)
+        let small = try await RawHTTPClient.send(port: server.port)
+        #expect(small.status == 200)
+        let clock = ContinuousClock()
+        let start = clock.now
+        await server.stop(gracePeriod: .seconds(3))
+        #expect(clock.now - start < .milliseconds(500))
+    }
+
     @Test func invalidHostIsRejectedAtStart() {
         #expect(throws: HTTPServerError.self) {
             _ = try makeServer({ $0.host = "localhost" }) { _ in HTTPResponse(status: 200) }

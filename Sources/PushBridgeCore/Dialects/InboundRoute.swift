@@ -25,26 +25,37 @@ public struct InboundRoute: Sendable, Equatable {
     /// Matches a request path (query string ignored) to a route, or nil when no dialect has it.
     /// Path segments are percent-decoded; a segment that does not decode does not match.
     public static func match(path rawPath: String) -> InboundRoute? {
-        var path = Substring(rawPath)
-        if let q = path.firstIndex(of: "?") { path = path[..<q] }
-        if path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        switch path {
-        case "/json/1.3/startLiveActivity": return InboundRoute(dialect: .pushwoosh, kind: .start)
-        case "/json/1.3/updateLiveActivity": return InboundRoute(dialect: .pushwoosh, kind: .update)
-        case "/v1/live-activities/send": return InboundRoute(dialect: .buzzkit, kind: .send)
+        var bytes = Array(rawPath.utf8)
+        if let q = bytes.firstIndex(of: UInt8(ascii: "?")) { bytes.removeSubrange(q...) }
+        if bytes.count > 1, bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        switch bytes {
+        case pushwooshStart: return InboundRoute(dialect: .pushwoosh, kind: .start)
+        case pushwooshUpdate: return InboundRoute(dialect: .pushwoosh, kind: .update)
+        case buzzkitSend: return InboundRoute(dialect: .buzzkit, kind: .send)
         default: break
         }
-        if path.hasPrefix("/api/v1/") { path = path.dropFirst(7) }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var body = bytes[...]
+        if body.starts(with: apiV1Prefix) { body = body.dropFirst(apiV1Prefix.count - 1) }
         // ["", "apps", app, "activities", "activity", type] or ["", "apps", app, "live_activities", id, "notifications"]
-        guard parts.count == 6, parts[0].isEmpty, parts[1] == "apps", !parts[2].isEmpty, !parts[5].isEmpty || parts[3] == "live_activities",
-              let app = PathEncoding.decodeSegment(parts[2]) else { return nil }
-        if parts[3] == "activities", parts[4] == "activity", !parts[5].isEmpty, let type = PathEncoding.decodeSegment(parts[5]) {
+        let parts = body.split(separator: UInt8(ascii: "/"), maxSplits: 6, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0].isEmpty, parts[1].elementsEqual("apps".utf8), !parts[2].isEmpty, !parts[4].isEmpty, !parts[5].isEmpty,
+              let app = decode(parts[2]) else { return nil }
+        if parts[3].elementsEqual("activities".utf8), parts[4].elementsEqual("activity".utf8), let type = decode(parts[5]) {
             return InboundRoute(dialect: .onesignal, kind: .start, appId: app, activityType: type)
         }
-        if parts[3] == "live_activities", parts[5] == "notifications", let id = PathEncoding.decodeSegment(parts[4]) {
+        if parts[3].elementsEqual("live_activities".utf8), parts[5].elementsEqual("notifications".utf8), let id = decode(parts[4]) {
             return InboundRoute(dialect: .onesignal, kind: .update, appId: app, activityId: id)
         }
         return nil
+    }
+
+    private static let pushwooshStart = Array("/json/1.3/startLiveActivity".utf8)
+    private static let pushwooshUpdate = Array("/json/1.3/updateLiveActivity".utf8)
+    private static let buzzkitSend = Array("/v1/live-activities/send".utf8)
+    private static let apiV1Prefix = Array("/api/v1/".utf8)
+
+    private static func decode(_ segment: ArraySlice<UInt8>) -> String? {
+        if !segment.contains(UInt8(ascii: "%")) { return String(decoding: segment, as: UTF8.self) }
+        return PathEncoding.decodeSegment(Substring(String(decoding: segment, as: UTF8.self)))
     }
 }

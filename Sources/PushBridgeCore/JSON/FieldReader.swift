@@ -6,8 +6,8 @@ public struct FieldReader {
     public let object: JSONObject
     /// The path of the object in the caller's body ("" for the root).
     public let path: String
-    /// Keys read so far.
-    public private(set) var consumed: Set<String> = []
+    /// Which members (by index) were read so far.
+    private var read: [Bool]
     /// Errors found so far, in reading order.
     public var errors: [TranslationError] = []
 
@@ -15,6 +15,7 @@ public struct FieldReader {
     public init(_ object: JSONObject, path: String = "") {
         self.object = object
         self.path = path
+        self.read = Array(repeating: false, count: object.count)
     }
 
     /// The full path of a key of this object.
@@ -22,8 +23,13 @@ public struct FieldReader {
 
     /// The raw value, marking the key read; JSON `null` counts as absent.
     public mutating func raw(_ key: String, required: Bool = false) -> JSONValue? {
-        consumed.insert(key)
-        guard let v = object[key], v != .null else {
+        var found: JSONValue?
+        for (i, m) in object.members.enumerated() where m.key == key {
+            read[i] = true
+            found = m.value
+            break
+        }
+        guard let v = found, v != .null else {
             if required { errors.append(TranslationError(field: fieldPath(key), rule: "is required")) }
             return nil
         }
@@ -101,7 +107,7 @@ public struct FieldReader {
     }
 
     /// Members that were never read, in body order.
-    public var unread: [JSONMember] { object.members.filter { !consumed.contains($0.key) } }
+    public var unread: [JSONMember] { zip(object.members, read).compactMap { $1 ? nil : $0 } }
 
     /// All collected errors merged into one (nil when there are none).
     public var combinedError: TranslationError? { TranslationError.combine(errors) }

@@ -73,7 +73,8 @@ public struct JSONParser {
         var object = JSONObject()
         skipWhitespace()
         if index < buf.count, buf[index] == UInt8(ascii: "}") { index += 1; return object }
-        var seen = Set<String>()
+        // Duplicate keys: a linear scan is cheaper than hashing for the small objects requests carry.
+        var seen: Set<String>? = nil
         while true {
             skipWhitespace()
             guard index < buf.count, buf[index] == UInt8(ascii: "\"") else {
@@ -81,8 +82,11 @@ public struct JSONParser {
             }
             let keyOffset = index
             let key = try parseString()
-            guard seen.insert(key).inserted else {
-                throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset)
+            if object.count < 16 {
+                if object.members.contains(where: { $0.key == key }) { throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset) }
+            } else {
+                if seen == nil { seen = Set(object.keys) }
+                guard seen!.insert(key).inserted else { throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset) }
             }
             skipWhitespace()
             guard index < buf.count, buf[index] == UInt8(ascii: ":") else { throw JSONParseError("expected ':'", at: index) }

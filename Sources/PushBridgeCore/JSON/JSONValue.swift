@@ -132,8 +132,11 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
         }
     }
 
-    /// Appends a member without checking for an existing key (the caller guarantees uniqueness).
-    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+    /// Reserves room for members.
+    public mutating func reserveCapacity(_ n: Int) { members.reserveCapacity(n) }
+
+    /// Appends a member without checking for an existing key: the caller guarantees uniqueness.
+    public mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append(JSONMember(key, value))
     }
 

@@ -39,7 +39,12 @@ public enum OpenPushRules {
     /// True when a string is blank (empty or only white space).
     public static func isBlank(_ s: String?) -> Bool {
         guard let s else { return true }
-        return s.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+        for b in s.utf8 {
+            if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D { continue }
+            if b < 0x80 { return false }
+            return s.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+        }
+        return true
     }
 
     /// True for a canonical 8-4-4-4-12 hex UUID (any case).
@@ -78,7 +83,7 @@ public enum OpenPushRules {
 
     private static func checkName(_ name: String?, into v: inout [RuleViolation]) {
         if isBlank(name) { v.append(.init(field: "name", rule: "is required and must be non-blank")) }
-        else if name!.count > OpenPushLimits.nameMaxLength {
+        else if name!.utf8.count > OpenPushLimits.nameMaxLength, name!.count > OpenPushLimits.nameMaxLength {
             v.append(.init(field: "name", rule: "must be at most \(OpenPushLimits.nameMaxLength) characters"))
         }
     }

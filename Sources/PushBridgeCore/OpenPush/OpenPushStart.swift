@@ -59,25 +59,26 @@ public struct OpenPushStart: Sendable, Equatable {
     /// The JSON body, in OpenPush's documented field order.
     public var body: JSONObject {
         var o = JSONObject()
-        if let event { o["event"] = .string(event) }
-        if let activityId { o["activity_id"] = .string(activityId) }
-        if let name { o["name"] = .string(name) }
-        if let eventAttributes { o["event_attributes"] = .object(eventAttributes) }
-        if let eventUpdates { o["event_updates"] = .object(eventUpdates) }
-        if let headings { o["headings"] = .object(headings) }
-        if let contents { o["contents"] = .object(contents) }
-        if let includeAliases { o["include_aliases"] = .object(includeAliases) }
-        if let includeSubscriptionIds { o["include_subscription_ids"] = .array(includeSubscriptionIds.map(JSONValue.string)) }
-        if let includedSegments { o["included_segments"] = .array(includedSegments.map(JSONValue.string)) }
-        if let excludedSegments { o["excluded_segments"] = .array(excludedSegments.map(JSONValue.string)) }
-        if let filters { o["filters"] = .array(filters) }
-        if let staleDate { o["stale_date"] = .int(staleDate) }
-        if let dismissalDate { o["dismissal_date"] = .int(dismissalDate) }
-        if let priority { o["priority"] = .int(priority) }
-        if let relevanceScore { o["ios_relevance_score"] = .number(relevanceScore) }
-        if let iosSound { o["ios_sound"] = .string(iosSound) }
-        if let sound { o["sound"] = .string(sound) }
-        if let idempotencyKey { o["idempotency_key"] = .string(idempotencyKey) }
+        o.reserveCapacity(20)
+        if let event { o.appendUnchecked("event", .string(event)) }
+        if let activityId { o.appendUnchecked("activity_id", .string(activityId)) }
+        if let name { o.appendUnchecked("name", .string(name)) }
+        if let eventAttributes { o.appendUnchecked("event_attributes", .object(eventAttributes)) }
+        if let eventUpdates { o.appendUnchecked("event_updates", .object(eventUpdates)) }
+        if let headings { o.appendUnchecked("headings", .object(headings)) }
+        if let contents { o.appendUnchecked("contents", .object(contents)) }
+        if let includeAliases { o.appendUnchecked("include_aliases", .object(includeAliases)) }
+        if let includeSubscriptionIds { o.appendUnchecked("include_subscription_ids", .array(includeSubscriptionIds.map(JSONValue.string))) }
+        if let includedSegments { o.appendUnchecked("included_segments", .array(includedSegments.map(JSONValue.string))) }
+        if let excludedSegments { o.appendUnchecked("excluded_segments", .array(excludedSegments.map(JSONValue.string))) }
+        if let filters { o.appendUnchecked("filters", .array(filters)) }
+        if let staleDate { o.appendUnchecked("stale_date", .int(staleDate)) }
+        if let dismissalDate { o.appendUnchecked("dismissal_date", .int(dismissalDate)) }
+        if let priority { o.appendUnchecked("priority", .int(priority)) }
+        if let relevanceScore { o.appendUnchecked("ios_relevance_score", .number(relevanceScore)) }
+        if let iosSound { o.appendUnchecked("ios_sound", .string(iosSound)) }
+        if let sound { o.appendUnchecked("sound", .string(sound)) }
+        if let idempotencyKey { o.appendUnchecked("idempotency_key", .string(idempotencyKey)) }
         return o
     }
 

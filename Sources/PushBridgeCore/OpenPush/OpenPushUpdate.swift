@@ -43,17 +43,18 @@ public struct OpenPushUpdate: Sendable, Equatable {
     /// The JSON body, in OpenPush's documented field order.
     public var body: JSONObject {
         var o = JSONObject()
-        if let event { o["event"] = .string(event) }
-        if let name { o["name"] = .string(name) }
-        if let eventUpdates { o["event_updates"] = .object(eventUpdates) }
-        if let headings { o["headings"] = .object(headings) }
-        if let contents { o["contents"] = .object(contents) }
-        if let staleDate { o["stale_date"] = .int(staleDate) }
-        if let dismissalDate { o["dismissal_date"] = .int(dismissalDate) }
-        if let priority { o["priority"] = .int(priority) }
-        if let relevanceScore { o["ios_relevance_score"] = .number(relevanceScore) }
-        if let iosSound { o["ios_sound"] = .string(iosSound) }
-        if let sound { o["sound"] = .string(sound) }
+        o.reserveCapacity(20)
+        if let event { o.appendUnchecked("event", .string(event)) }
+        if let name { o.appendUnchecked("name", .string(name)) }
+        if let eventUpdates { o.appendUnchecked("event_updates", .object(eventUpdates)) }
+        if let headings { o.appendUnchecked("headings", .object(headings)) }
+        if let contents { o.appendUnchecked("contents", .object(contents)) }
+        if let staleDate { o.appendUnchecked("stale_date", .int(staleDate)) }
+        if let dismissalDate { o.appendUnchecked("dismissal_date", .int(dismissalDate)) }
+        if let priority { o.appendUnchecked("priority", .int(priority)) }
+        if let relevanceScore { o.appendUnchecked("ios_relevance_score", .number(relevanceScore)) }
+        if let iosSound { o.appendUnchecked("ios_sound", .string(iosSound)) }
+        if let sound { o.appendUnchecked("sound", .string(sound)) }
         return o
     }
 }

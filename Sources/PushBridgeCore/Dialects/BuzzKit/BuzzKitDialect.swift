@@ -1,21 +1,29 @@
-/// The BuzzKit dialect (placeholder until its translation lands).
+/// BuzzKit's `POST /v1/live-activities/send`: one route whose `event` (start, update, end)
+/// picks OpenPush's start route or its update/end route. See `BuzzKitFieldMappings` for what
+/// happens to each field and `BuzzKitResponses` for the reply shapes.
 public struct BuzzKitDialect: Dialect {
     /// A dialect value.
     public init() {}
+
     /// `.buzzkit`.
     public var name: DialectName { .buzzkit }
-    /// The mapping table.
-    public var fieldMappings: [FieldMapping] { [] }
-    /// Not yet translated.
+
+    /// Every documented BuzzKit field and its treatment (all on `RouteKind.send`).
+    public var fieldMappings: [FieldMapping] { BuzzKitFieldMappings.table }
+
+    /// Translates a send body into one OpenPush start or update/end request with findings.
+    /// The OpenPush app is `context.openPushApp(for: context.sourceAppId ?? "buzzkit")`.
     public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
-        Translation(dialect: name, route: route.kind, error: TranslationError(field: "", rule: "not implemented"))
+        BuzzKitTranslator.translate(body: body, context: context)
     }
-    /// Not yet rendered.
+
+    /// The BuzzKit reply for the upstream result (`BuzzKitResponses` documents the shapes).
     public func render(results: [UpstreamResult], for translation: Translation) -> DialectResponse {
-        DialectResponse(status: 500, body: .null)
+        BuzzKitResponses.render(results: results, for: translation)
     }
-    /// Not yet rendered.
+
+    /// `{"error": {"code", "message"}}` with the failure's HTTP status (and `Retry-After` on 429).
     public func render(failure: ProxyFailure, route: InboundRoute?) -> DialectResponse {
-        DialectResponse(status: failure.httpStatus, body: .object(["error": .string(failure.message)]))
+        BuzzKitResponses.failure(failure)
     }
 }

@@ -1,0 +1,35 @@
+/// `event: "update"` or `"end"` → `POST /apps/{app}/live_activities/{activityId}/notifications`.
+extension BuzzKitTranslator {
+    /// Builds the update or end; nil when a required field is missing.
+    mutating func update(event: BuzzKitEvent, state: JSONObject?, priority: Int64?, stale: Int64?, alert: BuzzKitAlert) -> OpenPushRequest? {
+        var activityId = requiredString("activityId", "on \(event.rawValue) (the Activity.id the device registered, or the activityId PushBridge returned for a server start)")
+        if let id = activityId, !checkedActivityId(id) { activityId = nil }
+        let to = reader.string("to")
+        if let to, let activityId {
+            note("to", .caveat,
+                 "OpenPush targets an \(event.rawValue) by activity id alone and reaches every device holding activity \"\(activityId)\", not only subscriber \"\(to)\"; \"to\" is not forwarded")
+        }
+        drop("attributesType", row: "attributesType (update, end)")
+        drop("attributes", row: "attributes (update, end)")
+        var dismissal: Int64?
+        if event == .end {
+            dismissal = isoDate("dismissalDate", target: "dismissal_date")
+        } else {
+            drop("dismissalDate", row: "dismissalDate (update)")
+        }
+
+        guard let activityId else { return nil }
+        var u = OpenPushUpdate(appId: appId, activityId: activityId, event: event.rawValue)
+        u.name = Self.name("BuzzKit \(event.rawValue) \(activityId)" + (to.map { " for \($0)" } ?? ""))
+        note("name", .synthesized, "BuzzKit has no message name and OpenPush requires one: \"\(u.name ?? "")\" is sent")
+        u.eventUpdates = state
+        let (headings, contents) = alert.languageMaps(findings: &findings)
+        u.headings = headings
+        u.contents = contents
+        u.staleDate = stale
+        u.dismissalDate = dismissal
+        u.priority = priority
+        u.iosSound = alert.sound
+        return OpenPushRequest(.update(u))
+    }
+}

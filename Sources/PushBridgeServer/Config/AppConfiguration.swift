@@ -1,0 +1,70 @@
+import PushBridgeCore
+
+/// One source app and the OpenPush app it migrates to.
+public struct AppConfiguration: Sendable {
+    /// A unique name used in logs, metrics and the audit.
+    public var name: String
+    /// The dialect its callers speak.
+    public var dialect: DialectName
+    /// OneSignal app UUID, Pushwoosh application code or BuzzKit workspace id.
+    public var sourceAppID: String
+    /// The OpenPush app id requests are forwarded to.
+    public var openPushAppID: String
+    /// The OpenPush REST key; `nil` only with `passThroughKey`.
+    public var openPushKey: Secret?
+    /// Credentials callers must present (empty only with `passThroughKey`).
+    public var callers: [CallerCredential]
+    /// Forward the caller's own key as the OpenPush key instead of verifying it. Default `false`.
+    public var passThroughKey: Bool
+    /// Pushwoosh filter name → OpenPush segment id. Default empty.
+    public var segmentMap: [String: String]
+    /// How Pushwoosh devices map to OpenPush targets. Default `.subscriptionIDs`.
+    public var devices: DevicesMapping
+
+    /// An app; defaults as documented on each property.
+    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:], devices: DevicesMapping = .subscriptionIDs) {
+        self.name = name
+        self.dialect = dialect
+        self.sourceAppID = sourceAppID
+        self.openPushAppID = openPushAppID
+        self.openPushKey = openPushKey
+        self.callers = callers
+        self.passThroughKey = passThroughKey
+        self.segmentMap = segmentMap
+        self.devices = devices
+    }
+
+    /// How a Pushwoosh `devices` list becomes OpenPush targets.
+    public enum DevicesMapping: Sendable, Equatable, CustomStringConvertible {
+        /// Device values are OpenPush subscription ids (`"subscription_ids"`).
+        case subscriptionIDs
+        /// Device values are external ids under this alias label (`"alias:<label>"`).
+        case alias(String)
+
+        /// The configuration spelling.
+        public var description: String {
+            switch self {
+            case .subscriptionIDs: "subscription_ids"
+            case .alias(let label): "alias:\(label)"
+            }
+        }
+    }
+}
+
+/// A credential a caller presents, stored only as its SHA-256 digest.
+public struct CallerCredential: Sendable, Equatable, CustomStringConvertible {
+    /// The SHA-256 digest of the secret (32 bytes).
+    public let digest: [UInt8]
+
+    /// From a secret value (e.g. read from an environment variable).
+    public init(secret: String) { digest = Fingerprint.sha256(secret) }
+
+    /// From a full SHA-256 hex digest (64 hex digits, any case); `nil` if malformed.
+    public init?(sha256Hex: String) {
+        guard let bytes = Fingerprint.bytes(fromHex: sha256Hex), bytes.count == 32 else { return nil }
+        digest = bytes
+    }
+
+    /// `sha256:` and the first 12 hex digits: enough to recognize, never enough to use.
+    public var description: String { Fingerprint.short(digest: digest) }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import PushBridgeCore
+
+extension ProxyConfiguration {
+    /// Loads and validates a configuration file. Secrets come from `environment` (pass
+    /// `ProcessInfo.processInfo.environment` in production, a dictionary in tests).
+    public static func load(fileAt path: String, environment: [String: String]) throws(ConfigurationError) -> ProxyConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(problems: [.init(path: path, message: "cannot read the configuration file")])
+        }
+        return try load(json: Array(data), environment: environment)
+    }
+
+    /// Parses and validates configuration JSON, reporting every problem at once.
+    public static func load(json: [UInt8], environment: [String: String]) throws(ConfigurationError) -> ProxyConfiguration {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(json)
+        } catch {
+            throw ConfigurationError(problems: [.init(path: "", message: "configuration is not valid JSON: \(error.description)")])
+        }
+        let reader = ConfigReader(environment: environment)
+        let configuration = decode(root, reader)
+        guard reader.problems.isEmpty, let configuration else {
+            throw ConfigurationError(problems: reader.problems)
+        }
+        return configuration
+    }
+
+    /// `pushbridge check-config FILE`: every problem in the file, one line each; empty when valid.
+    public static func check(fileAt path: String, environment: [String: String]) -> [String] {
+        do {
+            _ = try load(fileAt: path, environment: environment)
+            return []
+        } catch {
+            return error.problems.map(\.description)
+        }
+    }
+
+    private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps"]
+
+    private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
+        guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
+            if root.objectValue == nil { r.report("", "the configuration must be a JSON object") }
+            return nil
+        }
+        let sandbox = decodeSandbox(top["sandbox"], r)
+        var configuration = ProxyConfiguration(apps: [])
+        if let listen = r.listenAddress(top, "listen", at: "") { configuration.listen = listen }
+        if let format = r.string(top, "log_format", at: "") {
+            if let f = LogFormat(rawValue: format) { configuration.logFormat = f } else { r.report("log_format", "must be \"logfmt\" or \"json\"") }
+        }
+        if let audit = r.string(top, "audit_db", at: "") { configuration.auditDatabasePath = audit }
+        configuration.limits = decodeLimits(top["limits"], r)
+        configuration.sandbox = sandbox
+        configuration.openPush = decodeOpenPush(top["openpush"], required: !sandbox.embedded, r)
+        configuration.admin = decodeAdmin(top["admin"], r)
+        configuration.apps = AppConfiguration.decodeAll(r.array(top, "apps", at: ""), r)
+        return configuration
+    }
+
+    private static func decodeLimits(_ value: JSONValue?, _ r: ConfigReader) -> Limits {
+        var limits = Limits()
+        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "idle_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms"]
+        guard let o = r.object(value, at: "limits", allowed: keys) else { return limits }
+        limits.maxBodyBytes = r.positiveInt(o, "max_body_bytes", at: "limits", default: limits.maxBodyBytes)
+        limits.maxConnections = r.positiveInt(o, "max_connections", at: "limits", default: limits.maxConnections)
+        limits.perIPConnections = r.positiveInt(o, "per_ip_connections", at: "limits", default: limits.perIPConnections)
+        limits.headerMemoryBytes = r.positiveInt(o, "header_memory_bytes", at: "limits", default: limits.headerMemoryBytes)
+        limits.idleTimeout = .seconds(r.positiveInt(o, "idle_timeout_seconds", at: "limits", default: 30))
+        limits.upstreamConnectTimeout = .milliseconds(r.positiveInt(o, "upstream_connect_timeout_ms", at: "limits", default: 2000))
+        limits.upstreamTimeout = .milliseconds(r.positiveInt(o, "upstream_timeout_ms", at: "limits", default: 10_000))
+        if limits.perIPConnections > limits.maxConnections { r.report("limits.per_ip_connections", "must not exceed limits.max_connections") }
+        if limits.upstreamConnectTimeout > limits.upstreamTimeout { r.report("limits.upstream_connect_timeout_ms", "must not exceed limits.upstream_timeout_ms") }
+        return limits
+    }
+
+    private static func decodeOpenPush(_ value: JSONValue?, required: Bool, _ r: ConfigReader) -> OpenPushUpstream? {
+        guard let o = r.object(value, at: "openpush", allowed: ["base_url", "ca_file"]) else {
+            if required && value == nil { r.report("openpush", "required unless sandbox.embedded is true") }
+            return nil
+        }
+        guard let url = r.string(o, "base_url", at: "openpush", required: true) else { return nil }
+        if !(url.hasPrefix("https://") || url.hasPrefix("http://")) || URL(string: url)?.host == nil {
+            r.report("openpush.base_url", "must be an absolute http:// or https:// URL")
+        }
+        let ca = r.string(o, "ca_file", at: "openpush")
+        if let ca, !FileManager.default.isReadableFile(atPath: ca) { r.report("openpush.ca_file", "file \(ca) cannot be read") }
+        return OpenPushUpstream(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, caFile: ca)
+    }
+
+    private static func decodeSandbox(_ value: JSONValue?, _ r: ConfigReader) -> Sandbox {
+        guard let o = r.object(value, at: "sandbox", allowed: ["embedded", "seed"]) else { return Sandbox() }
+        let seed = r.string(o, "seed", at: "sandbox")
+        if let seed, !FileManager.default.isReadableFile(atPath: seed) { r.report("sandbox.seed", "file \(seed) cannot be read") }
+        return Sandbox(embedded: r.bool(o, "embedded", at: "sandbox", default: false), seedPath: seed)
+    }
+
+    private static func decodeAdmin(_ value: JSONValue?, _ r: ConfigReader) -> Admin? {
+        guard let o = r.object(value, at: "admin", allowed: ["token_env", "listen"]) else { return nil }
+        let listen = r.listenAddress(o, "listen", at: "admin")
+        guard let token = r.secretFromEnvironment(o, "token_env", at: "admin") else { return nil }
+        return listen.map { Admin(token: token, listen: $0) } ?? Admin(token: token)
+    }
+}

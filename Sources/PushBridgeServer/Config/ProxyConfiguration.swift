@@ -1,0 +1,121 @@
+import PushBridgeCore
+
+/// Everything `pushbridge serve` needs, validated once at start-up. Every field has a
+/// documented default except the apps. Load it with `ProxyConfiguration.load(fileAt:environment:)`.
+public struct ProxyConfiguration: Sendable {
+    /// Where the proxy listens. Default `127.0.0.1:8080`.
+    public var listen: ListenAddress
+    /// How log lines are written on stderr. Default `.logfmt`.
+    public var logFormat: LogFormat
+    /// The SQLite audit database path. Default `pushbridge-audit.sqlite`.
+    public var auditDatabasePath: String
+    /// Server and upstream limits.
+    public var limits: Limits
+    /// The real OpenPush upstream; `nil` only when the embedded sandbox is the upstream.
+    public var openPush: OpenPushUpstream?
+    /// The in-process OpenPush sandbox. Default: not embedded.
+    public var sandbox: Sandbox
+    /// The admin endpoint; `nil` (the default) disables it.
+    public var admin: Admin?
+    /// The apps the proxy serves (at least one).
+    public var apps: [AppConfiguration]
+
+    /// A configuration; every argument but `apps` has the default documented on its property.
+    public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), logFormat: LogFormat = .logfmt, auditDatabasePath: String = "pushbridge-audit.sqlite", limits: Limits = Limits(), openPush: OpenPushUpstream? = nil, sandbox: Sandbox = Sandbox(), admin: Admin? = nil, apps: [AppConfiguration]) {
+        self.listen = listen
+        self.logFormat = logFormat
+        self.auditDatabasePath = auditDatabasePath
+        self.limits = limits
+        self.openPush = openPush
+        self.sandbox = sandbox
+        self.admin = admin
+        self.apps = apps
+    }
+
+    /// Log line format.
+    public enum LogFormat: String, Sendable, CaseIterable {
+        /// `key=value` pairs.
+        case logfmt
+        /// One JSON object per line.
+        case json
+    }
+
+    /// A `host:port` to listen on (`[::1]:8080` for IPv6).
+    public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+        /// The host or IP literal, without brackets.
+        public var host: String
+        /// The TCP port (0 picks an ephemeral port).
+        public var port: Int
+        /// An address.
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+        /// `host:port`, bracketing IPv6 literals.
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// Limits a production proxy needs; all positive.
+    public struct Limits: Sendable, Equatable {
+        /// Largest inbound request body; larger gets 413. Default 1 MiB (1048576).
+        public var maxBodyBytes: Int = 1_048_576
+        /// Concurrent inbound connections. Default 1024.
+        public var maxConnections: Int = 1024
+        /// Concurrent inbound connections from one IP. Default 256.
+        public var perIPConnections: Int = 256
+        /// Memory for one request's headers; more gets 431. Default 32768.
+        public var headerMemoryBytes: Int = 32_768
+        /// An idle inbound connection is closed after this. Default 30 s.
+        public var idleTimeout: Duration = .seconds(30)
+        /// Connect timeout to the upstream. Default 2000 ms.
+        public var upstreamConnectTimeout: Duration = .milliseconds(2000)
+        /// Hard deadline of one upstream call. Default 10000 ms.
+        public var upstreamTimeout: Duration = .milliseconds(10_000)
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The OpenPush API to forward to.
+    public struct OpenPushUpstream: Sendable, Equatable {
+        /// The base URL, `http` or `https`, e.g. `https://api.openpush.example`.
+        public var baseURL: String
+        /// A PEM CA bundle to trust instead of the system store. Default none.
+        public var caFile: String?
+        /// An upstream.
+        public init(baseURL: String, caFile: String? = nil) {
+            self.baseURL = baseURL
+            self.caFile = caFile
+        }
+    }
+
+    /// The local OpenPush double.
+    public struct Sandbox: Sendable, Equatable {
+        /// Start the sandbox in-process and use it as the upstream. Default `false`.
+        public var embedded: Bool = false
+        /// A seed file (apps, keys, devices) for the sandbox. Default none.
+        public var seedPath: String?
+        /// A sandbox setting.
+        public init(embedded: Bool = false, seedPath: String? = nil) {
+            self.embedded = embedded
+            self.seedPath = seedPath
+        }
+    }
+
+    /// The admin endpoint (metrics, audit reads) guarded by a bearer token.
+    public struct Admin: Sendable {
+        /// The bearer token admin callers present.
+        public var token: Secret
+        /// Where the admin endpoint listens. Default `127.0.0.1:9090`.
+        public var listen: ListenAddress
+        /// An admin setting.
+        public init(token: Secret, listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 9090)) {
+            self.token = token
+            self.listen = listen
+        }
+    }
+
+    /// The upstream client settings these limits imply.
+    public var upstreamClientConfiguration: UpstreamClientConfiguration {
+        UpstreamClientConfiguration(connectTimeout: limits.upstreamConnectTimeout, timeout: limits.upstreamTimeout, caFile: openPush?.caFile)
+    }
+}

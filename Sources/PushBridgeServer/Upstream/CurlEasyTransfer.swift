@@ -1,0 +1,218 @@
+import CCurl
+
+/// One upstream call in flight: owns its `CURL` easy handle, the header list, the body bytes
+/// and the error buffer, and frees them all in `deinit`. Confined to the I/O thread, so not
+/// `Sendable`; curl reaches it from its callbacks through an unretained `Unmanaged` pointer,
+/// which is safe because the loop holds a strong reference until the handle leaves the multi.
+final class CurlEasyTransfer {
+    /// The easy handle.
+    let handle: UnsafeMutableRawPointer
+    /// When `send` was called (latency is measured from here).
+    let start: ContinuousClock.Instant
+    private let continuation: CheckedContinuation<UpstreamResponse, Never>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let bodyBuffer: UnsafeMutableRawBufferPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let maxResponseBytes: Int
+    private var responseBytes = 0
+    private var responseHeaders: [(name: String, value: String)] = []
+    private var responseBody: [UInt8] = []
+    private var exceededLimit = false
+    private var completed = false
+
+    /// Prepares the handle; throws (with nothing sent) when the request cannot be expressed.
+    init(request: UpstreamRequest, start: ContinuousClock.Instant, continuation: CheckedContinuation<UpstreamResponse, Never>, configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+        guard let handle = curl_easy_init() else {
+            throw UpstreamFailure(kind: .other, message: "curl_easy_init failed", provablyNotSent: true)
+        }
+        self.handle = handle
+        self.start = start
+        self.continuation = continuation
+        self.maxResponseBytes = configuration.maxResponseBytes
+        let bodyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)
+        request.body.withUnsafeBytes { src in bodyBuffer.copyMemory(from: src) }
+        self.bodyBuffer = bodyBuffer
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        self.errorBuffer = errorBuffer
+        // Fully initialized from here: if configuration throws, deinit frees everything.
+        try configure(request, configuration)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+        bodyBuffer.deallocate()
+        errorBuffer.deallocate()
+    }
+
+    /// Resumes the caller exactly once.
+    func complete(_ response: UpstreamResponse) {
+        guard !completed else { return }
+        completed = true
+        continuation.resume(returning: response)
+    }
+
+    /// Turns curl's result code into the caller's answer.
+    func finish(_ code: CURLcode) {
+        let latency = ContinuousClock.now - start
+        if code == CURLE_OK {
+            var status = 0
+            _ = pb_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            complete(.reply(UpstreamReply(status: status, headers: responseHeaders, body: responseBody, latency: latency)))
+            return
+        }
+        complete(.failure(failure(for: code, latency: latency)))
+    }
+
+    /// The failure for a result code, classified with what this transfer observed.
+    func failure(for code: CURLcode, latency: Duration) -> UpstreamFailure {
+        var requestBytes = 0
+        _ = pb_curl_easy_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
+        let detail = String(cString: errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        return UpstreamFailure.classify(code: code, requestBytesWritten: requestBytes, exceededLimit: exceededLimit, message: message, latency: latency)
+    }
+
+    /// Bytes of request header written so far (0 means nothing reached a socket).
+    var requestBytesWritten: Int {
+        var n = 0
+        _ = pb_curl_easy_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &n)
+        return n
+    }
+
+    // MARK: - Callbacks
+
+    fileprivate func receiveBody(_ data: UnsafeRawBufferPointer) -> Int {
+        guard admit(data.count) else { return 0 }
+        responseBody.append(contentsOf: data)
+        return data.count
+    }
+
+    fileprivate func receiveHeader(_ data: UnsafeRawBufferPointer) -> Int {
+        guard admit(data.count) else { return 0 }
+        var end = data.count  // strip CR/LF on bytes: "\r\n" is one Character in Swift
+        while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: data[..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            responseHeaders.removeAll()  // a new response (after 100 Continue or a 1xx)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].trimmingSpaces()
+            responseHeaders.append((name: name, value: value))
+        }
+        return data.count
+    }
+
+    private func admit(_ count: Int) -> Bool {
+        responseBytes += count
+        if responseBytes > maxResponseBytes { exceededLimit = true; return false }
+        return true
+    }
+}
+
+private func curlBodyCallback(_ ptr: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?) -> Int {
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
+}
+
+private func curlHeaderCallback(_ ptr: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?) -> Int {
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlEasyTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    return transfer.receiveHeader(UnsafeRawBufferPointer(start: ptr, count: size * count))
+}
+
+extension CurlEasyTransfer {
+    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
+        try set(CURLOPT_URL, string: request.url)
+        try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
+        let deadline = min(request.timeout ?? configuration.timeout, configuration.timeout)
+        try set(CURLOPT_TIMEOUT_MS, deadline.curlMilliseconds)
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let caFile = configuration.caFile { try set(CURLOPT_CAINFO, string: caFile) }
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        guard pb_curl_easy_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)) == CURLE_OK else {
+            throw UpstreamFailure(kind: .other, message: "cannot set the response size limit", provablyNotSent: true)
+        }
+        try setMethodAndBody(request)
+        try setHeaders(request.headers, userAgent: configuration.userAgent)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_WRITEDATA, pointer: me)
+        try set(CURLOPT_HEADERDATA, pointer: me)
+        guard pb_curl_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, curlBodyCallback) == CURLE_OK,
+              pb_curl_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback) == CURLE_OK
+        else { throw UpstreamFailure(kind: .other, message: "cannot install curl callbacks", provablyNotSent: true) }
+    }
+
+    private func setMethodAndBody(_ request: UpstreamRequest) throws(UpstreamFailure) {
+        let method = request.method.uppercased()
+        switch method {
+        case "GET" where request.body.isEmpty: try set(CURLOPT_HTTPGET, 1)
+        case "HEAD": try set(CURLOPT_NOBODY, 1)
+        default:
+            if !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
+                guard pb_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)) == CURLE_OK else {
+                    throw UpstreamFailure(kind: .other, message: "cannot set the body size", provablyNotSent: true)
+                }
+                try set(CURLOPT_POSTFIELDS, pointer: UnsafeRawPointer(bodyBuffer.baseAddress))
+            }
+            if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, string: method) }
+        }
+    }
+
+    private func setHeaders(_ headers: [(name: String, value: String)], userAgent: String) throws(UpstreamFailure) {
+        var lines = ["Expect:"]
+        var hasUserAgent = false
+        for (name, value) in headers {
+            guard !name.isEmpty, !name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline }),
+                  !value.contains(where: \.isNewline)
+            else { throw UpstreamFailure(kind: .other, message: "invalid request header \"\(name.filter { !$0.isNewline })\"", provablyNotSent: true) }
+            if name.lowercased() == "user-agent" { hasUserAgent = true }
+            // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if !hasUserAgent { lines.append("User-Agent: \(userAgent)") }
+        for line in lines {
+            guard let appended = curl_slist_append(headerList, line) else {
+                throw UpstreamFailure(kind: .other, message: "out of memory building headers", provablyNotSent: true)
+            }
+            headerList = appended
+        }
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList))
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(UpstreamFailure) {
+        let code = pb_curl_easy_setopt_long(handle, option, value)
+        guard code == CURLE_OK else { throw setoptFailure(option, code) }
+    }
+
+    private func set(_ option: CURLoption, string: String) throws(UpstreamFailure) {
+        // curl copies string options, so the pointer need not outlive the call.
+        let code = string.withCString { pb_curl_easy_setopt_ptr(handle, option, $0) }
+        guard code == CURLE_OK else { throw setoptFailure(option, code) }
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeRawPointer?) throws(UpstreamFailure) {
+        let code = pb_curl_easy_setopt_ptr(handle, option, pointer)
+        guard code == CURLE_OK else { throw setoptFailure(option, code) }
+    }
+
+    private func setoptFailure(_ option: CURLoption, _ code: CURLcode) -> UpstreamFailure {
+        UpstreamFailure(kind: .other, message: "curl option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue), provablyNotSent: true)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSpaces() -> String {
+        var s = self
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,23 @@
+/// One HTTP request for the upstream (OpenPush or the sandbox), fully formed.
+public struct UpstreamRequest: Sendable {
+    /// `GET`, `POST`, `PATCH`, `DELETE`, …
+    public var method: String
+    /// The absolute URL, e.g. `https://api.openpush.example/v1/apps/A/live_activities/start`.
+    public var url: String
+    /// Headers to send, in order. `Expect:` is always sent empty; `Content-Length` is computed.
+    public var headers: [(name: String, value: String)]
+    /// The request body (may be empty).
+    public var body: [UInt8]
+    /// A deadline for this request shorter than the client's total timeout, or `nil` for the
+    /// client's `timeout`. Longer values are capped at the client's timeout.
+    public var timeout: Duration?
+
+    /// A request.
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}

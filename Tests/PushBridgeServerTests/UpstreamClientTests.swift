@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import PushBridgeServer
+
+/// Real HTTP against `TestHTTPServer` on 127.0.0.1.
+@Suite(.timeLimit(.minutes(1)))
+struct UpstreamClientTests {
+    let server: TestHTTPServer
+    let client: UpstreamClient
+
+    init() throws {
+        server = try TestHTTPServer()
+        client = try UpstreamClient(configuration: UpstreamClientConfiguration(connectTimeout: .seconds(1), timeout: .seconds(5), maxResponseBytes: 64 * 1024))
+    }
+
+    private func finish() {
+        client.shutdown()
+        server.stop()
+    }
+
+    @Test func postBodyAndHeadersArriveExactlyAndComeBack() async throws {
+        defer { finish() }
+        let body: [UInt8] = Array(#"{"event":"update","name":"Zoë ✓"}"#.utf8) + [0x00, 0xFF, 0x0A]
+        let response = await client.send(UpstreamRequest(
+            method: "POST", url: server.url("/echo"),
+            headers: [("Content-Type", "application/json"), ("X-Request-Id", "req 42"), ("Authorization", "Key k")],
+            body: body))
+        let reply = try #require(response.reply)
+        #expect(reply.status == 200)
+        #expect(reply.body == body)
+        #expect(reply.header("X-Echo-Method") == "POST")
+        #expect(reply.header("x-echo-x-request-id") == "req 42")
+        #expect(reply.headers.allSatisfy { $0.name == $0.name.lowercased() })
+
+        let received = try #require(server.received.first)
+        #expect(received.method == "POST")
+        #expect(received.target == "/echo")
+        #expect(received.body == body)
+        #expect(received.header("content-type") == "application/json")
+        #expect(received.header("x-request-id") == "req 42")
+        #expect(received.header("authorization") == "Key k")
+        #expect(received.header("content-length") == String(body.count))
+        #expect(received.header("expect") == nil)
+        #expect(received.header("user-agent") == "PushBridge")
+    }
+
+    @Test func statusHeadersAndBodyComeBack() async throws {
+        defer { finish() }
+        let created = try #require(await client.send(UpstreamRequest(method: "POST", url: server.url("/created"), body: Array("{}".utf8))).reply)
+        #expect(created.status == 201)
+        #expect(created.header("content-type") == "application/json")
+        #expect(String(decoding: created.body, as: UTF8.self) == #"{"id":"msg-1"}"#)
+        #expect(created.latency > .zero)
+
+        let limited = try #require(await client.send(UpstreamRequest(method: "POST", url: server.url("/retry-after"))).reply)
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") == "7")
+
+        let missing = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/nowhere"))).reply)
+        #expect(missing.status == 404)
+        #expect(server.received.last?.method == "GET")
+    }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        defer { finish() }
+        for i in 0..<5 {
+            let reply = try #require(await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), body: Array("n\(i)".utf8))).reply)
+            #expect(reply.body == Array("n\(i)".utf8))
+        }
+        #expect(server.received.count == 5)
+        #expect(server.acceptedConnections == 1)
+    }
+
+    @Test func refusedConnectionIsConnectFailedAndProvablyNotSent() async throws {
+        defer { finish() }
+        let port = try TestHTTPServer.refusedPort()
+        let failure = try #require(await client.send(UpstreamRequest(method: "POST", url: "http://127.0.0.1:\(port)/x", body: [1])).failure)
+        #expect(failure.kind == .connectFailed)
+        #expect(failure.provablyNotSent)
+        #expect(failure.curlCode == 7)
+    }
+
+    @Test func stalledServerTimesOutWithinTheDeadline() async throws {
+        defer { finish() }
+        let deadline = Duration.milliseconds(400)
+        let response = await client.send(UpstreamRequest(method: "POST", url: server.url("/stall"), body: [1], timeout: deadline))
+        let failure = try #require(response.failure)
+        #expect(failure.kind == .timedOut)
+        #expect(!failure.provablyNotSent)
+        #expect(failure.latency >= deadline - .milliseconds(50))  // curl caches its clock per perform
+        #expect(failure.latency < deadline + .milliseconds(700))
+        #expect(server.received.count == 1)  // it did arrive: a retry would not be safe
+    }
+
+    @Test func closeMidResponseIsAFailure() async throws {
+        defer { finish() }
+        let failure = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/close-mid"))).failure)
+        #expect(failure.kind == .reset)
+        #expect(!failure.provablyNotSent)
+    }
+
+    @Test func oversizedAnswersAreAborted() async throws {
+        defer { finish() }
+        let small = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/big?n=1000"))).reply)
+        #expect(small.body.count == 1000)
+        let declared = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/big?n=200000"))).failure)
+        #expect(declared.kind == .responseTooLarge)
+        let chunked = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/big-chunked?n=200000"))).failure)
+        #expect(chunked.kind == .responseTooLarge)
+    }
+
+    @Test func invalidHeaderIsRejectedBeforeSending() async throws {
+        defer { finish() }
+        let failure = try #require(await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), headers: [("X-Bad", "a\r\nInjected: 1")])).failure)
+        #expect(failure.provablyNotSent)
+        #expect(server.received.isEmpty)
+    }
+
+    @Test func sixtyFourConcurrentRequestsAllComplete() async throws {
+        defer { finish() }
+        let results = await withTaskGroup(of: (Int, UpstreamResponse).self) { group in
+            for i in 0..<64 {
+                group.addTask {
+                    (i, await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), headers: [("X-N", "\(i)")], body: Array("body-\(i)".utf8))))
+                }
+            }
+            var all: [(Int, UpstreamResponse)] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        #expect(results.count == 64)
+        for (i, response) in results {
+            let reply = try #require(response.reply, "request \(i): \(String(describing: response.failure))")
+            #expect(reply.status == 200)
+            #expect(reply.body == Array("body-\(i)".utf8))
+            #expect(reply.header("x-echo-x-n") == "\(i)")
+        }
+        #expect(server.received.count == 64)
+    }
+
+    @Test func shutdownFailsCallsInFlightAndLaterCalls() async throws {
+        defer { server.stop() }
+        async let stalled = client.send(UpstreamRequest(method: "POST", url: server.url("/stall"), body: [1]))
+        while server.received.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        client.shutdown()
+        let failure = try #require(await stalled.failure)
+        #expect(failure.kind == .shutDown)
+        #expect(!failure.provablyNotSent)
+        let later = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/created"))).failure)
+        #expect(later.kind == .shutDown)
+        #expect(later.provablyNotSent)
+    }
+}
