@@ -69,6 +69,15 @@ struct SandboxPayloadTests {
         #expect(h.sends[2].at("deliveries", 0, "payload", "aps", "timestamp") == .int(H.t0 + 60))
     }
 
+    @Test(arguments: Transport.all) func startInjectsTheRegisteredStaleTimeWhenOneExists(_ t: Transport) async throws {
+        let h = try H(t)
+        #expect(await h.start(H.startBody()).status == 201)
+        #expect(h.sends[0].at("deliveries", 0, "payload", "aps", "stale-date") == nil)
+        h.clock.advance(by: 600)
+        #expect(await h.start(H.startBody()).status == 201)
+        #expect(h.sends[1].at("deliveries", 0, "payload", "aps", "stale-date") == .int(H.t0 + 8 * 3600))
+    }
+
     @Test(arguments: Transport.all) func alertCopyIsCapped(_ t: Transport) async throws {
         let h = try H(t)
         let title = String(repeating: "t", count: 600), body = String(repeating: "b", count: 2_100)

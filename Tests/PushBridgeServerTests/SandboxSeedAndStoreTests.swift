@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PushBridgeCore
 import PushBridgeServer
+import Synchronization
 
 struct SandboxSeedAndStoreTests {
     typealias H = SandboxHarness
@@ -76,5 +77,24 @@ struct SandboxSeedAndStoreTests {
         #expect(o.dbPath == "x.db")
         #expect(throws: SandboxSeedError.self) { try SandboxCommand.parse(["--listen", "nope"]) }
         #expect(throws: SandboxSeedError.self) { try SandboxCommand.parse(["sends"]) }
+    }
+
+    @Test func commandServesTheSeedUntilStopped() async throws {
+        var o = try SandboxCommand.parse(["--listen", "127.0.0.1:0", "--seed", Self.fixture])
+        o.port = 0
+        let port = Mutex<UInt16>(0)
+        try await SandboxCommand.serve(o, ready: { p in port.withLock { $0 = p } }, until: {
+            let p = port.withLock { $0 }
+            let r = try? await RawHTTPClient.send(port: p, method: "GET", target: "/_sandbox/clock")
+            #expect(r?.status == 200)
+        })
+        #expect(port.withLock { $0 } != 0)
+    }
+
+    @Test func commandListsSendsFromTheDatabaseAndRefusesBadArguments() async throws {
+        let path = Self.tempPath("list.db")
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        #expect(try await SandboxCommand.run(arguments: ["sends", "--db", path]) == 0)
+        #expect(try await SandboxCommand.run(arguments: ["--bogus"]) == 2)
     }
 }

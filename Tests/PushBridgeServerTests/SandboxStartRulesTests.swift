@@ -100,6 +100,21 @@ struct SandboxStartRulesTests {
         #expect(h.sends[1].at("deliveries", 0, "subscription_id") == .string("sub_0"))
     }
 
+    @Test(arguments: Transport.all) func atMostTwentyThousandTargetIds(_ t: Transport) async throws {
+        let h = try H(t)
+        let ids = (0...20_000).map { "\"s\($0)\"" }.joined(separator: ",")
+        let r = await h.start(H.startBody(["included_segments": nil, "include_subscription_ids": "[\(ids)]"]))
+        #expect(r.status == 400)
+        #expect(r.errors == ["targeting: at most 20000 target ids are accepted per request"])
+    }
+
+    @Test(arguments: Transport.all) func filtersAreAcceptedAndTargetTheApp(_ t: Transport) async throws {
+        let h = try H(t, devices: 2)
+        let r = await h.start(H.startBody(["included_segments": nil, "filters": "[{\"field\": \"tag\", \"key\": \"k\", \"relation\": \"=\", \"value\": \"v\"}]"]))
+        #expect(r.status == 201)
+        #expect(h.sends[0]["reached"] == .int(2))
+    }
+
     @Test(arguments: Transport.all) func activityTypeComesFromThePath(_ t: Transport) async throws {
         let h = try H(t)
         _ = await h.start(H.startBody(["attributes_type": "\"Other\""]))

@@ -83,14 +83,22 @@ public enum SandboxCommand {
             print(JSONWriter.pretty(.object(["sends": .array(service.sends(app: o.app).map(JSONValue.object))])))
             return 0
         }
-        let service = try makeService(seedPath: o.seedPath, dbPath: o.dbPath)
-        var configuration = HTTPServerConfiguration()
-        configuration.host = o.host
-        configuration.port = o.port
-        let server = try HTTPServer(configuration: configuration, handler: service.handler)
-        print("pushbridge sandbox listening on http://\(o.host):\(server.port) (state: \(o.dbPath ?? "in memory"))")
-        await SignalWaiter.waitForTermination()
-        await server.stop()
+        try await serve(o, ready: { port in
+            print("pushbridge sandbox listening on http://\(o.host):\(port) (state: \(o.dbPath ?? "in memory"))")
+        }, until: SignalWaiter.waitForTermination)
         return 0
+    }
+
+    /// Serves a sandbox for `options` until `stop` returns, then stops gracefully. `ready`
+    /// gets the bound port once the server listens.
+    public static func serve(_ options: Options, ready: (UInt16) -> Void = { _ in }, until stop: () async -> Void) async throws {
+        let service = try makeService(seedPath: options.seedPath, dbPath: options.dbPath)
+        var configuration = HTTPServerConfiguration()
+        configuration.host = options.host
+        configuration.port = options.port
+        let server = try HTTPServer(configuration: configuration, handler: service.handler)
+        ready(server.port)
+        await stop()
+        await server.stop()
     }
 }
