@@ -7,6 +7,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
 usage: pushbridge COMMAND [options]
   translate --path PATH [--config FILE] [--json] [FILE]   translate one request body (stdin without FILE)
+  check-config FILE                                        validate a configuration file
   docs field-mapping                                       print docs/field-mapping.md
 """
 
@@ -14,6 +15,7 @@ let status: Int32
 switch arguments.first {
 case "translate": status = TranslateCommand.run(Array(arguments.dropFirst()))
 case "docs": status = DocsCommand.run(Array(arguments.dropFirst()))
+case "check-config": status = CheckConfigCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help": print(usage); status = 0
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))
