@@ -1,10 +1,10 @@
 import Dispatch
 import Glibc
 
-/// Waits for SIGINT or SIGTERM without a polling loop.
-enum SignalWaiter {
+/// Waits for SIGINT or SIGTERM without a polling loop (used by `serve` and `sandbox`).
+public enum SignalWaiter {
     /// Returns once SIGINT or SIGTERM arrives.
-    static func waitForTermination() async {
+    public static func waitForTermination() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queue = DispatchQueue(label: "pushbridge.signals")
             let once = Once(continuation)

@@ -1,0 +1,89 @@
+import Foundation
+import PushBridgeCore
+
+/// The proxy's request handler: operations endpoints, then for every dialect route the whole
+/// pipeline — resolve the app, check the caller, translate, audit, forward, answer in the
+/// caller's dialect, log every finding. Mount `handler` on an `HTTPServer`.
+public final class ProxyService: Sendable {
+    /// What the pipeline uses.
+    public struct Dependencies: Sendable {
+        /// The configured apps.
+        public var directory: AppDirectory
+        /// Sends to OpenPush.
+        public var forwarder: OpenPushForwarder
+        /// The audit.
+        public var audit: AuditStore
+        /// Warning and access lines.
+        public var log: EventLog
+        /// Prometheus metrics.
+        public var metrics: Metrics
+        /// Unix milliseconds now.
+        public var clock: @Sendable () -> Int64
+
+        /// Dependencies.
+        public init(directory: AppDirectory, forwarder: OpenPushForwarder, audit: AuditStore, log: EventLog, metrics: Metrics,
+                    clock: @escaping @Sendable () -> Int64 = AuditClock.nowMilliseconds) {
+            self.directory = directory
+            self.forwarder = forwarder
+            self.audit = audit
+            self.log = log
+            self.metrics = metrics
+            self.clock = clock
+        }
+    }
+
+    let deps: Dependencies
+
+    /// A service.
+    public init(_ dependencies: Dependencies) {
+        deps = dependencies
+    }
+
+    /// The handler to mount on an `HTTPServer`.
+    public var handler: HTTPHandler { { [self] request in await self.handle(request) } }
+
+    /// Serves one request.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = deps.clock()
+        let requestId = RequestID.make(nowMs: started)
+        deps.metrics.requestStarted()
+        defer { deps.metrics.requestFinished() }
+        if request.method == "GET", let ops = operations(request) { return ops }
+        guard let route = InboundRoute.match(path: request.target) else {
+            let response = HTTPResponse.json(404, .object(["errors": .array([.string("no route for \(request.method) \(request.path)")])]))
+            finishLog(requestId, request, response.status, started, route: nil, app: nil, outcome: "no_route")
+            return response
+        }
+        let dialect = Dialects.named(route.dialect)
+        guard request.method == "POST" else {
+            let response = http(dialect.render(failure: .notFound("\(request.method) is not allowed here; use POST"), route: route), requestId)
+            finishLog(requestId, request, response.status, started, route: route, app: nil, outcome: "no_route")
+            return response
+        }
+        return await pipeline(request, route: route, dialect: dialect, requestId: requestId, started: started)
+    }
+
+    private func operations(_ request: HTTPRequest) -> HTTPResponse? {
+        switch request.path {
+        case "/healthz":
+            return .json(200, .object(["status": .string("ok"), "audit_queue_depth": .int(Int64(deps.audit.queueDepth))]))
+        case "/metrics":
+            deps.metrics.setAuditQueueDepth(deps.audit.queueDepth)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(deps.metrics.render().utf8))
+        default:
+            return nil
+        }
+    }
+
+    /// A dialect response as an HTTP response, tagged with the request id.
+    func http(_ r: DialectResponse, _ requestId: String) -> HTTPResponse {
+        HTTPResponse(status: r.status, headers: [("Content-Type", "application/json"), ("X-PushBridge-Request-Id", requestId)] + r.headers.map { (name: $0.0, value: $0.1) }, body: r.body)
+    }
+
+    /// The access line and the request metric.
+    func finishLog(_ requestId: String, _ request: HTTPRequest, _ status: Int, _ started: Int64, route: InboundRoute?, app: String?, outcome: String) {
+        deps.metrics.recordRequest(dialect: route?.dialect, route: route?.kind, status: status)
+        deps.log.access(requestId: requestId, method: request.method, path: request.path, status: status,
+                        durationMs: Double(deps.clock() - started), dialect: route?.dialect, app: app, outcome: outcome, remote: request.remoteAddress)
+    }
+}
