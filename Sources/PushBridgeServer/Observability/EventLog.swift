@@ -67,20 +67,26 @@ public final class EventLog: Sendable {
     /// An error line.
     public func error(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.error, message, fields) }
 
-    /// Writes each line to file descriptor 2, retrying on `EINTR` and short writes.
-    public static let standardError: Sink = { line in
-        var line = line
-        line.withUTF8 { buffer in
-            guard var base = buffer.baseAddress else { return }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let n = write(2, base, remaining)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
+    /// Writes each line to file descriptor 2 (see ``fileDescriptor(_:)``).
+    public static let standardError: Sink = fileDescriptor(2)
+
+    /// A sink writing each line to `fd` with one `write(2)`, retrying on `EINTR` and short
+    /// writes. Errors are dropped: the log must never stop the proxy.
+    public static func fileDescriptor(_ fd: Int32) -> Sink {
+        { line in
+            var line = line
+            line.withUTF8 { buffer in
+                guard var base = buffer.baseAddress else { return }
+                var remaining = buffer.count
+                while remaining > 0 {
+                    let n = write(fd, base, remaining)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    base += n
+                    remaining -= n
                 }
-                base += n
-                remaining -= n
             }
         }
     }
