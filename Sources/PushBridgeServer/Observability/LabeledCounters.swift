@@ -9,8 +9,6 @@ struct LabeledCounters: Sendable {
     let maxSeries: Int
     let maxLabelValueBytes: Int
     private(set) var values: [[String]: UInt64] = [:]
-    /// Distinct label sets refused because of the cap (counted, not stored).
-    private(set) var overflowed: UInt64 = 0
 
     init(labelNames: [String], maxSeries: Int, maxLabelValueBytes: Int) {
         self.labelNames = labelNames
@@ -26,7 +24,6 @@ struct LabeledCounters: Sendable {
         } else if values.count < maxSeries {
             values[key] = amount
         } else {
-            overflowed &+= 1
             values[Array(repeating: Self.overflowValue, count: labelNames.count), default: 0] &+= amount
         }
     }
