@@ -7,6 +7,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
 usage: pushbridge COMMAND [options]
   translate --path PATH [--config FILE] [--json] [FILE]   translate one request body (stdin without FILE)
+  sandbox [--listen H:P] [--seed FILE] [--db FILE]        run the local OpenPush sandbox
+  sandbox sends --db FILE [--app ID]                       list what the sandbox would have sent
+  check-config FILE                                        validate a configuration file
   docs field-mapping                                       print docs/field-mapping.md
 """
 
@@ -14,6 +17,14 @@ let status: Int32
 switch arguments.first {
 case "translate": status = TranslateCommand.run(Array(arguments.dropFirst()))
 case "docs": status = DocsCommand.run(Array(arguments.dropFirst()))
+case "sandbox":
+    do {
+        status = try await SandboxCommand.run(arguments: Array(arguments.dropFirst()))
+    } catch {
+        printError("pushbridge sandbox: \(error)")
+        status = 1
+    }
+case "check-config": status = CheckConfigCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help": print(usage); status = 0
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8))

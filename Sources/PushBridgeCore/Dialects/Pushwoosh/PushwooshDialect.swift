@@ -1,21 +1,46 @@
-/// The Pushwoosh dialect (placeholder until its translation lands).
+/// The Pushwoosh dialect: `/json/1.3/startLiveActivity` and `/json/1.3/updateLiveActivity`.
+/// Each notification of the envelope becomes one OpenPush request, in order; when any
+/// notification breaks a rule the whole request is rejected, so half a request is never sent.
 public struct PushwooshDialect: Dialect {
     /// A dialect value.
     public init() {}
+
     /// `.pushwoosh`.
     public var name: DialectName { .pushwoosh }
-    /// The mapping table.
-    public var fieldMappings: [FieldMapping] { [] }
-    /// Not yet translated.
+
+    /// Every documented field of both routes (English and Spanish references, older variant).
+    public var fieldMappings: [FieldMapping] { PushwooshFieldMappings.table }
+
+    /// Translates a startLiveActivity or updateLiveActivity body.
     public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
-        Translation(dialect: name, route: route.kind, error: TranslationError(field: "", rule: "not implemented"))
+        var findings: [Finding] = []
+        let envelope: PushwooshEnvelope
+        switch PushwooshEnvelope.read(body, route: route.kind, findings: &findings) {
+        case .success(let e): envelope = e
+        case .failure(let e): return rejected(route: route.kind, sourceApp: nil, findings: findings, errors: e.errors)
+        }
+        let appId = context.openPushApp(for: envelope.application)
+        var requests: [OpenPushRequest] = []
+        requests.reserveCapacity(envelope.notifications.count)
+        var errors: [TranslationError] = []
+        for (i, n) in envelope.notifications.enumerated() {
+            var scope = PushwooshScope(route: route.kind, index: i)
+            let request = route.kind == .start
+                ? PushwooshStartTranslation.translate(n, appId: appId, context: context, scope: &scope)
+                : PushwooshUpdateTranslation.translate(n, appId: appId, scope: &scope)
+            findings.append(contentsOf: scope.findings)
+            errors.append(contentsOf: scope.errors)
+            if let request { requests.append(request) }
+        }
+        guard errors.isEmpty else { return rejected(route: route.kind, sourceApp: envelope.application, findings: findings, errors: errors) }
+        return Translation(dialect: .pushwoosh, route: route.kind, sourceApp: envelope.application, requests: requests, findings: findings)
     }
-    /// Not yet rendered.
-    public func render(results: [UpstreamResult], for translation: Translation) -> DialectResponse {
-        DialectResponse(status: 500, body: .null)
-    }
-    /// Not yet rendered.
-    public func render(failure: ProxyFailure, route: InboundRoute?) -> DialectResponse {
-        DialectResponse(status: failure.httpStatus, body: .object(["error": .string(failure.message)]))
+
+    /// A rejection: no requests, one `rejected` finding per broken rule, and one error that
+    /// names the first field and carries every message.
+    private func rejected(route: RouteKind, sourceApp: String?, findings: [Finding], errors: [TranslationError]) -> Translation {
+        var all = findings
+        for e in errors { all.append(Finding(field: e.field, kind: .rejected, message: e.message)) }
+        return Translation(dialect: .pushwoosh, route: route, sourceApp: sourceApp, findings: all, error: TranslationError.combine(errors))
     }
 }

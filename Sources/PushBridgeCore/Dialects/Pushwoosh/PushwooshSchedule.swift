@@ -1,0 +1,104 @@
+// TimeZone only (IANA zone offsets for send_date). On Linux the Swift-native modules are
+// imported rather than Foundation, whose NSString-bridged String overloads would otherwise be
+// picked module-wide (e.g. `String.contains`) and slow every dialect's hot path.
+#if canImport(FoundationEssentials) && canImport(FoundationInternationalization)
+import FoundationEssentials
+import FoundationInternationalization
+#else
+import Foundation
+#endif
+
+/// `send_date`/`timezone` on start: "YYYY-MM-DD HH:mm" (or "now"/absent), read in an IANA zone
+/// (default UTC), allowed from one day past to 30 days ahead as Pushwoosh documents. OpenPush
+/// cannot schedule, so a future time becomes the request's `sendAt` and PushBridge holds it.
+enum PushwooshSchedule {
+    /// The grace Pushwoosh allows for a send_date in the past.
+    static let pastWindow: Int64 = 86_400
+    /// How far ahead Pushwoosh accepts a send_date.
+    static let futureWindow: Int64 = 30 * 86_400
+
+    /// The send time for a notification, or nil to send now (or when a rule is broken).
+    static func read(_ r: inout FieldReader, context: TranslationContext, scope: inout PushwooshScope) -> SendTime? {
+        let text = r.string("send_date"), zoneName = r.string("timezone")
+        guard let text, text != "now" else {
+            if zoneName != nil {
+                let zf = scope.field("timezone")
+                scope.note(zf, .dropped, "timezone only says how to read send_date, and this notification is sent now; it is not used")
+            }
+            return nil
+        }
+        let df = scope.field("send_date"), zf = scope.field("timezone")
+        guard let civil = parse(text) else {
+            scope.reject(df, "must be \"YYYY-MM-DD HH:mm\" (e.g. \"2026-06-16 16:00\") or \"now\"")
+            return nil
+        }
+        var zoneId = "UTC"
+        var zone: TimeZone?
+        if let zoneName {
+            guard let z = TimeZone(identifier: zoneName) else {
+                scope.reject(zf, "\"\(zoneName)\" is not a known IANA time zone (for example \"Europe/Madrid\")")
+                return nil
+            }
+            zone = z
+            zoneId = zoneName
+        }
+        let wall = CivilTime.unixSeconds(year: civil.y, month: civil.mo, day: civil.d, hour: civil.h, minute: civil.mi, second: 0)
+        let at = zone.map { utc(wall: wall, in: $0) } ?? wall
+        if at < context.now - pastWindow {
+            scope.reject(df, "\"\(text)\" (\(zoneId)) is more than 1 day in the past; Pushwoosh rejects it too")
+            return nil
+        }
+        if at > context.now + futureWindow {
+            scope.reject(df, "\"\(text)\" (\(zoneId)) is more than 30 days in the future; Pushwoosh rejects it too")
+            return nil
+        }
+        if at <= context.now {
+            scope.note(df, .caveat, "\"\(text)\" (\(zoneId)) has already passed but is within Pushwoosh's one-day grace, so the start is sent now", severity: .info)
+            return nil
+        }
+        scope.note(df, .caveat, "OpenPush has no scheduling: PushBridge holds this start and sends it at \(iso(at)) (\"\(text)\" in \(zoneId)); until then it is not in OpenPush, and it is only sent if PushBridge is running at that time")
+        return SendTime(unixSeconds: at, sendDate: text, timezone: zoneId)
+    }
+
+    /// The UTC instant of a wall-clock time in a zone (two-step offset lookup, so times
+    /// around a DST change resolve the way the zone's rules say).
+    static func utc(wall: Int64, in zone: TimeZone) -> Int64 {
+        let first = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(wall))))
+        let second = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(wall - first))))
+        return wall - second
+    }
+
+    /// Parses exactly "YYYY-MM-DD HH:mm" with a valid calendar date.
+    static func parse(_ text: String) -> (y: Int, mo: Int, d: Int, h: Int, mi: Int)? {
+        let u = Array(text.utf8)
+        guard u.count == 16, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x20, u[13] == 0x3A else { return nil }
+        func num(_ a: Int, _ n: Int) -> Int? {
+            var v = 0
+            for i in a..<(a + n) {
+                guard (0x30...0x39).contains(u[i]) else { return nil }
+                v = v * 10 + Int(u[i] - 0x30)
+            }
+            return v
+        }
+        guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+              (1...12).contains(mo), (1...TimestampConversion.daysIn(month: mo, year: y)).contains(d), h < 24, mi < 60 else { return nil }
+        return (y, mo, d, h, mi)
+    }
+
+    /// "YYYY-MM-DDTHH:mm:ssZ" for a Unix time (civil_from_days).
+    static func iso(_ t: Int64) -> String {
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let secs = Int(t - days * 86_400)
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(y)-\(two(Int(m)))-\(two(Int(d)))T\(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60))Z"
+    }
+}

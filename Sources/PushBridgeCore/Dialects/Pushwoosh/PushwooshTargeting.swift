@@ -1,0 +1,75 @@
+/// Start targeting: exactly one OpenPush method from `filter`/`filter_code` (segments),
+/// `devices` (push tokens) or `users` (external ids). Two methods, none, an unmapped filter
+/// or more than 20,000 ids reject the notification; over 2,000 ids is a caveat.
+enum PushwooshTargeting {
+    /// Reads the targeting keys into `start`.
+    static func apply(_ r: inout FieldReader, to start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
+        let keys = ["filter", "filter_code", "devices", "users"]
+        let present = keys.filter { r.has($0) }
+        let errorsBefore = r.errors.count
+        let filter = r.string("filter"), filterCode = r.string("filter_code")
+        let devices = r.stringArray("devices"), users = r.stringArray("users")
+        // A wrongly typed target is reported by the reader; do not stack a second error on it.
+        guard r.errors.count == errorsBefore else { return }
+        guard present.count == 1 else {
+            if present.isEmpty {
+                scope.reject(scope.field("filter"), "a target is required: give filter or devices (or the older filter_code or users); OpenPush needs exactly one targeting method")
+            } else {
+                let list = present.joined(separator: " and ")
+                scope.reject(scope.field(present[1]), "\(list) were given together, but OpenPush accepts exactly one targeting method per start and PushBridge will not guess; send one notification per method")
+            }
+            return
+        }
+        if let name = filter ?? filterCode {
+            segments(name, key: present[0], into: &start, context: context, scope: &scope)
+        } else if let devices {
+            guard checkIds(devices, key: "devices", scope: &scope) else { return }
+            switch context.deviceTargeting {
+            case .subscriptionIds:
+                start.includeSubscriptionIds = devices
+                if context.deviceTargetingConfigured {
+                    scope.note(scope.field("devices"), .renamed, "push tokens sent as include_subscription_ids, as configured")
+                } else {
+                    scope.note(scope.field("devices"), .converted, "push tokens were forwarded as include_subscription_ids, which only reaches devices whose OpenPush subscription id is the token; if your migration stored tokens under an alias instead, configure the app's device targeting (alias:<label>)")
+                }
+            case .alias(let label):
+                start.includeAliases = [label: .array(devices.map(JSONValue.string))]
+                scope.note(scope.field("devices"), .renamed, "push tokens sent as include_aliases.\(label), as configured")
+            }
+        } else if let users {
+            guard checkIds(users, key: "users", scope: &scope) else { return }
+            start.includeAliases = ["external_id": .array(users.map(JSONValue.string))]
+            scope.note(scope.field("users"), .renamed, "user ids sent as include_aliases.external_id, which reaches devices whose OpenPush external id is the Pushwoosh user id")
+        }
+    }
+
+    private static func segments(_ name: String, key: String, into start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
+        let f = scope.field(key)
+        if OpenPushRules.isBlank(name) { scope.reject(f, "must name a Pushwoosh filter"); return }
+        guard let map = context.segmentMap else {
+            start.includedSegments = [name]
+            scope.note(f, .caveat, "no segment map is configured, so the Pushwoosh filter name \"\(name)\" was sent as the OpenPush segment id; unless an OpenPush segment has exactly that id the start reaches nobody — configure the app's segment map")
+            return
+        }
+        guard let id = map[name] else {
+            scope.reject(f, "the Pushwoosh filter \"\(name)\" is not in the configured segment map; add it so PushBridge knows which OpenPush segment to target")
+            return
+        }
+        start.includedSegments = [id]
+        scope.note(f, .renamed, "Pushwoosh filter \"\(name)\" sent as OpenPush segment \(id) through the segment map\(key == "filter_code" ? " (filter_code is the older name of filter)" : "")")
+    }
+
+    private static func checkIds(_ ids: [String], key: String, scope: inout PushwooshScope) -> Bool {
+        let f = scope.field(key)
+        if ids.isEmpty { scope.reject(f, "must list at least one id"); return false }
+        if let i = ids.firstIndex(where: { OpenPushRules.isBlank($0) }) { scope.reject("\(f)[\(i)]", "must be non-blank"); return false }
+        if ids.count > OpenPushLimits.maxTargetIds {
+            scope.reject(f, "lists \(ids.count) ids; OpenPush accepts at most \(OpenPushLimits.maxTargetIds) per request — split them across notifications")
+            return false
+        }
+        if ids.count > OpenPushLimits.fanOutCap {
+            scope.note(f, .caveat, "lists \(ids.count) ids, but OpenPush silently reaches only the first \(OpenPushLimits.fanOutCap) devices of a send; split them into notifications of at most \(OpenPushLimits.fanOutCap)")
+        }
+        return true
+    }
+}

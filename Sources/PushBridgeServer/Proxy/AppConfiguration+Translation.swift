@@ -1,0 +1,16 @@
+import PushBridgeCore
+
+extension AppConfiguration {
+    /// The translation context for a request to this app: its OpenPush app id, segment map and
+    /// devices mapping, at time `now`.
+    public func translationContext(now: Int64, requestId: String?) -> TranslationContext {
+        let targeting: TranslationContext.DeviceTargeting
+        switch devices {
+        case .subscriptionIDs: targeting = .subscriptionIds
+        case .alias(let label): targeting = .alias(label)
+        }
+        return TranslationContext(now: now, requestId: requestId, targetAppId: openPushAppID, sourceAppId: sourceAppID,
+                                  segmentMap: segmentMap.isEmpty ? nil : segmentMap,
+                                  deviceTargeting: targeting, deviceTargetingConfigured: true)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import PushBridgeCore
+
+/// One attempt at sending a request upstream, as the audit records it.
+public struct UpstreamAttempt: Sendable, Equatable {
+    /// Unix milliseconds when the attempt started.
+    public var startedAt: Int64
+    /// The HTTP status, when an answer came.
+    public var status: Int?
+    /// The transport error, when none did.
+    public var error: String?
+    /// How long it took.
+    public var latencyMs: Double
+    /// The answer's body (truncated), for the audit.
+    public var body: String?
+
+    /// JSON for the audit's `attempts` column.
+    public var json: JSONValue {
+        var o: JSONObject = ["at": .int(startedAt), "latency_ms": .double((latencyMs * 1000).rounded() / 1000)]
+        if let status { o["status"] = .int(Int64(status)) }
+        if let error { o["error"] = .string(error) }
+        return .object(o)
+    }
+}
+
+/// Sends translated requests to OpenPush with the app's REST key.
+public struct OpenPushForwarder: Sendable {
+    /// The HTTP client.
+    public let client: UpstreamClient
+    /// OpenPush's base URL, without a trailing slash.
+    public let baseURL: String
+    /// How many bytes of an upstream body the audit keeps.
+    public static let auditBodyLimit = 8192
+
+    /// A forwarder.
+    public init(client: UpstreamClient, baseURL: String) {
+        self.client = client
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+    }
+
+    /// Sends one request; never throws: failures are results.
+    public func send(_ request: OpenPushRequest, key: String, requestId: String) async -> (UpstreamResult, UpstreamAttempt) {
+        let started = Int64(Date().timeIntervalSince1970 * 1000)
+        let upstream = UpstreamRequest(
+            method: request.method, url: baseURL + request.path,
+            headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json"), ("X-PushBridge-Request-Id", requestId)],
+            body: JSONWriter.bytes(.object(request.body)))
+        let response = await client.send(upstream)
+        let latency = response.latency
+        let ms = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
+        var attempt = UpstreamAttempt(startedAt: started, latencyMs: ms)
+        switch response {
+        case .reply(let r):
+            attempt.status = r.status
+            attempt.body = String(decoding: r.body.prefix(Self.auditBodyLimit), as: UTF8.self)
+        case .failure(let f):
+            attempt.error = f.description
+        }
+        return (UpstreamResultMapping.result(response), attempt)
+    }
+}

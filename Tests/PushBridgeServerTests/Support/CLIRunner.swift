@@ -1,0 +1,38 @@
+import Foundation
+
+/// Runs the built `pushbridge` binary (the one `swift build --build-tests` produced) and
+/// captures its exit status and output.
+enum CLIRunner {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static var binary: URL {
+        let debug = repoRoot.appendingPathComponent(".build/debug/pushbridge")
+        return debug
+    }
+
+    struct Output {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> Output {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        p.currentDirectoryURL = repoRoot
+        if let environment { p.environment = environment }
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Output(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+}

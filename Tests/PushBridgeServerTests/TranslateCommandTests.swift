@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import PushBridgeCore
+
+struct TranslateCommandTests {
+    let startPath = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
+
+    func json(_ output: CLIRunner.Output) throws -> JSONObject {
+        try #require(try JSONParser.parse(output.stdout).objectValue)
+    }
+
+    @Test func referenceStartPrintsTheOpenPushRequestAndExitsZero() throws {
+        let out = try CLIRunner.run(["translate", "--json", "--path", startPath, "fixtures/onesignal-start-reference/body.json"])
+        #expect(out.status == 0)
+        let o = try json(out)
+        let requests = try #require(o["requests"]?.arrayValue)
+        #expect(requests.count == 1)
+        #expect(requests[0].objectValue?["path"] == .string(startPath))
+        #expect(requests[0].objectValue?["body"]?.objectValue?["activity_id"] == .string("order_88214"))
+        #expect(o["error"] == .null)
+        #expect(o["schedule"] == .null)
+    }
+
+    @Test func interruptionLevelAndSubtitleGiveTwoDropFindingsOnStdin() throws {
+        let body = try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-interruption-level-and-subtitle/body.json"))
+        let out = try CLIRunner.run(["translate", "--json", "--path", startPath], stdin: body)
+        let findings = try #require(try json(out)["findings"]?.arrayValue).compactMap(\.objectValue)
+        let drops = findings.filter { $0["kind"] == .string("dropped") }.compactMap { $0["field"]?.stringValue }
+        #expect(drops == ["ios_interruption_level", "subtitle"])
+        #expect(findings.allSatisfy { $0["severity"]?.stringValue != nil && $0["message"]?.stringValue != nil })
+    }
+
+    @Test func rejectedRequestExitsOneWithTheError() throws {
+        let out = try CLIRunner.run(["translate", "--json", "--path", startPath, "fixtures/onesignal-start-priority-7-rejected/body.json"])
+        #expect(out.status == 1)
+        let error = try #require(try json(out)["error"]?.objectValue)
+        #expect(error["message"]?.stringValue?.contains("priority") == true)
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        #expect(try CLIRunner.run(["translate"]).status == 2)
+        #expect(try CLIRunner.run(["translate", "--path", "/nowhere", "fixtures/onesignal-start-reference/body.json"]).status == 2)
+        #expect(try CLIRunner.run(["translate", "--bogus"]).status == 2)
+    }
+
+    @Test func tableOutputNamesEveryFinding() throws {
+        let out = try CLIRunner.run(["translate", "--path", startPath, "fixtures/onesignal-start-create-message-fields/body.json"])
+        #expect(out.status == 0)
+        for field in ["is_ios", "custom_data", "content_available", "apns_push_type_override", "big_picture", "my_own_flag"] {
+            #expect(out.stdout.contains(field), "table lacks \(field)")
+        }
+        #expect(!out.stdout.contains("\u{1B}["), "no colour when stdout is not a terminal")
+    }
+}
