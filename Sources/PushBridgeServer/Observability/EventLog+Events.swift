@@ -1,0 +1,40 @@
+import PushBridgeCore
+
+extension EventLog {
+    /// One warning line per finding of a translation: `request_id`, `dialect`, `app`, `route`,
+    /// `field`, `kind`, `severity` and `reason`.
+    public func findings(_ findings: [Finding], requestId: String, dialect: DialectName, app: String?, route: RouteKind) {
+        guard isEnabled(.warning) else { return }
+        for finding in findings {
+            log(.warning, "translation finding", [
+                LogField("request_id", .string(requestId)),
+                LogField("dialect", .string(dialect.rawValue)),
+                LogField("app", .string(app ?? "-")),
+                LogField("route", .string(route.rawValue)),
+                LogField("field", .string(finding.field)),
+                LogField("kind", .string(finding.kind.rawValue)),
+                LogField("severity", .string(finding.severity.rawValue)),
+                LogField("reason", .string(finding.message)),
+            ])
+        }
+    }
+
+    /// One info line for a finished request. The query string is never logged (it may carry
+    /// a key); `dialect` and `app` are `-` when the request never reached one.
+    public func access(requestId: String, method: String, path: String, status: Int, durationMs: Double,
+                       dialect: DialectName?, app: String?, outcome: String, remote: String?) {
+        guard isEnabled(.info) else { return }
+        let bare = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        log(.info, "request", [
+            LogField("request_id", .string(requestId)),
+            LogField("method", .string(method)),
+            LogField("path", .string(bare)),
+            LogField("status", .int(Int64(status))),
+            LogField("duration_ms", .double((durationMs * 1000).rounded() / 1000)),
+            LogField("dialect", .string(dialect?.rawValue ?? "-")),
+            LogField("app", .string(app ?? "-")),
+            LogField("outcome", .string(outcome)),
+            LogField("remote", .string(remote ?? "-")),
+        ])
+    }
+}

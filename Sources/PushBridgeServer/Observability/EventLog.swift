@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Synchronization
+
+/// The warning log: structured lines, one per event, in `logfmt` or JSON lines, on stderr or
+/// an injected sink. Each line starts with `ts` (RFC 3339 UTC, milliseconds), `level` and
+/// `msg`; fields follow in the order given.
+///
+/// Secret-named fields (see ``LogRedaction``) are always written as fingerprints. Lines never
+/// interleave: each is handed to the sink whole, under a lock, and the stderr sink writes it
+/// with as few `write(2)` calls as the kernel allows (one, in practice).
+public final class EventLog: Sendable {
+    /// Receives one complete line, ending in `\n`. Calls are serialized by the log.
+    public typealias Sink = @Sendable (String) -> Void
+
+    /// The format lines are written in.
+    public let format: ProxyConfiguration.LogFormat
+    /// Events below this level are skipped.
+    public let minimumLevel: LogLevel
+
+    private let encoder: LogLineEncoder
+    private let sink: Sink
+    private let clock: @Sendable () -> Int64
+    private let writeLock = Mutex(())
+
+    /// A log writing to `sink` (stderr by default). `clock` gives milliseconds since the Unix
+    /// epoch; string values longer than `maxValueBytes` are cut and marked `…[truncated]`.
+    public init(
+        format: ProxyConfiguration.LogFormat = .logfmt,
+        minimumLevel: LogLevel = .info,
+        maxValueBytes: Int = 8192,
+        clock: @escaping @Sendable () -> Int64 = RFC3339.nowMilliseconds,
+        sink: @escaping Sink = EventLog.standardError
+    ) {
+        self.format = format
+        self.minimumLevel = minimumLevel
+        self.encoder = LogLineEncoder(format: format, maxValueBytes: max(16, maxValueBytes))
+        self.clock = clock
+        self.sink = sink
+    }
+
+    /// Whether events at `level` are written.
+    public func isEnabled(_ level: LogLevel) -> Bool { level >= minimumLevel }
+
+    /// Writes one line for an event, unless `level` is below ``minimumLevel``.
+    public func log(_ level: LogLevel, _ message: String, _ fields: [LogField]) {
+        guard isEnabled(level) else { return }
+        let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: fields.map(LogRedaction.redact))
+        writeLock.withLock { _ in sink(line) }
+    }
+
+    /// Writes one line for an event: `log.log(.info, "started", ["port": 8080])`.
+    public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
+        guard isEnabled(level) else { return }
+        log(level, message, fields.map { LogField($0.key, $0.value) })
+    }
+
+    /// A debug line.
+    public func debug(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.debug, message, fields) }
+    /// An info line.
+    public func info(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.info, message, fields) }
+    /// A warning line.
+    public func warning(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.warning, message, fields) }
+    /// An error line.
+    public func error(_ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.error, message, fields) }
+
+    /// Writes each line to file descriptor 2 (see ``fileDescriptor(_:)``).
+    public static let standardError: Sink = fileDescriptor(2)
+
+    /// A sink writing each line to `fd` with one `write(2)`, retrying on `EINTR` and short
+    /// writes. Errors are dropped: the log must never stop the proxy.
+    public static func fileDescriptor(_ fd: Int32) -> Sink {
+        { line in
+            var line = line
+            line.withUTF8 { buffer in
+                guard var base = buffer.baseAddress else { return }
+                var remaining = buffer.count
+                while remaining > 0 {
+                    let n = write(fd, base, remaining)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    base += n
+                    remaining -= n
+                }
+            }
+        }
+    }
+}

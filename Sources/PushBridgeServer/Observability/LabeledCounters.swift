@@ -1,0 +1,47 @@
+/// Counters of one metric family keyed by label values, with bounded cardinality: after
+/// `maxSeries` distinct label sets, new ones are counted in a series whose every label is
+/// `other`. Label values longer than `maxLabelValueBytes` are cut.
+struct LabeledCounters: Sendable {
+    /// The value every label of the overflow series has.
+    static let overflowValue = "other"
+
+    let labelNames: [String]
+    let maxSeries: Int
+    let maxLabelValueBytes: Int
+    private(set) var values: [[String]: UInt64] = [:]
+
+    init(labelNames: [String], maxSeries: Int, maxLabelValueBytes: Int) {
+        self.labelNames = labelNames
+        self.maxSeries = max(1, maxSeries)
+        self.maxLabelValueBytes = max(1, maxLabelValueBytes)
+    }
+
+    /// Adds `amount` to the series with these label values (one per label name).
+    mutating func add(_ labelValues: [String], _ amount: UInt64 = 1) {
+        let key = labelValues.map(cut)
+        if values[key] != nil {
+            values[key, default: 0] &+= amount
+        } else if values.count < maxSeries {
+            values[key] = amount
+        } else {
+            values[Array(repeating: Self.overflowValue, count: labelNames.count), default: 0] &+= amount
+        }
+    }
+
+    /// The series in a stable order (sorted by label values).
+    var sorted: [(labels: [String], value: UInt64)] {
+        values.map { (labels: $0.key, value: $0.value) }.sorted { $0.labels.lexicographicallyPrecedes($1.labels) }
+    }
+
+    private func cut(_ value: String) -> String {
+        guard value.utf8.count > maxLabelValueBytes else { return value }
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in value.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > maxLabelValueBytes { break }
+            kept.append(scalar)
+        }
+        return String(kept)
+    }
+}

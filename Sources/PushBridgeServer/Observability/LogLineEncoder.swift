@@ -1,0 +1,119 @@
+import PushBridgeCore
+
+/// Turns one event into one line of text ending in exactly one `\n`: `ts`, `level` and `msg`
+/// first, then the fields in order. Whatever the values contain, the line has no other line
+/// break, and keys are unique and safe to write unquoted.
+struct LogLineEncoder: Sendable {
+    /// `logfmt` or JSON lines.
+    var format: ProxyConfiguration.LogFormat
+    /// Longer values are cut (at a character boundary) and marked `…[truncated]`.
+    var maxValueBytes: Int
+
+    static let reservedKeys: Set<String> = ["ts", "level", "msg"]
+
+    /// The line for an event; fields must already be redacted.
+    func encode(milliseconds: Int64, level: LogLevel, message: String, fields: [LogField]) -> String {
+        var all: [LogField] = [LogField("ts", .string(RFC3339.format(milliseconds: milliseconds))), LogField("level", .string(level.rawValue)), LogField("msg", .string(message))]
+        all.reserveCapacity(fields.count + 3)
+        var seen = Self.reservedKeys
+        for field in fields {
+            let key = Self.uniqueKey(Self.sanitize(field.key), seen: &seen)
+            all.append(LogField(key, truncate(field.value)))
+        }
+        switch format {
+        case .logfmt: return logfmt(all)
+        case .json: return json(all)
+        }
+    }
+
+    private func logfmt(_ fields: [LogField]) -> String {
+        var line = ""
+        for (i, field) in fields.enumerated() {
+            if i > 0 { line += " " }
+            line += field.key + "=" + Self.logfmtValue(field.value.description)
+        }
+        return line + "\n"
+    }
+
+    private func json(_ fields: [LogField]) -> String {
+        var line = "{"
+        for (i, field) in fields.enumerated() {
+            if i > 0 { line += "," }
+            line += Self.jsonString(field.key) + ":"
+            switch field.value.json {
+            case .string(let s): line += Self.jsonString(s)
+            case let other: line += JSONWriter.string(other)
+            }
+        }
+        return line + "}\n"
+    }
+
+    /// A logfmt value: bare when it is non-empty and has no space, `=`, quote, backslash or
+    /// control character; otherwise quoted with `\"`, `\\`, `\n`, `\r`, `\t` and `\uXXXX`.
+    static func logfmtValue(_ value: String) -> String {
+        let bare = !value.isEmpty && value.unicodeScalars.allSatisfy { $0 != " " && $0 != "=" && !needsEscape($0) }
+        return bare ? value : "\"" + escaped(value) + "\""
+    }
+
+    /// A JSON string literal that also escapes DEL, C1 controls and U+2028/U+2029.
+    static func jsonString(_ value: String) -> String { "\"" + escaped(value) + "\"" }
+
+    private static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+        s == "\"" || s == "\\" || isControl(s)
+    }
+
+    private static func isControl(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029
+    }
+
+    private static func escaped(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: needsEscape) else { return value }
+        var out = String.UnicodeScalarView()
+        for s in value.unicodeScalars {
+            switch s {
+            case "\"": out.append(contentsOf: #"\""#.unicodeScalars)
+            case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
+            case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+            case _ where isControl(s):
+                let hex = String(s.value, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            default: out.append(s)
+            }
+        }
+        return String(out)
+    }
+
+    /// Letters, digits, `_`, `.` and `-` kept, anything else `_`; at most 64 characters.
+    static func sanitize(_ key: String) -> String {
+        let kept = key.unicodeScalars.prefix(64).map { s -> Character in
+            ("0"..."9").contains(s) || ("a"..."z").contains(s) || ("A"..."Z").contains(s) || s == "_" || s == "." || s == "-" ? Character(s) : "_"
+        }
+        return kept.isEmpty ? "_" : String(kept)
+    }
+
+    /// `ts`, `level`, `msg` and repeated keys get a suffix (`level_2`), so no field is lost or forged.
+    private static func uniqueKey(_ key: String, seen: inout Set<String>) -> String {
+        var candidate = key
+        var n = 2
+        while seen.contains(candidate) {
+            candidate = key + "_" + String(n)
+            n += 1
+        }
+        seen.insert(candidate)
+        return candidate
+    }
+
+    private func truncate(_ value: LogValue) -> LogValue {
+        guard case .string(let s) = value, s.utf8.count > maxValueBytes else { return value }
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in s.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > maxValueBytes { break }
+            kept.append(scalar)
+        }
+        return .string(String(kept) + "…[truncated]")
+    }
+}

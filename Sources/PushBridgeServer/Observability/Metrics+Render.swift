@@ -1,0 +1,35 @@
+extension Metrics {
+    /// The whole exposition, every family with its `# HELP` and `# TYPE` lines, series sorted
+    /// by label values. Serve it with ``PrometheusText/contentType``.
+    public func render() -> String {
+        let sampler = state.withLock { $0.auditQueueDepthSampler }
+        let sampledDepth = sampler.map { Int64($0()) }
+        let snapshot = state.withLock { $0 }
+        var out = ""
+        out.reserveCapacity(4096)
+        counters(into: &out, "pushbridge_requests_total", "Requests answered, by dialect, route and HTTP status.", snapshot.requests)
+        counters(into: &out, "pushbridge_findings_total", "Translation findings, by dialect, field path and kind.", snapshot.findings)
+        PrometheusText.header(into: &out, name: "pushbridge_upstream_latency_seconds", help: "Latency of upstream (OpenPush) calls in seconds.", type: "histogram")
+        snapshot.upstreamLatency.render(into: &out, name: "pushbridge_upstream_latency_seconds")
+        counters(into: &out, "pushbridge_upstream_attempts_total", "Upstream call attempts, by result.", snapshot.upstreamAttempts)
+        gauge(into: &out, "pushbridge_audit_queue_depth", "Audit rows waiting for the writer thread.", sampledDepth ?? snapshot.auditQueueDepth)
+        PrometheusText.header(into: &out, name: "pushbridge_audit_write_seconds", help: "Time to write (commit) audit rows in seconds.", type: "histogram")
+        snapshot.auditWrite.render(into: &out, name: "pushbridge_audit_write_seconds")
+        PrometheusText.header(into: &out, name: "pushbridge_shadow_dropped_total", help: "Shadow sends dropped.", type: "counter")
+        out += "pushbridge_shadow_dropped_total " + String(snapshot.shadowDropped) + "\n"
+        gauge(into: &out, "pushbridge_inflight_requests", "Requests being handled now.", snapshot.inflight)
+        return out
+    }
+
+    private func counters(into out: inout String, _ name: String, _ help: String, _ family: LabeledCounters) {
+        PrometheusText.header(into: &out, name: name, help: help, type: "counter")
+        for series in family.sorted {
+            out += name + PrometheusText.labels(family.labelNames, series.labels) + " " + String(series.value) + "\n"
+        }
+    }
+
+    private func gauge(into out: inout String, _ name: String, _ help: String, _ value: Int64) {
+        PrometheusText.header(into: &out, name: name, help: help, type: "gauge")
+        out += name + " " + String(value) + "\n"
+    }
+}

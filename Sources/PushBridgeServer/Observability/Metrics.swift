@@ -1,0 +1,131 @@
+import PushBridgeCore
+import Synchronization
+
+/// The proxy's metrics, rendered for `GET /metrics` in the Prometheus text format 0.0.4.
+///
+/// All state sits behind one lock; every method is cheap and safe from any thread. Labelled
+/// families keep at most `maxSeriesPerMetric` label sets (further ones are counted under
+/// `other`), and label values are cut to `maxLabelValueBytes`, so a caller inventing field
+/// names cannot grow memory or the scrape without bound.
+public final class Metrics: Sendable {
+    /// The default cap on distinct label sets per family.
+    public static let defaultMaxSeriesPerMetric = 10_000
+
+    struct State: Sendable {
+        var requests: LabeledCounters
+        var findings: LabeledCounters
+        var upstreamAttempts: LabeledCounters
+        var upstreamLatency = Histogram(bounds: Histogram.latencyBuckets)
+        var auditWrite = Histogram(bounds: Histogram.latencyBuckets)
+        var auditQueueDepth: Int64 = 0
+        var auditQueueDepthSampler: (@Sendable () -> Int)?
+        var shadowDropped: UInt64 = 0
+        var inflight: Int64 = 0
+    }
+
+    let state: Mutex<State>
+
+    /// Empty metrics with the given limits.
+    public init(maxSeriesPerMetric: Int = Metrics.defaultMaxSeriesPerMetric, maxLabelValueBytes: Int = 128) {
+        func family(_ names: [String]) -> LabeledCounters {
+            LabeledCounters(labelNames: names, maxSeries: maxSeriesPerMetric, maxLabelValueBytes: maxLabelValueBytes)
+        }
+        state = Mutex(State(
+            requests: family(["dialect", "route", "status"]),
+            findings: family(["dialect", "field", "kind"]),
+            upstreamAttempts: family(["result"])
+        ))
+    }
+
+    /// Counts a finished request in `pushbridge_requests_total`. Use `none` and `unknown` for
+    /// a request that matched no dialect or route.
+    public func recordRequest(dialect: String, route: String, status: Int) {
+        state.withLock { $0.requests.add([dialect, route, String(status)]) }
+    }
+
+    /// Counts a finished request; a `nil` dialect is `none`, a `nil` route `unknown`.
+    public func recordRequest(dialect: DialectName?, route: RouteKind?, status: Int) {
+        recordRequest(dialect: dialect?.rawValue ?? "none", route: route?.rawValue ?? "unknown", status: status)
+    }
+
+    /// Counts each finding in `pushbridge_findings_total`. Array indices in field paths are
+    /// folded (`notifications[3].title` → `notifications[].title`) to keep cardinality down.
+    public func recordFindings(_ findings: [Finding], dialect: DialectName) {
+        guard !findings.isEmpty else { return }
+        let rows = findings.map { [dialect.rawValue, Self.foldIndices($0.field), $0.kind.rawValue] }
+        state.withLock { state in
+            for row in rows { state.findings.add(row) }
+        }
+    }
+
+    /// Counts one upstream attempt in `pushbridge_upstream_attempts_total`; `result` is a
+    /// short class such as `ok`, `http_5xx` or an ``UpstreamFailure/Kind`` raw value.
+    public func recordUpstreamAttempt(result: String) {
+        state.withLock { $0.upstreamAttempts.add([result]) }
+    }
+
+    /// Records one upstream call's latency in `pushbridge_upstream_latency_seconds`.
+    public func observeUpstreamLatency(seconds: Double) {
+        state.withLock { $0.upstreamLatency.observe(seconds) }
+    }
+
+    /// Records one upstream call's latency.
+    public func observeUpstreamLatency(_ duration: Duration) { observeUpstreamLatency(seconds: Self.seconds(duration)) }
+
+    /// Records one audit write (or group commit) in `pushbridge_audit_write_seconds`.
+    public func observeAuditWrite(seconds: Double) {
+        state.withLock { $0.auditWrite.observe(seconds) }
+    }
+
+    /// Records one audit write.
+    public func observeAuditWrite(_ duration: Duration) { observeAuditWrite(seconds: Self.seconds(duration)) }
+
+    /// Sets `pushbridge_audit_queue_depth` (ignored while a sampler is installed).
+    public func setAuditQueueDepth(_ depth: Int) {
+        state.withLock { $0.auditQueueDepth = Int64(depth) }
+    }
+
+    /// Samples `pushbridge_audit_queue_depth` from `sampler` at each render (outside the
+    /// metrics lock); `nil` goes back to the value last set.
+    public func sampleAuditQueueDepth(_ sampler: (@Sendable () -> Int)?) {
+        state.withLock { $0.auditQueueDepthSampler = sampler }
+    }
+
+    /// Counts shadow sends dropped (queue full or shut down) in `pushbridge_shadow_dropped_total`.
+    public func recordShadowDropped(_ count: Int = 1) {
+        state.withLock { $0.shadowDropped &+= UInt64(max(0, count)) }
+    }
+
+    /// Marks a request as started: `pushbridge_inflight_requests` goes up by one.
+    public func requestStarted() { state.withLock { $0.inflight += 1 } }
+
+    /// Marks a request as finished: `pushbridge_inflight_requests` goes down by one.
+    public func requestFinished() { state.withLock { $0.inflight -= 1 } }
+
+    /// `a[12].b[0]` → `a[].b[]`.
+    static func foldIndices(_ path: String) -> String {
+        guard path.contains("[") else { return path }
+        var out = ""
+        var inIndex = false
+        var digits = ""
+        for c in path {
+            if inIndex {
+                if c.isASCII, c.isNumber { digits.append(c); continue }
+                out += c == "]" && !digits.isEmpty ? "[]" : "[" + digits + String(c)
+                inIndex = false
+                digits = ""
+            } else if c == "[" {
+                inIndex = true
+            } else {
+                out.append(c)
+            }
+        }
+        if inIndex { out += "[" + digits }
+        return out
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (s, atto) = duration.components
+        return Double(s) + Double(atto) / 1e18
+    }
+}
