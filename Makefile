@@ -27,7 +27,12 @@ test: deps deps-python
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# The demo's caller keys are demo-onesignal-key, demo-pushwoosh-auth and demo-buzzkit-token
+# (config/demo.json holds only their SHA-256); the embedded sandbox's REST key is below.
+export PUSHBRIDGE_DEMO_OPENPUSH_KEY ?= op_sandbox_demo_rest_key
+
 run: deps release
+	@mkdir -p var
 	.build/release/pushbridge serve --config $(CONFIG)
 
 bench-translate: deps
