@@ -36,18 +36,24 @@ let completion = AuditCompletion(
 func run(phase: String, pairs: Bool) async throws {
     let histogram = Mutex([Int: Int]())
     var configuration = AuditStoreConfiguration()
-    configuration.onCommit = { sample in histogram.withLock { $0[sample.batchSize, default: 0] += 1 } }
+    if let text = ProcessInfo.processInfo.environment["AUDIT_PAGE_SIZE"], let size = Int(text) { configuration.pageSize = size }
+    let busy = Mutex(Duration.zero)
+    configuration.onCommit = { sample in
+        histogram.withLock { $0[sample.batchSize, default: 0] += 1 }
+        busy.withLock { $0 += sample.transactionDuration }
+    }
     let store = try AuditStore(path: directory.appendingPathComponent("\(phase).sqlite").path, configuration: configuration)
     let perCaller = rows / concurrency
     let clock = ContinuousClock()
     let elapsed = try await clock.measure {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for caller in 0..<concurrency {
+            for _ in 0..<concurrency {
                 group.addTask {
-                    for index in 0..<perCaller {
+                    for _ in 0..<perCaller {
                         var entry = template
-                        entry.requestId = "\(caller)-\(index)"
+                        // Time-sortable ids, as the proxy makes them: inserts land at the indexes' right edge.
                         entry.receivedAt = AuditClock.nowMilliseconds()
+                        entry.requestId = AuditRequestID.make(milliseconds: entry.receivedAt)
                         if pairs {
                             try await store.begin(entry)
                             try await store.finish(entry.requestId, completion)
@@ -71,6 +77,8 @@ func run(phase: String, pairs: Bool) async throws {
         "\(name): \(counts.filter { range.contains($0.key) }.values.reduce(0, +))"
     }.joined(separator: "  ")
     print("  ops per transaction: \(line)")
+    let busySeconds = busy.withLock { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+    print("  writer busy in transactions: \(String(format: "%.2f", busySeconds)) s of \(String(format: "%.2f", seconds)) s")
 }
 
 try await run(phase: "record", pairs: false)

@@ -8,6 +8,8 @@ enum AuditDatabase {
             try database.pragma("page_size", set: String(configuration.pageSize))
         }
         try database.configureDurableWAL(busyTimeout: configuration.busyTimeout)
+        try database.execute("PRAGMA cache_size = -\(max(0, configuration.cacheKiB))")
+        try database.execute("PRAGMA wal_autocheckpoint = \(max(0, configuration.walAutocheckpointPages))")
         try AuditSchema.migrator.migrate(database)
         return database
     }

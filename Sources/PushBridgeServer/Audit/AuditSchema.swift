@@ -40,7 +40,7 @@ enum AuditSchema {
             error_message TEXT
         );
         CREATE INDEX requests_by_time ON requests (received_at);
-        CREATE INDEX requests_by_route ON requests (dialect, route, received_at, outcome);
+        CREATE INDEX requests_by_route ON requests (dialect, route, received_at);
         CREATE INDEX requests_by_app ON requests (source_app, received_at);
         CREATE INDEX requests_pending ON requests (received_at) WHERE outcome = 'pending';
         CREATE TABLE findings (

@@ -11,6 +11,13 @@ public struct AuditStoreConfiguration: Sendable {
     public var busyTimeout: Duration = .seconds(5)
     /// Page size for a new database file (bytes); 8 KiB keeps a ~2 KB row off overflow pages.
     public var pageSize = 8_192
+    /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 16,384
+    /// (16 MiB): the right edges of the indexes stay cached between commits.
+    public var cacheKiB = 16_384
+    /// WAL pages between automatic checkpoints. Default 4,000 (about 32 MiB at 8 KiB pages):
+    /// index pages rewritten by every commit are copied to the database once per checkpoint,
+    /// so a longer interval writes fewer pages in all.
+    public var walAutocheckpointPages = 4_000
     /// Called on the writer thread after every commit (keep it cheap): for metrics.
     public var onCommit: (@Sendable (AuditCommitSample) -> Void)?
 
