@@ -33,6 +33,13 @@ let completion = AuditCompletion(
     upstreamLatencyMs: 3.2, attempts: [AuditAttempt(at: 0, status: 201, latencyMs: 3.2)], responseStatus: 200,
     responseBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#)
 
+let findingCount = ProcessInfo.processInfo.environment["AUDIT_FINDINGS"].flatMap { Int($0) } ?? 3
+let entryTemplate = { () -> AuditEntry in
+    var entry = template
+    entry.findings = (0..<findingCount).map { template.findings[$0 % template.findings.count] }
+    return entry
+}()
+
 func run(phase: String, pairs: Bool) async throws {
     let histogram = Mutex([Int: Int]())
     var configuration = AuditStoreConfiguration()
@@ -50,7 +57,7 @@ func run(phase: String, pairs: Bool) async throws {
             for _ in 0..<concurrency {
                 group.addTask {
                     for _ in 0..<perCaller {
-                        var entry = template
+                        var entry = entryTemplate
                         // Time-sortable ids, as the proxy makes them: inserts land at the indexes' right edge.
                         entry.receivedAt = AuditClock.nowMilliseconds()
                         entry.requestId = AuditRequestID.make(milliseconds: entry.receivedAt)

@@ -57,7 +57,6 @@ enum AuditSchema {
             PRIMARY KEY (request_id, ordinal)
         ) WITHOUT ROWID;
         CREATE INDEX findings_by_field ON findings (dialect, route, field, kind, received_at, source_app);
-        CREATE INDEX findings_by_time ON findings (received_at);
         """
 
     /// Room for issue 5: filled by the shadow and scheduling modes.
