@@ -27,6 +27,11 @@ let package = Package(
             path: "bench/translate",
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),
+        .executableTarget(
+            name: "audit-bench",
+            dependencies: ["PushBridgeCore", "PushBridgeServer"],
+            path: "bench/audit"
+        ),
         .testTarget(name: "PushBridgeCoreTests", dependencies: ["PushBridgeCore"]),
         .testTarget(name: "PushBridgeServerTests", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
     ]

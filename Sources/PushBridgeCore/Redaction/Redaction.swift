@@ -1,0 +1,149 @@
+/// Removes secrets from what the audit keeps: API keys, Pushwoosh `auth`, bearer tokens and
+/// device tokens are replaced by their fingerprint before anything is stored.
+///
+/// Pure: the caller passes the fingerprint function (the server's is SHA-256 through
+/// libcrypto), so the core imports no C. Redaction is by default, not by list of known
+/// fields only: any key in ``secretKeys`` at any depth is redacted, whatever its value's
+/// type, and every secret found that way is then also removed wherever else its text appears
+/// in the same document (a token the caller repeated in a free-text field does not survive).
+public enum Redaction {
+    /// Keys whose values are secrets wherever they appear (compared case-insensitively).
+    public static let secretKeys: Set<String> = ["auth", "api_key", "rest_api_key", "authorization", "token", "push_token", "device_token"]
+
+    /// Keys that are secrets in one dialect only: Pushwoosh `devices` are push tokens.
+    public static func dialectSecretKeys(_ dialect: DialectName?) -> Set<String> {
+        dialect == .pushwoosh ? ["devices"] : []
+    }
+
+    /// Secrets shorter than this are not swept from free text (a one-character "token" would
+    /// otherwise erase that character everywhere); they are still redacted under their key.
+    public static let minimumSweepLength = 6
+
+    /// The inbound body as JSON text with every secret replaced by its fingerprint. A body
+    /// that does not parse is stored as `{"unparseable": true, "bytes": N, "sha256": "…"}`:
+    /// never its text, which may hold the credentials.
+    public static func inboundBody(_ body: [UInt8], dialect: DialectName?, fingerprint: (String) -> String) -> String {
+        guard let value = try? JSONParser.parse(body) else {
+            return unparseable(body, fingerprint: fingerprint)
+        }
+        return JSONWriter.string(redacted(value, dialect: dialect, fingerprint: fingerprint).value)
+    }
+
+    /// The placeholder for a body that does not parse as JSON.
+    public static func unparseable(_ body: [UInt8], fingerprint: (String) -> String) -> String {
+        let summary: JSONObject = [
+            "unparseable": .bool(true),
+            "bytes": .int(Int64(body.count)),
+            "sha256": .string(fingerprint(String(decoding: body, as: UTF8.self))),
+        ]
+        return JSONWriter.string(.object(summary))
+    }
+
+    /// The secret values in an inbound body (the values of ``secretKeys`` and, for Pushwoosh,
+    /// every device token), for sweeping them from other documents such as the translation.
+    public static func secrets(inInbound body: [UInt8], dialect: DialectName?) -> Set<String> {
+        guard let value = try? JSONParser.parse(body) else { return [] }
+        var found = Set<String>()
+        collectSecrets(value, keys: secretKeys.union(dialectSecretKeys(dialect)), into: &found)
+        return found
+    }
+
+    /// `value` with secrets replaced, and the secrets that were found in it.
+    public static func redacted(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) {
+        var found = Set<String>()
+        collectSecrets(value, keys: secretKeys.union(dialectSecretKeys(dialect)), into: &found)
+        let keyed = redactKeys(value, keys: secretKeys.union(dialectSecretKeys(dialect)), fingerprint: fingerprint)
+        return (sweep(keyed, secrets: found, fingerprint: fingerprint), found)
+    }
+
+    /// Replaces every occurrence of any of `secrets` (of at least ``minimumSweepLength``
+    /// characters) in the strings and keys of `value` by its fingerprint.
+    public static func sweep(_ value: JSONValue, secrets: Set<String>, fingerprint: (String) -> String) -> JSONValue {
+        // Longest first, so a secret that contains another is replaced whole.
+        let ordered = secrets.filter { $0.utf8.count >= minimumSweepLength }.sorted { $0.utf8.count > $1.utf8.count }
+        guard !ordered.isEmpty else { return value }
+        let replacements = ordered.map { ($0, fingerprint($0)) }
+        return map(value) { text in
+            var text = text
+            for (secret, replacement) in replacements where text.contains(secret) { text = text.replacing(secret, with: replacement) }
+            return text
+        }
+    }
+
+    // MARK: Walking
+
+    static func redactKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue {
+        switch value {
+        case .array(let items):
+            return .array(items.map { redactKeys($0, keys: keys, fingerprint: fingerprint) })
+        case .object(let object):
+            var out = JSONObject()
+            out.reserveCapacity(object.count)
+            for member in object.members {
+                if keys.contains(member.key.lowercased()) {
+                    out.appendUnchecked(member.key, fingerprintLeaves(member.value, fingerprint: fingerprint))
+                } else {
+                    out.appendUnchecked(member.key, redactKeys(member.value, keys: keys, fingerprint: fingerprint))
+                }
+            }
+            return .object(out)
+        default:
+            return value
+        }
+    }
+
+    /// Every scalar under a secret key becomes its fingerprint (numbers and booleans too:
+    /// a numeric key is as secret as a string one). `null` stays `null`; keys of nested
+    /// objects are kept, their values replaced.
+    static func fingerprintLeaves(_ value: JSONValue, fingerprint: (String) -> String) -> JSONValue {
+        switch value {
+        case .null: .null
+        case .string(let text): .string(fingerprint(text))
+        case .number(let number): .string(fingerprint(number.literal))
+        case .bool(let flag): .string(fingerprint(flag ? "true" : "false"))
+        case .array(let items): .array(items.map { fingerprintLeaves($0, fingerprint: fingerprint) })
+        case .object(let object):
+            .object(JSONObject(members: object.members.map { JSONMember($0.key, fingerprintLeaves($0.value, fingerprint: fingerprint)) }))
+        }
+    }
+
+    static func collectSecrets(_ value: JSONValue, keys: Set<String>, into found: inout Set<String>) {
+        switch value {
+        case .array(let items):
+            for item in items { collectSecrets(item, keys: keys, into: &found) }
+        case .object(let object):
+            for member in object.members {
+                if keys.contains(member.key.lowercased()) {
+                    collectLeaves(member.value, into: &found)
+                } else {
+                    collectSecrets(member.value, keys: keys, into: &found)
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    static func collectLeaves(_ value: JSONValue, into found: inout Set<String>) {
+        switch value {
+        case .null, .bool: break
+        case .string(let text): found.insert(text)
+        case .number(let number): found.insert(number.literal)
+        case .array(let items): for item in items { collectLeaves(item, into: &found) }
+        case .object(let object): for member in object.members { collectLeaves(member.value, into: &found) }
+        }
+    }
+
+    /// Applies `transform` to every string and every object key.
+    static func map(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(transform(text))
+        case .array(let items): return .array(items.map { map($0, transform) })
+        case .object(let object):
+            var out = JSONObject()
+            for member in object.members { out[transform(member.key)] = map(member.value, transform) }
+            return .object(out)
+        default: return value
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Opening an audit file: the writer's connection (created, migrated) and readers'.
+enum AuditDatabase {
+    /// The writer's connection: page size for a new file, WAL, `synchronous=FULL`, migrated.
+    static func openForWriting(path: String, configuration: AuditStoreConfiguration) throws -> SQLiteDatabase {
+        let database = try SQLiteDatabase(path: path)
+        // page_size only takes effect before the first table exists (and before WAL).
+        if try database.rows("SELECT count(*) FROM sqlite_schema").first?.first?.integerValue == 0 {
+            try database.pragma("page_size", set: String(configuration.pageSize))
+        }
+        try database.configureDurableWAL(busyTimeout: configuration.busyTimeout)
+        try database.execute("PRAGMA cache_size = -\(max(0, configuration.cacheKiB))")
+        try database.execute("PRAGMA wal_autocheckpoint = \(max(0, configuration.walAutocheckpointPages))")
+        try AuditSchema.migrator.migrate(database)
+        return database
+    }
+
+    /// Marks rows a stopped process left `pending` as `unknown`; returns how many.
+    static func markPendingUnknown(_ database: SQLiteDatabase, now: Int64) throws -> Int {
+        try database.transaction {
+            try database.execute("""
+                UPDATE requests SET outcome = 'unknown', finished_at = ?,
+                    error_message = 'the process stopped before this request was completed; whether it reached OpenPush is unknown'
+                WHERE outcome = 'pending'
+                """, [.integer(now)])
+            return database.changes
+        }
+    }
+
+    /// A reader's connection to an existing audit (never created here, never migrated: a
+    /// reader must not change a file that a running proxy owns).
+    static func openForReading(path: String, busyTimeout: Duration) throws(AuditError) -> SQLiteDatabase {
+        do {
+            var options = SQLiteOpenOptions()
+            options.create = false
+            let database = try SQLiteDatabase(path: path, options: options)
+            try database.execute("PRAGMA busy_timeout = \(busyTimeout.components.seconds * 1000)")
+            let tables = try database.rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('requests', 'findings')")
+            guard tables.first?.first?.integerValue == 2 else { throw AuditError.notAnAudit(path) }
+            return database
+        } catch let error as AuditError {
+            throw error
+        } catch {
+            throw AuditError.wrap(error)
+        }
+    }
+}

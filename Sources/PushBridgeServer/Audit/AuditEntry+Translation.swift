@@ -1,0 +1,29 @@
+import PushBridgeCore
+
+extension AuditEntry {
+    /// The entry for an inbound request, redacted: the body's secrets and the translation's
+    /// device tokens are replaced by their ``Fingerprint`` (see ``Redaction``). `route` and
+    /// `translation` are nil for requests that matched no route or were not translated.
+    public init(requestId: String, receivedAt: Int64, path: String?, route: InboundRoute?, translation: Translation?,
+                inboundBody: [UInt8], keyFingerprint: String?, targetApp: String? = nil) {
+        let dialect = translation?.dialect ?? route?.dialect
+        let fingerprint: (String) -> String = Fingerprint.of
+        let secrets = Redaction.secrets(inInbound: inboundBody, dialect: dialect)
+        let requests = translation?.requests ?? []
+        let translated = translation.map { _ in
+            JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, secrets: secrets, fingerprint: fingerprint))
+        }
+        self.init(
+            requestId: requestId, receivedAt: receivedAt, path: path, dialect: dialect, route: translation?.route ?? route?.kind,
+            sourceApp: translation?.sourceApp ?? route?.appId, targetApp: targetApp ?? requests.first?.appId,
+            activityType: route?.activityType ?? Self.activityType(requests.first), activityId: requests.first?.activityId ?? route?.activityId,
+            event: requests.first?.event, keyFingerprint: keyFingerprint,
+            inboundBody: Redaction.inboundBody(inboundBody, dialect: dialect, fingerprint: fingerprint), translated: translated,
+            findings: translation?.findings ?? [])
+    }
+
+    private static func activityType(_ request: OpenPushRequest?) -> String? {
+        guard case .start(let start)? = request?.payload else { return nil }
+        return start.activityType
+    }
+}

@@ -1,0 +1,28 @@
+/// A failure of the audit store.
+public enum AuditError: Error, Sendable, CustomStringConvertible {
+    /// SQLite failed.
+    case database(SQLiteError)
+    /// ``AuditStore/finish(_:_:)`` named a request that has no row.
+    case unknownRequest(String)
+    /// The store was closed before the operation could be written.
+    case closed
+    /// The file is not a PushBridge audit (no `requests` table).
+    case notAnAudit(String)
+
+    /// For people.
+    public var description: String {
+        switch self {
+        case .database(let error): "audit database: \(error)"
+        case .unknownRequest(let id): "audit: no row for request \(id)"
+        case .closed: "audit: the store is closed"
+        case .notAnAudit(let path): "\(path) is not a PushBridge audit database (no requests table)"
+        }
+    }
+
+    /// Wraps any error as an ``AuditError``.
+    static func wrap(_ error: any Error) -> AuditError {
+        if let error = error as? AuditError { return error }
+        if let error = error as? SQLiteError { return .database(error) }
+        return .database(SQLiteError(code: 1, message: String(describing: error)))
+    }
+}

@@ -1,0 +1,15 @@
+/// One unit of work for the writer thread, already encoded into SQLite values by the caller
+/// (so the one writer thread only binds and steps), with the continuation it resumes once the
+/// transaction holding it has committed (or failed).
+struct AuditOperation: Sendable {
+    enum Work: Sendable {
+        /// A `requests` row and its `findings` rows.
+        case insert(row: [SQLiteValue], findings: [[SQLiteValue]])
+        /// The completion columns of an existing row; `requestId` is the last value.
+        case finish(requestId: String, values: [SQLiteValue])
+    }
+
+    var work: Work
+    var submitted: ContinuousClock.Instant
+    var continuation: CheckedContinuation<Void, any Error>
+}

@@ -1,0 +1,22 @@
+/// What became of a request, as stored in `requests.outcome`.
+public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
+    /// Written before the upstream call; not completed yet.
+    case pending
+    /// Translated but not forwarded (observe mode, dry runs, replay).
+    case translated
+    /// Refused by PushBridge: bad JSON, a translation error, wrong credentials, an unknown route.
+    case rejected
+    /// Forwarded; OpenPush answered (any status).
+    case forwarded
+    /// Forwarded, but no usable answer came back (refused, reset, timed out).
+    case failed
+    /// Left pending by a process that stopped before completing it; marked at the next start.
+    case unknown
+    /// Accepted for a later send (issue 5).
+    case scheduled
+    /// A scheduled send that has been sent.
+    case sent
+
+    /// Whether the row is complete (anything but ``pending``).
+    public var isFinal: Bool { self != .pending }
+}

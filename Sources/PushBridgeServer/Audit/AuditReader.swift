@@ -1,0 +1,115 @@
+import PushBridgeCore
+import Synchronization
+
+/// The read side of an audit on its own connection: `audit list`, `audit show`, `audit
+/// prune`. Works on a file a running proxy is writing (WAL lets readers and the writer run
+/// side by side); never creates or migrates a file.
+public final class AuditReader: Sendable {
+    /// The database file.
+    public let path: String
+    private let connection: Mutex<SQLiteDatabase>
+
+    /// Opens the existing audit at `path`. Throws ``AuditError/notAnAudit(_:)`` for a file
+    /// that is not one.
+    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(AuditError) {
+        self.path = path
+        connection = Mutex(try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout))
+    }
+
+    /// The newest rows first, at most `limit`, received at or after `since` (Unix ms), with
+    /// the given outcome and source app when set.
+    public func list(limit: Int = 50, since: Int64? = nil, outcome: String? = nil, app: String? = nil) throws(AuditError) -> [AuditSummary] {
+        var conditions: [String] = []
+        var arguments: [SQLiteValue] = []
+        if let since { conditions.append("received_at >= ?"); arguments.append(.integer(since)) }
+        if let outcome { conditions.append("outcome = ?"); arguments.append(.text(outcome)) }
+        if let app { conditions.append("source_app = ?"); arguments.append(.text(app)) }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        arguments.append(.integer(Int64(max(0, limit))))
+        let sql = """
+            SELECT request_id, received_at, dialect, route, source_app, event, outcome, response_status, upstream_latency_ms, finding_count
+            FROM requests \(filter) ORDER BY received_at DESC, id DESC LIMIT ?
+            """
+        return try query(sql, arguments).map { row in
+            AuditSummary(requestId: row[0].textValue ?? "", receivedAt: row[1].integerValue ?? 0, dialect: row[2].textValue,
+                         route: row[3].textValue, sourceApp: row[4].textValue, event: row[5].textValue, outcome: row[6].textValue ?? "",
+                         responseStatus: row[7].integerValue.map(Int.init), upstreamLatencyMs: Self.real(row[8]),
+                         findingCount: Int(row[9].integerValue ?? 0))
+        }
+    }
+
+    /// The row and its findings, or nil when there is none.
+    public func show(requestId: String) throws(AuditError) -> AuditRecord? {
+        let columns = AuditStatements.requestColumns.joined(separator: ", ")
+        guard let row = try query("SELECT \(columns) FROM requests WHERE request_id = ?", [.text(requestId)]).first else { return nil }
+        let findings = try query("SELECT field, kind, severity, message FROM findings WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
+            .map { f in
+                Finding(field: f[0].textValue ?? "", kind: FindingKind(rawValue: f[1].textValue ?? "") ?? .caveat,
+                        severity: Severity(rawValue: f[2].textValue ?? ""), message: f[3].textValue ?? "")
+            }
+        return Self.record(row, findings: findings)
+    }
+
+    /// Deletes rows received more than `days` days before `now` (Unix ms) with their findings
+    /// and shadow comparisons, in transactions of 5,000 rows so a running writer is never held
+    /// up for long. Rows still `pending` or `scheduled` are kept. Returns the rows deleted.
+    public func prune(olderThanDays days: Int, now: Int64 = AuditClock.nowMilliseconds()) throws(AuditError) -> Int {
+        let cutoff = now - Int64(max(0, days)) * 86_400_000
+        var total = 0
+        while true {
+            let deleted = try connection.withLock { database throws(AuditError) -> Int in
+                do {
+                    return try database.transaction {
+                        let ids = try database.rows("""
+                            DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE received_at < ?
+                                AND outcome NOT IN ('pending', 'scheduled') ORDER BY received_at LIMIT 5000)
+                            RETURNING request_id
+                            """, [.integer(cutoff)])
+                        let findings = try database.prepare("DELETE FROM findings WHERE request_id = ?")
+                        let shadows = try database.prepare("DELETE FROM shadow_comparisons WHERE request_id = ?")
+                        for id in ids {
+                            for statement in [findings, shadows] {
+                                try statement.bind(id)
+                                try statement.run()
+                                try statement.reset()
+                            }
+                        }
+                        return ids.count
+                    }
+                } catch {
+                    throw AuditError.wrap(error)
+                }
+            }
+            total += deleted
+            if deleted < 5000 { return total }
+        }
+    }
+
+    /// Runs a query on the reader's connection.
+    func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(AuditError) -> [[SQLiteValue]] {
+        try connection.withLock { database throws(AuditError) -> [[SQLiteValue]] in
+            do { return try database.rows(sql, arguments) } catch { throw AuditError.wrap(error) }
+        }
+    }
+
+    private static func real(_ value: SQLiteValue) -> Double? {
+        switch value {
+        case .real(let real): real
+        case .integer(let integer): Double(integer)
+        default: nil
+        }
+    }
+
+    private static func record(_ row: [SQLiteValue], findings: [Finding]) -> AuditRecord {
+        let entry = AuditEntry(
+            requestId: row[0].textValue ?? "", receivedAt: row[1].integerValue ?? 0, path: row[3].textValue,
+            dialect: row[4].textValue.flatMap(DialectName.init(rawValue:)), route: row[5].textValue.flatMap(RouteKind.init(rawValue:)),
+            sourceApp: row[6].textValue, targetApp: row[7].textValue, activityType: row[8].textValue, activityId: row[9].textValue,
+            event: row[10].textValue, keyFingerprint: row[11].textValue, inboundBody: row[12].textValue, translated: row[13].textValue,
+            findings: findings)
+        return AuditRecord(
+            entry: entry, outcome: row[21].textValue ?? "", finishedAt: row[2].integerValue, upstreamStatus: row[15].integerValue.map(Int.init),
+            upstreamBody: row[16].textValue, upstreamLatencyMs: real(row[17]), attempts: row[18].textValue,
+            responseStatus: row[19].integerValue.map(Int.init), responseBody: row[20].textValue, errorMessage: row[22].textValue)
+    }
+}

@@ -1,0 +1,55 @@
+import PushBridgeCore
+
+/// Turns entries and completions into the SQLite values the writer binds, in the column
+/// order of ``AuditStatements``. Runs on the caller's task, off the writer thread.
+enum AuditRowEncoding {
+    static func requestRow(_ entry: AuditEntry, _ completion: AuditCompletion?, bodyLimit: Int) -> [SQLiteValue] {
+        [
+            .text(entry.requestId), .integer(entry.receivedAt), integer(completion?.finishedAt), text(stripQuery(entry.path)),
+            text(entry.dialect?.rawValue), text(entry.route?.rawValue), text(entry.sourceApp), text(entry.targetApp),
+            text(entry.activityType), text(entry.activityId), text(entry.event), text(entry.keyFingerprint),
+            text(entry.inboundBody), text(entry.translated), .integer(Int64(entry.findings.count)),
+        ] + completionValues(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).dropFirst()
+    }
+
+    static func findingRows(_ entry: AuditEntry) -> [[SQLiteValue]] {
+        entry.findings.enumerated().map { ordinal, finding in
+            [
+                .text(entry.requestId), .integer(Int64(ordinal)), .text(entry.dialect?.rawValue ?? ""), .text(entry.route?.rawValue ?? ""),
+                text(entry.sourceApp), .integer(entry.receivedAt), .text(finding.field), .text(finding.kind.rawValue),
+                .text(finding.severity.rawValue), .text(finding.message),
+            ]
+        }
+    }
+
+    /// The completion columns (``AuditStatements/completionColumns``), `finished_at` first.
+    static func completionValues(_ completion: AuditCompletion?, outcome: AuditOutcome, bodyLimit: Int) -> [SQLiteValue] {
+        guard let completion else { return [.null, .null, .null, .null, .null, .null, .null, .text(outcome.rawValue), .null] }
+        let attempts = completion.attempts.isEmpty ? nil : JSONWriter.string(.array(completion.attempts.map(\.json)))
+        return [
+            .integer(completion.finishedAt), integer(completion.upstreamStatus.map(Int64.init)),
+            text(truncate(completion.upstreamBody, to: bodyLimit)), completion.upstreamLatencyMs.map(SQLiteValue.real) ?? .null,
+            text(attempts), integer(completion.responseStatus.map(Int64.init)), text(truncate(completion.responseBody, to: bodyLimit)),
+            .text(outcome.rawValue), text(completion.errorMessage),
+        ]
+    }
+
+    /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, marked when cut.
+    static func truncate(_ text: String?, to limit: Int) -> String? {
+        guard let text, text.utf8.count > limit else { return text }
+        let bytes = Array(text.utf8)
+        var end = max(0, limit)
+        // Back up over UTF-8 continuation bytes so no scalar is cut in half.
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "…[truncated: \(bytes.count) bytes]"
+    }
+
+    /// The path without its query string, which may carry credentials.
+    static func stripQuery(_ path: String?) -> String? {
+        guard let path, let mark = path.firstIndex(of: "?") else { return path }
+        return String(path[..<mark])
+    }
+
+    private static func text(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+    private static func integer(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
+}

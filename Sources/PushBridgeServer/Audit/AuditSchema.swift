@@ -1,0 +1,100 @@
+/// The audit's numbered migrations.
+///
+/// Designed for the reports of issue 6 over a million rows: every report filters by time and
+/// groups by dialect/route, app or finding field, so those have indexes that cover the
+/// grouping (the report reads the index, not the 2 KB rows). Ids are time-sortable, so the
+/// unique index on `request_id` and the time indexes grow at their right edge.
+enum AuditSchema {
+    static var migrator: SQLiteMigrator {
+        var migrator = SQLiteMigrator()
+        migrator.register(1, "requests and findings", sql: requestsAndFindings)
+        migrator.register(2, "shadow comparisons and scheduled sends", sql: shadowAndScheduled)
+        return migrator
+    }
+
+    static let requestsAndFindings = """
+        CREATE TABLE requests (
+            id INTEGER PRIMARY KEY,
+            request_id TEXT NOT NULL UNIQUE,
+            received_at INTEGER NOT NULL,
+            finished_at INTEGER,
+            path TEXT,
+            dialect TEXT,
+            route TEXT,
+            source_app TEXT,
+            target_app TEXT,
+            activity_type TEXT,
+            activity_id TEXT,
+            event TEXT,
+            key_fingerprint TEXT,
+            inbound_body TEXT,
+            translated TEXT,
+            finding_count INTEGER NOT NULL DEFAULT 0,
+            upstream_status INTEGER,
+            upstream_body TEXT,
+            upstream_latency_ms REAL,
+            attempts TEXT,
+            response_status INTEGER,
+            response_body TEXT,
+            outcome TEXT NOT NULL,
+            error_message TEXT
+        );
+        CREATE INDEX requests_by_time ON requests (received_at);
+        CREATE INDEX requests_by_route ON requests (dialect, route, received_at);
+        CREATE INDEX requests_by_app ON requests (source_app, received_at);
+        CREATE INDEX requests_pending ON requests (received_at) WHERE outcome = 'pending';
+        CREATE TABLE findings (
+            request_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            dialect TEXT NOT NULL,
+            route TEXT NOT NULL,
+            source_app TEXT,
+            received_at INTEGER NOT NULL,
+            field TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            message TEXT NOT NULL,
+            PRIMARY KEY (request_id, ordinal)
+        ) WITHOUT ROWID;
+        CREATE INDEX findings_by_field ON findings (dialect, route, field, kind, received_at, source_app);
+        """
+
+    /// Room for issue 5: filled by the shadow and scheduling modes.
+    static let shadowAndScheduled = """
+        CREATE TABLE shadow_comparisons (
+            request_id TEXT PRIMARY KEY,
+            compared_at INTEGER NOT NULL,
+            dialect TEXT,
+            route TEXT,
+            source_app TEXT,
+            verdict TEXT NOT NULL,
+            primary_provider TEXT NOT NULL,
+            primary_status INTEGER,
+            primary_latency_ms REAL,
+            primary_error TEXT,
+            shadow_provider TEXT NOT NULL,
+            shadow_status INTEGER,
+            shadow_latency_ms REAL,
+            shadow_error TEXT,
+            differences TEXT
+        );
+        CREATE INDEX shadow_by_verdict ON shadow_comparisons (verdict, compared_at);
+        CREATE INDEX shadow_by_time ON shadow_comparisons (compared_at);
+        CREATE TABLE scheduled_sends (
+            request_id TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            send_at INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            target_app TEXT,
+            request TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            claimed_at INTEGER,
+            sent_at INTEGER,
+            upstream_status INTEGER,
+            attempts TEXT,
+            error_message TEXT,
+            PRIMARY KEY (request_id, ordinal)
+        ) WITHOUT ROWID;
+        CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
+        """
+}

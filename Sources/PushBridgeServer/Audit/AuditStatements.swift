@@ -1,0 +1,65 @@
+/// The writer's connection and its prepared statements. Confined to the writer thread.
+final class AuditStatements {
+    let database: SQLiteDatabase
+    private let begin: SQLiteStatement
+    private let commit: SQLiteStatement
+    private let insertRequest: SQLiteStatement
+    private let insertFinding: SQLiteStatement
+    private let finish: SQLiteStatement
+
+    static let requestColumns = [
+        "request_id", "received_at", "finished_at", "path", "dialect", "route", "source_app", "target_app",
+        "activity_type", "activity_id", "event", "key_fingerprint", "inbound_body", "translated", "finding_count",
+        "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status", "response_body",
+        "outcome", "error_message",
+    ]
+    static let findingColumns = ["request_id", "ordinal", "dialect", "route", "source_app", "received_at", "field", "kind", "severity", "message"]
+    static let completionColumns = [
+        "finished_at", "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status",
+        "response_body", "outcome", "error_message",
+    ]
+
+    init(database: SQLiteDatabase) throws(SQLiteError) {
+        self.database = database
+        begin = try database.prepare("BEGIN IMMEDIATE TRANSACTION")
+        commit = try database.prepare("COMMIT TRANSACTION")
+        insertRequest = try database.prepare(Self.insertSQL("requests", Self.requestColumns))
+        insertFinding = try database.prepare(Self.insertSQL("findings", Self.findingColumns))
+        let assignments = Self.completionColumns.map { "\($0) = ?" }.joined(separator: ", ")
+        finish = try database.prepare("UPDATE requests SET \(assignments) WHERE request_id = ?")
+    }
+
+    private static func insertSQL(_ table: String, _ columns: [String]) -> String {
+        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    }
+
+    func beginTransaction() throws(SQLiteError) { try run(begin, []) }
+
+    func commitTransaction() throws(SQLiteError) { try run(commit, []) }
+
+    /// Runs one operation inside the open transaction.
+    func apply(_ work: AuditOperation.Work) throws(AuditError) {
+        do {
+            switch work {
+            case .insert(let row, let findings):
+                try run(insertRequest, row)
+                for finding in findings { try run(insertFinding, finding) }
+            case .finish(let requestId, let values):
+                try run(finish, values)
+                guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
+            }
+        } catch let error as AuditError {
+            throw error
+        } catch {
+            throw AuditError.wrap(error)
+        }
+    }
+
+    private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws(SQLiteError) {
+        // Reset after every run, not before: after a failed step, `sqlite3_reset` repeats
+        // that step's error, which belongs to the failed run, not to the next one.
+        defer { try? statement.reset() }
+        try statement.bind(values)
+        try statement.run()
+    }
+}

@@ -1,0 +1,25 @@
+/// Counters of the audit writer, for `/metrics`.
+public struct AuditStatistics: Sendable, Equatable {
+    /// Transactions committed.
+    public var transactions = 0
+    /// Transactions that failed as a whole.
+    public var failedTransactions = 0
+    /// Operations committed.
+    public var operations = 0
+    /// Callers that found the queue full and waited for room (none was dropped).
+    public var waitedForRoom = 0
+    /// The last transaction's duration, `BEGIN` to the end of `COMMIT`.
+    public var lastWriteLatency: Duration?
+    /// The largest transaction so far.
+    public var largestBatch = 0
+
+    /// Counters at zero.
+    public init() {}
+
+    mutating func record(_ sample: AuditCommitSample, committed: Int) {
+        transactions += 1
+        operations += committed
+        lastWriteLatency = sample.transactionDuration
+        largestBatch = max(largestBatch, sample.batchSize)
+    }
+}

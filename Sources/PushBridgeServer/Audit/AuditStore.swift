@@ -1,0 +1,82 @@
+/// The audit of every request: SQLite in WAL with `synchronous=FULL`, written by one thread
+/// with group commits, read on separate connections.
+///
+/// Every write is `async` and returns only once the transaction holding it has committed:
+/// the proxy begins a row before it calls upstream and finishes it before it answers, so an
+/// answered request always has a durable, complete row, and a crash between the two leaves a
+/// `pending` row that the next start marks `unknown`. Concurrent callers share a transaction
+/// (up to ``AuditStoreConfiguration/maxBatchSize`` operations), which amortizes the fsync.
+public final class AuditStore: Sendable {
+    /// The database file.
+    public let path: String
+    /// How it queues and writes.
+    public let configuration: AuditStoreConfiguration
+    /// Rows a previous process left `pending`, marked `unknown` when this store opened.
+    public let recoveredPendingCount: Int
+    /// The read side (its own connection): list, show, prune.
+    public let reader: AuditReader
+    private let writer: AuditWriter
+
+    /// Opens (creating if needed) and migrates the audit at `path`, marks rows left pending
+    /// by a stopped process as unknown, and starts the writer thread.
+    public init(path: String, configuration: AuditStoreConfiguration = AuditStoreConfiguration()) throws(AuditError) {
+        let (writer, recovered) = try AuditWriter.start(path: path, configuration: configuration)
+        self.path = path
+        self.configuration = configuration
+        self.writer = writer
+        self.recoveredPendingCount = recovered
+        do {
+            self.reader = try AuditReader(path: path, busyTimeout: configuration.busyTimeout)
+        } catch {
+            writer.requestStop()
+            throw error
+        }
+    }
+
+    deinit {
+        writer.requestStop()
+    }
+
+    /// Writes the row for a request about to be forwarded (outcome `pending`) with its
+    /// findings; returns once committed.
+    public func begin(_ entry: AuditEntry) async throws {
+        let bodyLimit = configuration.bodyLimit
+        try await submit(.insert(row: AuditRowEncoding.requestRow(entry, nil, bodyLimit: bodyLimit), findings: AuditRowEncoding.findingRows(entry)))
+    }
+
+    /// Completes a row begun with ``begin(_:)``; returns once committed. Throws
+    /// ``AuditError/unknownRequest(_:)`` when there is no such row.
+    public func finish(_ requestId: String, _ completion: AuditCompletion) async throws {
+        var values = AuditRowEncoding.completionValues(completion, outcome: completion.outcome, bodyLimit: configuration.bodyLimit)
+        values.append(.text(requestId))
+        try await submit(.finish(requestId: requestId, values: values))
+    }
+
+    /// Writes the complete row of a request that never reaches upstream (rejected, refused
+    /// credentials, unknown route); returns once committed.
+    public func record(_ entry: AuditEntry, _ completion: AuditCompletion) async throws {
+        let row = AuditRowEncoding.requestRow(entry, completion, bodyLimit: configuration.bodyLimit)
+        try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry)))
+    }
+
+    private func submit(_ work: AuditOperation.Work) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writer.submit(AuditOperation(work: work, submitted: .now, continuation: continuation))
+        }
+    }
+
+    /// Operations queued or waiting for room, not yet committed.
+    public var queueDepth: Int { writer.state.withLock { $0.ready.count + $0.waiting.count } }
+
+    /// The writer's counters.
+    public var statistics: AuditStatistics { writer.state.withLock { $0.statistics } }
+
+    /// The duration of the last committed transaction.
+    public var lastWriteLatency: Duration? { statistics.lastWriteLatency }
+
+    /// Writes everything queued, then stops the writer thread and closes its connection.
+    /// Later writes throw ``AuditError/closed``.
+    public func close() async {
+        await writer.close()
+    }
+}

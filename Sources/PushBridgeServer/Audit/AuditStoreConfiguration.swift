@@ -1,0 +1,36 @@
+/// How an ``AuditStore`` queues and writes. Every value has a documented default.
+public struct AuditStoreConfiguration: Sendable {
+    /// Operations admitted to the writer's queue. When it is full, callers wait (suspended,
+    /// in arrival order) for room: an audit row is never dropped. Default 10,000.
+    public var queueCapacity = 10_000
+    /// Operations committed per transaction at most (group commit). Default 100.
+    public var maxBatchSize = 100
+    /// Upstream and response bodies are truncated to this many bytes. Default 8,192.
+    public var bodyLimit = 8_192
+    /// How long a connection waits for another's lock. Default 5 s.
+    public var busyTimeout: Duration = .seconds(5)
+    /// Page size for a new database file (bytes); 8 KiB keeps a ~2 KB row off overflow pages.
+    public var pageSize = 8_192
+    /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 16,384
+    /// (16 MiB): the right edges of the indexes stay cached between commits.
+    public var cacheKiB = 16_384
+    /// WAL pages between automatic checkpoints. Default 4,000 (about 32 MiB at 8 KiB pages):
+    /// index pages rewritten by every commit are copied to the database once per checkpoint,
+    /// so a longer interval writes fewer pages in all.
+    public var walAutocheckpointPages = 4_000
+    /// Called on the writer thread after every commit (keep it cheap): for metrics.
+    public var onCommit: (@Sendable (AuditCommitSample) -> Void)?
+
+    /// The defaults.
+    public init() {}
+}
+
+/// One committed transaction, as reported to ``AuditStoreConfiguration/onCommit``.
+public struct AuditCommitSample: Sendable {
+    /// Operations in the transaction.
+    public var batchSize: Int
+    /// Time from `BEGIN` to the end of `COMMIT` (the fsync included).
+    public var transactionDuration: Duration
+    /// The longest any of its operations waited from submission to commit.
+    public var maxLatency: Duration
+}

@@ -1,0 +1,154 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The one thread that owns the audit's write connection, with its bounded queue.
+///
+/// Why `@unchecked Sendable` is sound: callers on any thread touch only `state` (a `Mutex`)
+/// and the two semaphores (thread-safe by contract). `statements` — the connection and its
+/// prepared statements — is created, used and released only on the writer thread, inside
+/// `run(path:)`, and never escapes it.
+final class AuditWriter: @unchecked Sendable {
+    struct State {
+        var ready: [AuditOperation] = []
+        /// Callers that found the queue full, in arrival order (each is suspended).
+        var waiting: [AuditOperation] = []
+        var closing = false
+        var sleeping = false
+        var closed = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var statistics = AuditStatistics()
+    }
+
+    let configuration: AuditStoreConfiguration
+    let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+
+    private init(configuration: AuditStoreConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Starts the writer thread, which opens `path`, migrates it and marks rows left pending
+    /// as unknown. Returns once that is done (or throws what failed), with how many rows it
+    /// marked.
+    static func start(path: String, configuration: AuditStoreConfiguration) throws(AuditError) -> (AuditWriter, recovered: Int) {
+        let writer = AuditWriter(configuration: configuration)
+        let opened = Mutex<Result<Int, AuditError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            writer.run(path: path) { result in
+                opened.withLock { $0 = result }
+                ready.signal()
+            }
+        }
+        thread.name = "pushbridge-audit-writer"
+        thread.start()
+        ready.wait()
+        switch opened.withLock({ $0 }) {
+        case .success(let recovered): return (writer, recovered)
+        case .failure(let error): throw error
+        case nil: throw AuditError.closed
+        }
+    }
+
+    // MARK: Callers' side
+
+    /// Queues `operation`, or parks it behind the full queue (the caller stays suspended: a
+    /// row is never dropped). Fails it at once when the store is closing.
+    func submit(_ operation: AuditOperation) {
+        let capacity = configuration.queueCapacity
+        let (accepted, wakeWriter) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closing else { return (false, false) }
+            if state.ready.count < capacity && state.waiting.isEmpty {
+                state.ready.append(operation)
+            } else {
+                state.waiting.append(operation)
+                state.statistics.waitedForRoom += 1
+            }
+            defer { state.sleeping = false }
+            return (true, state.sleeping)
+        }
+        if !accepted { operation.continuation.resume(throwing: AuditError.closed) }
+        if wakeWriter { wake.signal() }
+    }
+
+    /// Asks the thread to write everything queued and stop; returns when it has.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (alreadyClosed, wakeWriter) = state.withLock { state -> (Bool, Bool) in
+                state.closing = true
+                if state.closed { return (true, false) }
+                state.closeWaiters.append(continuation)
+                defer { state.sleeping = false }
+                return (false, state.sleeping)
+            }
+            if wakeWriter { wake.signal() }
+            if alreadyClosed { continuation.resume() }
+        }
+    }
+
+    /// Asks the thread to stop without waiting (for `deinit`).
+    func requestStop() {
+        let wakeWriter = state.withLock { state -> Bool in
+            state.closing = true
+            defer { state.sleeping = false }
+            return state.sleeping
+        }
+        if wakeWriter { wake.signal() }
+    }
+
+    // MARK: The writer thread
+
+    private func run(path: String, opened: (Result<Int, AuditError>) -> Void) {
+        let statements: AuditStatements
+        do {
+            let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
+            let recovered = try AuditDatabase.markPendingUnknown(database, now: AuditClock.nowMilliseconds())
+            statements = try AuditStatements(database: database)
+            opened(.success(recovered))
+        } catch {
+            state.withLock { $0.closing = true; $0.closed = true }
+            opened(.failure(AuditError.wrap(error)))
+            return
+        }
+        while let batch = nextBatch() {
+            if batch.isEmpty {
+                wake.wait()
+            } else {
+                write(batch, with: statements)
+            }
+        }
+        let waiters = state.withLock { state in
+            state.closed = true
+            defer { state.closeWaiters = [] }
+            return state.closeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Up to `maxBatchSize` operations; `[]` after marking the thread asleep when there are
+    /// none; nil when closing and everything is written.
+    private func nextBatch() -> [AuditOperation]? {
+        let capacity = configuration.queueCapacity
+        let maximum = max(1, configuration.maxBatchSize)
+        return state.withLock { state -> [AuditOperation]? in
+            if state.ready.isEmpty {
+                if state.closing && state.waiting.isEmpty { return nil }
+                if state.waiting.isEmpty {
+                    state.sleeping = true
+                    return []
+                }
+            }
+            let count = min(maximum, state.ready.count)
+            let batch = Array(state.ready.prefix(count))
+            state.ready.removeFirst(count)
+            let room = capacity - state.ready.count
+            if room > 0 && !state.waiting.isEmpty {
+                let moved = min(room, state.waiting.count)
+                state.ready.append(contentsOf: state.waiting.prefix(moved))
+                state.waiting.removeFirst(moved)
+            }
+            return batch
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PushBridgeCore
+@testable import PushBridgeServer
+
+/// A temporary directory holding one audit file, removed afterwards.
+func withTemporaryAudit<T>(_ body: (String) async throws -> T) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-audit-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try await body(directory.appendingPathComponent("audit.sqlite").path)
+}
+
+/// A typical translated-request entry with `findings` findings.
+func sampleEntry(_ id: String, receivedAt: Int64 = 1_700_000_000_000, findings: Int = 3, app: String = "app-1") -> AuditEntry {
+    AuditEntry(
+        requestId: id, receivedAt: receivedAt, path: "/api/v1/apps/\(app)/activities/activity/Delivery", dialect: .onesignal,
+        route: .start, sourceApp: app, targetApp: "op-app", activityType: "Delivery", activityId: "act-\(id)", event: "start",
+        keyFingerprint: "sha256:0123456789ab", inboundBody: #"{"name":"x"}"#, translated: #"[{"method":"POST"}]"#,
+        findings: (0..<findings).map { Finding(field: "field\($0)", kind: $0 == 0 ? .dropped : .renamed, message: "message \($0)") })
+}
+
+/// A forwarded completion.
+func sampleCompletion(finishedAt: Int64 = 1_700_000_000_120) -> AuditCompletion {
+    AuditCompletion(
+        finishedAt: finishedAt, outcome: .forwarded, upstreamStatus: 201, upstreamBody: #"{"id":"n1"}"#, upstreamLatencyMs: 12.5,
+        attempts: [AuditAttempt(at: finishedAt - 20, status: 201, latencyMs: 12.5)], responseStatus: 200, responseBody: #"{"id":"n1"}"#)
+}
+
+/// The bytes of the database file and its WAL and shared-memory files, as one buffer.
+func databaseBytes(_ path: String) -> [UInt8] {
+    ["", "-wal", "-shm", "-journal"].flatMap { suffix in
+        (try? Data(contentsOf: URL(fileURLWithPath: path + suffix))).map { [UInt8]($0) } ?? []
+    }
+}
+
+/// Whether `needle` occurs in `haystack`.
+func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+    let pattern = Array(needle.utf8)
+    guard !pattern.isEmpty, haystack.count >= pattern.count else { return false }
+    var index = 0
+    while index <= haystack.count - pattern.count {
+        if haystack[index] == pattern[0] && haystack[index..<(index + pattern.count)].elementsEqual(pattern) { return true }
+        index += 1
+    }
+    return false
+}

@@ -1,0 +1,92 @@
+// audit-bench: rows per second the audit writer commits with synchronous=FULL.
+// usage: audit-bench [ROWS] [CONCURRENCY]   (defaults 100000, 64)
+// Each row is ~2 KB (inbound body, translation, bodies) with 3 findings. Two phases:
+// `record` (one transaction-ful insert per request) and `begin+finish` (the proxy's pattern:
+// a pending row before upstream, its completion after). Prints rows/s and the distribution
+// of operations per committed transaction.
+import Foundation
+import PushBridgeCore
+import PushBridgeServer
+import Synchronization
+
+let arguments = CommandLine.arguments
+let rows = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+let concurrency = arguments.count > 2 ? Int(arguments[2]) ?? 64 : 64
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audit-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+let padding = String(repeating: "x", count: 700)
+let template = AuditEntry(
+    requestId: "", receivedAt: 0, path: "/api/v1/apps/app-1/activities/activity/Delivery", dialect: .onesignal, route: .start,
+    sourceApp: "app-1", targetApp: "op-app", activityType: "Delivery", activityId: "activity", event: "start",
+    keyFingerprint: "sha256:0123456789ab", inboundBody: #"{"event":"start","padding":"\#(padding)"}"#,
+    translated: #"[{"method":"POST","padding":"\#(padding)"}]"#,
+    findings: [
+        Finding(field: "dismissal_date", kind: .dropped, message: "OpenPush has no dismissal date on start; dropped"),
+        Finding(field: "include_player_ids", kind: .renamed, message: "sent as include_subscription_ids"),
+        Finding(field: "headings", kind: .synthesized, message: "made from the activity name"),
+    ])
+let completion = AuditCompletion(
+    finishedAt: 0, outcome: .forwarded, upstreamStatus: 201, upstreamBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#,
+    upstreamLatencyMs: 3.2, attempts: [AuditAttempt(at: 0, status: 201, latencyMs: 3.2)], responseStatus: 200,
+    responseBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#)
+
+let findingCount = ProcessInfo.processInfo.environment["AUDIT_FINDINGS"].flatMap { Int($0) } ?? 3
+let entryTemplate = { () -> AuditEntry in
+    var entry = template
+    entry.findings = (0..<findingCount).map { template.findings[$0 % template.findings.count] }
+    return entry
+}()
+
+func run(phase: String, pairs: Bool) async throws {
+    let histogram = Mutex([Int: Int]())
+    var configuration = AuditStoreConfiguration()
+    if let text = ProcessInfo.processInfo.environment["AUDIT_PAGE_SIZE"], let size = Int(text) { configuration.pageSize = size }
+    let busy = Mutex(Duration.zero)
+    configuration.onCommit = { sample in
+        histogram.withLock { $0[sample.batchSize, default: 0] += 1 }
+        busy.withLock { $0 += sample.transactionDuration }
+    }
+    let store = try AuditStore(path: directory.appendingPathComponent("\(phase).sqlite").path, configuration: configuration)
+    let perCaller = rows / concurrency
+    let clock = ContinuousClock()
+    let elapsed = try await clock.measure {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    for _ in 0..<perCaller {
+                        var entry = entryTemplate
+                        // Time-sortable ids, as the proxy makes them: inserts land at the indexes' right edge.
+                        entry.receivedAt = AuditClock.nowMilliseconds()
+                        entry.requestId = AuditRequestID.make(milliseconds: entry.receivedAt)
+                        if pairs {
+                            try await store.begin(entry)
+                            try await store.finish(entry.requestId, completion)
+                        } else {
+                            try await store.record(entry, completion)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+    await store.close()
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let total = perCaller * concurrency
+    let statistics = store.statistics
+    print("\(phase): \(total) rows, \(concurrency) callers, \(String(format: "%.2f", seconds)) s, \(Int(Double(total) / seconds)) rows/s (target 50000), \(statistics.transactions) transactions, waited for room \(statistics.waitedForRoom)")
+    let buckets: [(String, ClosedRange<Int>)] = [("1", 1...1), ("2-9", 2...9), ("10-31", 10...31), ("32-63", 32...63), ("64-99", 64...99), ("100+", 100...Int.max)]
+    let counts = histogram.withLock { $0 }
+    let line = buckets.map { name, range in
+        "\(name): \(counts.filter { range.contains($0.key) }.values.reduce(0, +))"
+    }.joined(separator: "  ")
+    print("  ops per transaction: \(line)")
+    let busySeconds = busy.withLock { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+    print("  writer busy in transactions: \(String(format: "%.2f", busySeconds)) s of \(String(format: "%.2f", seconds)) s")
+}
+
+try await run(phase: "record", pairs: false)
+try await run(phase: "begin+finish", pairs: true)
