@@ -10,6 +10,7 @@ usage: pushbridge COMMAND [options]
   translate --path PATH [--config FILE] [--json] [FILE]   translate one request body (stdin without FILE)
   sandbox [--listen H:P] [--seed FILE] [--db FILE]        run the local OpenPush sandbox
   sandbox sends --db FILE [--app ID]                       list what the sandbox would have sent
+  audit list|show|prune [--db FILE] …                      read and prune the audit
   check-config FILE                                        validate a configuration file
   docs field-mapping                                       print docs/field-mapping.md
 """
@@ -26,6 +27,7 @@ case "sandbox":
         printError("pushbridge sandbox: \(error)")
         status = 1
     }
+case "audit": status = await AuditCommand.run(arguments: Array(arguments.dropFirst()))
 case "check-config": status = CheckConfigCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help": print(usage); status = 0
 default:
