@@ -5,7 +5,7 @@ PY_PACKAGES := onesignal-python-api==5.*
 SWIFT ?= swift
 CONFIG ?= config/demo.json
 
-.PHONY: deps deps-python build release test run bench-translate docs clean
+.PHONY: deps deps-python build release test run bench bench-translate fuzz docs clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -38,6 +38,17 @@ run: deps release
 bench-translate: deps
 	$(SWIFT) build -c release --product translate-bench
 	.build/release/translate-bench
+
+# Side-by-side: direct nginx vs PushBridge vs nginx proxy_pass; latency, throughput, RSS,
+# translation and audit. Installs wrk and nginx when missing. Prints one table.
+bench: deps
+	bench/run.sh
+
+# libFuzzer, one target per dialect, FUZZ_SECONDS each (default 60). Crashes land in
+# .build/fuzz/artifacts/; keep them in fuzz/regressions/ (replayed by FuzzRegressionTests).
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
 
 docs: build
 	.build/debug/pushbridge docs field-mapping > docs/field-mapping.md
