@@ -1,0 +1,86 @@
+import Foundation
+import PushBridgeCore
+@testable import PushBridgeServer
+
+/// A real proxy on 127.0.0.1:0 (config/demo.json's apps) forwarding to its embedded OpenPush
+/// sandbox, with its audit in a temporary directory: what the hostile-input tests attack.
+struct HostileProxyHarness {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let oneSignalPath = "/apps/5eb5a37e-b458-11e3-ac11-000c2940e62c/activities/activity/DeliveryAttributes"
+    static let oneSignalAuth = ("Authorization", "Key demo-onesignal-key")
+    static let pushwooshPath = "/json/1.3/startLiveActivity"
+
+    let runtime: ProxyRuntime
+    let directory: URL
+    var port: UInt16 { runtime.port }
+
+    /// Starts the proxy; `idleTimeoutSeconds` bounds how long a stalled connection is kept.
+    static func start(idleTimeoutSeconds: Int = 3, maxConnections: Int = 1200) throws -> HostileProxyHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let demo = try JSONParser.parse(Array(try Data(contentsOf: repository.appendingPathComponent("config/demo.json"))))
+        guard var root = demo.objectValue else { throw HarnessError("config/demo.json is not an object") }
+        root["listen"] = .string("127.0.0.1:0")
+        root["audit_db"] = .string(directory.appendingPathComponent("audit.sqlite").path)
+        root["sandbox"] = .object(["embedded": .bool(true), "seed": .string(repository.appendingPathComponent("config/demo-seed.json").path)])
+        root["limits"] = .object([
+            "max_connections": .int(Int64(maxConnections)), "per_ip_connections": .int(Int64(maxConnections)),
+            "idle_timeout_seconds": .int(Int64(idleTimeoutSeconds)), "header_memory_bytes": .int(16384),
+            "max_body_bytes": .int(65536), "upstream_timeout_ms": .int(5000),
+        ])
+        let configuration = try ProxyConfiguration.load(json: JSONWriter.bytes(.object(root)),
+                                                        environment: ["PUSHBRIDGE_DEMO_OPENPUSH_KEY": "op_sandbox_demo_rest_key"])
+        let log = EventLog(minimumLevel: .error, sink: { _ in })
+        return HostileProxyHarness(runtime: try ProxyRuntime.start(configuration, log: log), directory: directory)
+    }
+
+    /// Stops the proxy and removes its audit.
+    func stop() async {
+        await runtime.stop(gracePeriod: .seconds(2))
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The reference OneSignal start body.
+    static var oneSignalBody: [UInt8] {
+        (try? Array(Data(contentsOf: repository.appendingPathComponent("fixtures/onesignal-start-reference/body.json")))) ?? []
+    }
+
+    /// The reference Pushwoosh start body with the demo app and key.
+    static var pushwooshBody: [UInt8] {
+        Array(#"{"request":{"application":"DEMO1-23456","auth":"demo-pushwoosh-auth","notifications":[{"content":"Order ready","live_activity":{"event":"start","content-state":{"status":"ready"},"attributes-type":"DeliveryAttributes","attributes":{}},"live_activity_id":"order_1","filter":"FILTER_NAME_1"}]}}"#.utf8)
+    }
+
+    /// A well-formed OneSignal start, which the sandbox accepts (201).
+    func validOneSignalStart() async throws -> RawHTTPResponse {
+        try await RawHTTPClient.send(port: port, method: "POST", target: Self.oneSignalPath,
+                                     headers: [Self.oneSignalAuth, ("Content-Type", "application/json")], body: Self.oneSignalBody)
+    }
+
+    /// A OneSignal start with `body` as is.
+    func oneSignalStart(_ body: [UInt8]) async throws -> RawHTTPResponse {
+        try await RawHTTPClient.send(port: port, method: "POST", target: Self.oneSignalPath,
+                                     headers: [Self.oneSignalAuth, ("Content-Type", "application/json")], body: body)
+    }
+
+    /// A Pushwoosh start with `body` as is.
+    func pushwooshStart(_ body: [UInt8]) async throws -> RawHTTPResponse {
+        try await RawHTTPClient.send(port: port, method: "POST", target: Self.pushwooshPath, headers: [("Content-Type", "application/json")], body: body)
+    }
+
+    /// The request head for a OneSignal start, without the blank line, for hand-made requests.
+    static func oneSignalHead(_ extra: [String]) -> String {
+        (["POST \(oneSignalPath) HTTP/1.1", "Host: 127.0.0.1", "Connection: close", "Authorization: Key demo-onesignal-key",
+          "Content-Type: application/json"] + extra).joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// The OneSignal error shape: `{"errors": [message, …]}`; returns the messages.
+    static func oneSignalErrors(_ response: RawHTTPResponse) -> [String]? {
+        (try? JSONParser.parse(response.body))?.objectValue?["errors"]?.arrayValue?.compactMap(\.stringValue)
+    }
+
+    struct HarnessError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# `make bench`: PushBridge side by side with a direct call and with nginx proxy_pass, in one run,
+# on 127.0.0.1 only. Installs wrk and nginx when missing, builds release, starts:
+#   upstream  nginx answering 201 {"notification_id":"msg_x"} (the fast "OpenPush")
+#   proxy     nginx proxy_pass to the upstream (keep-alive pool)
+#   pushbridge config/bench.json pointed at the upstream, audit in a temp file (synchronous=FULL)
+# then measures latency (1 connection), throughput (16 and 64 connections, OneSignal start and
+# Pushwoosh start bodies), PushBridge's peak RSS with 1,000 idle keep-alive connections held
+# open during the load, the translation benchmark and the audit writer, prints one table and
+# stops everything it started. Knobs: BENCH_SECONDS (per wrk run, default 5),
+# BENCH_AUDIT_ROWS (default 20000), BENCH_SERVE_SECONDS (start only, for profiling).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${BENCH_SECONDS:-5}
+audit_rows=${BENCH_AUDIT_ROWS:-20000}
+
+need=""
+command -v wrk >/dev/null || need="$need wrk"
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need="$need nginx"
+if [ -n "$need" ]; then
+  echo "installing:$need"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+swift build -c release 2>&1 | grep -E "error|warning: unre|Compiling|Build complete" | tail -3
+bin=.build/release
+
+ulimit -n 8192 2>/dev/null || true
+work=$(mktemp -d /tmp/pushbridge-bench.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+base=$((20000 + RANDOM % 20000))
+up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2))
+
+mkdir -p "$work/up" "$work/proxy"
+cat > "$work/up/nginx.conf" <<CONF
+daemon off; worker_processes 1; pid $work/up/nginx.pid; error_log $work/up/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; client_body_temp_path $work/up; proxy_temp_path $work/up;
+  fastcgi_temp_path $work/up; uwsgi_temp_path $work/up; scgi_temp_path $work/up;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$up_port;
+    location / { default_type application/json; return 201 '{"notification_id":"msg_x"}'; }
+  }
+}
+CONF
+cat > "$work/proxy/nginx.conf" <<CONF
+daemon off; worker_processes 2; pid $work/proxy/nginx.pid; error_log $work/proxy/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; client_body_temp_path $work/proxy; proxy_temp_path $work/proxy;
+  fastcgi_temp_path $work/proxy; uwsgi_temp_path $work/proxy; scgi_temp_path $work/proxy;
+  keepalive_requests 1000000;
+  upstream openpush { server 127.0.0.1:$up_port; keepalive 128; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / { proxy_pass http://openpush; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+CONF
+"$NGINX" -p "$work/up" -c "$work/up/nginx.conf" 2>"$work/up/stderr" & pids+=($!)
+"$NGINX" -p "$work/proxy" -c "$work/proxy/nginx.conf" 2>"$work/proxy/stderr" & pids+=($!)
+
+python3 - "$work/bench.json" "$pb_port" "$up_port" "$work/audit.sqlite" <<'PY'
+import json, sys
+out, pb, up, audit = sys.argv[1:]
+c = json.load(open("config/bench.json"))
+c["listen"] = f"127.0.0.1:{pb}"
+c["openpush"]["base_url"] = f"http://127.0.0.1:{up}"
+c["audit_db"] = audit
+json.dump(c, open(out, "w"), indent=1)
+PY
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$bin/pushbridge" serve --config "$work/bench.json" 2>"$work/pushbridge.log" & pb_pid=$!; pids+=($pb_pid)
+
+wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
+wait_port "$up_port"; wait_port "$nginx_port"; wait_port "$pb_port"
+
+os_body=fixtures/onesignal-start-reference/body.json
+pw_body=fixtures/pushwoosh-start-filter-reference/body.json
+os_path=/apps/bench-app/activities/activity/DeliveryAttributes
+pw_path=/json/1.3/startLiveActivity
+os_auth="Key bench-onesignal-key"
+
+# BENCH_SERVE_SECONDS=N: only start everything, print the ports, keep serving N seconds (profiling).
+if [ -n "${BENCH_SERVE_SECONDS:-}" ]; then
+  echo "upstream $up_port nginx $nginx_port pushbridge $pb_port (pid $pb_pid) audit $work/audit.sqlite"
+  sleep "$BENCH_SERVE_SECONDS"; exit 0
+fi
+
+# Check the PushBridge path succeeds before timing it.
+for check in "$os_path|$os_body|$os_auth" "$pw_path|$pw_body|"; do
+  IFS='|' read -r path body auth <<<"$check"
+  answer=$(curl -s -o "$work/check" -w '%{http_code}' -H "Content-Type: application/json" ${auth:+-H "Authorization: $auth"} \
+    --data-binary @"$body" "http://127.0.0.1:$pb_port$path")
+  if [ "${answer:0:1}" != 2 ]; then echo "PushBridge answered $answer for $path: $(cat "$work/check")" >&2; tail -5 "$work/pushbridge.log" >&2; exit 1; fi
+done
+
+# run_wrk NAME CONNECTIONS URL BODY AUTH → stores RESULT fields as NAME_p50 NAME_p99 NAME_rps
+declare -A R
+run_wrk() {
+  local name=$1 conns=$2 url=$3 body=$4 auth=$5 threads=2 line
+  [ "$conns" -eq 1 ] && threads=1
+  line=$(BENCH_BODY=$body BENCH_AUTH=$auth wrk -t"$threads" -c"$conns" -d"${seconds}s" -s bench/http/post.lua "$url" | grep '^RESULT')
+  for kv in ${line#RESULT }; do R[${name}_${kv%%=*}]=${kv#*=}; done
+  if [ "${R[${name}_non2xx]}" != 0 ] || [ "${R[${name}_socket_errors]}" != 0 ]; then
+    echo "warning: $name had ${R[${name}_non2xx]} non-2xx answers and ${R[${name}_socket_errors]} socket errors" >&2
+  fi
+}
+targets() { # kind body path auth → direct, pushbridge, nginx for one body
+  local conns=$1 body=$2 path=$3 auth=$4 tag=$5
+  run_wrk "direct_$tag" "$conns" "http://127.0.0.1:$up_port/notifications" "$body" ""
+  run_wrk "pb_$tag" "$conns" "http://127.0.0.1:$pb_port$path" "$body" "$auth"
+  run_wrk "nginx_$tag" "$conns" "http://127.0.0.1:$nginx_port/notifications" "$body" ""
+}
+
+echo "warming up"; BENCH_BODY=$os_body BENCH_AUTH=$os_auth wrk -t1 -c4 -d1s -s bench/http/post.lua "http://127.0.0.1:$pb_port$os_path" >/dev/null
+echo "latency: 1 connection, ${seconds}s each"
+targets 1 "$os_body" "$os_path" "$os_auth" lat
+
+echo "holding 1000 idle keep-alive connections to PushBridge"
+python3 bench/http/hold_idle.py "$pb_port" 1000 600 >"$work/hold.out" & hold_pid=$!; pids+=($hold_pid)
+for _ in $(seq 100); do grep -q held "$work/hold.out" && break; sleep 0.1; done
+echo "throughput: 16 and 64 connections, ${seconds}s each"
+for c in 16 64; do
+  targets "$c" "$os_body" "$os_path" "$os_auth" "os$c"
+  targets "$c" "$pw_body" "$pw_path" "" "pw$c"
+done
+rss_peak_kb=$(awk '/VmHWM/ {print $2}' /proc/$pb_pid/status)
+rss_now_kb=$(awk '/VmRSS/ {print $2}' /proc/$pb_pid/status)
+kill -TERM "$hold_pid"; wait "$hold_pid" 2>/dev/null || true
+held=$(awk '/held/ {print $2}' "$work/hold.out"); still=$(awk '/still open/ {print $3}' "$work/hold.out")
+
+echo "translation and audit benchmarks"
+translate_out=$("$bin/translate-bench" fixtures)
+audit_out=$("$bin/audit-bench" "$audit_rows" 64)
+audit_rows_rate=$(echo "$audit_out" | awk '/^begin\+finish:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
+audit_record_rate=$(echo "$audit_out" | awk '/^record:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
+
+ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+verdict() { awk -v ok="$1" 'BEGIN { print (ok ? "yes" : "NO") }'; }
+
+printf '\nPushBridge benchmark — %s, %s cores, wrk %ss per cell; ratios are the figures\n' "$(date -u +%FT%TZ)" "$(nproc)" "$seconds"
+fmt='%-34s %12s %12s %12s %10s %10s  %-22s %s\n'
+printf "$fmt" "measure" "direct" "PushBridge" "nginx" "PB/direct" "PB/nginx" "target" "met"
+for p in p50 p99; do
+  d=${R[direct_lat_${p}_us]}; b=${R[pb_lat_${p}_us]}; n=${R[nginx_lat_${p}_us]}
+  limit=300; [ $p = p99 ] && limit=1000
+  printf "$fmt" "latency $p, 1 conn (ms)" "$(ms "$d")" "$(ms "$b")" "$(ms "$n")" "$(ratio "$b" "$d")" "$(ratio "$b" "$n")" \
+    "PB-direct ≤ +$(ms $limit)" "$(verdict $(( b - d <= limit )))  (+$(ms $(( b - d ))))"
+done
+for tag in os16 os64 pw16 pw64; do
+  label="OneSignal start"; [ "${tag:0:2}" = pw ] && label="Pushwoosh start"
+  d=${R[direct_${tag}_rps]}; b=${R[pb_${tag}_rps]}; n=${R[nginx_${tag}_rps]}
+  printf "$fmt" "$label, ${tag:2} conns (req/s)" "$d" "$b" "$n" "$(ratio "$b" "$d")" "$(ratio "$b" "$n")" "PB/nginx ≥ 0.50" \
+    "$(verdict "$(awk -v b="$b" -v n="$n" 'BEGIN { print (b >= 0.5 * n) }')")"
+done
+printf "$fmt" "peak RSS, 1000 idle conns (MB)" "" "$(( rss_peak_kb / 1024 ))" "" "" "" "≤ 64 MB" \
+  "$(verdict $(( rss_peak_kb <= 65536 )))  (held $held, still open $still, RSS now $(( rss_now_kb / 1024 )) MB)"
+echo "$translate_out" | awk 'NR > 2 && NF >= 3 { name=$1" "$2; printf "%-34s %12s %12s %12s %10s %10s  %-22s %s\n", "translate "name" (/s)", "", $3, "", "", "", ($1=="onesignal" && $2=="start") ? "≥ 50000" : "", ($1=="onesignal" && $2=="start") ? (($3 >= 50000) ? "yes" : "NO") : "" }'
+printf "$fmt" "audit begin+finish, FULL (rows/s)" "" "$audit_rows_rate" "" "" "" "≥ 50000" "$(verdict $(( ${audit_rows_rate:-0} >= 50000 )))"
+printf "$fmt" "audit record, FULL (rows/s)" "" "$audit_record_rate" "" "" "" "" ""
