@@ -72,7 +72,7 @@ struct ProxyFailureTests {
     }
 
     @Test func anUpstreamThatRefusesConnectionsGetsEachDialectsErrorFast() async throws {
-        let closedPort = try ClosedPort.find()
+        let closedPort = try await ClosedPort.find()
         let proxy = try ProxyHarness(upstream: "http://127.0.0.1:\(closedPort)", limits: Self.limits)
         for (path, body) in try Self.validBodies() {
             let started = ContinuousClock.now
@@ -111,12 +111,10 @@ struct ProxyFailureTests {
 
 /// A loopback port that nothing listens on.
 enum ClosedPort {
-    static func find() throws -> UInt16 {
+    static func find() async throws -> UInt16 {
         let server = try HTTPServer(configuration: HTTPServerConfiguration()) { _ in HTTPResponse(status: 200) }
         let port = server.port
-        let done = DispatchSemaphore(value: 0)
-        Task { await server.stop(gracePeriod: .zero); done.signal() }
-        done.wait()
+        await server.stop(gracePeriod: .zero)
         return port
     }
 }

@@ -13,7 +13,7 @@ struct ProxyOneSignalClientTests {
         let script = CLIRunner.repoRoot.appendingPathComponent("Tests/python/onesignal_live_activity.py").path
         let env = ProcessInfo.processInfo.environment.merging(
             ["PB_HOST": "http://127.0.0.1:\(proxy.port)", "PB_KEY": ProxyHarness.oneSignalKey, "PB_APP": "app_3f9c2b"]) { $1 }
-        let output = try await Task.detached { try PythonRunner.run(script: script, environment: env) }.value
+        let output = try await offPool { try PythonRunner.run(script: script, environment: env) }
         await proxy.stop()
         #expect(output.status == 0, "python: \(output.stdout) \(output.stderr)")
         let lines = output.stdout.split(separator: "\n").compactMap { try? JSONParser.parse(String($0)).objectValue }
