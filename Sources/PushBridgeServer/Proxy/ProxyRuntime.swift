@@ -48,12 +48,14 @@ public final class ProxyRuntime: Sendable {
         } else {
             throw StartError("openpush.base_url is required unless sandbox.embedded is true")
         }
-        let audit = try AuditStore(path: configuration.auditDatabasePath)
+        let metrics = Metrics()
+        var auditConfiguration = AuditStoreConfiguration()
+        auditConfiguration.onCommit = { sample in metrics.observeAuditWrite(sample.transactionDuration) }
+        let audit = try AuditStore(path: configuration.auditDatabasePath, configuration: auditConfiguration)
         if audit.recoveredPendingCount > 0 {
             log.warning("audit rows left open by an earlier stop were marked unknown", ["count": .int(Int64(audit.recoveredPendingCount))])
         }
         let client = try UpstreamClient(configuration: configuration.upstreamClientConfiguration)
-        let metrics = Metrics()
         metrics.sampleAuditQueueDepth { audit.queueDepth }
         let directory = AppDirectory(apps: configuration.apps)
         let service = ProxyService(.init(directory: directory,
