@@ -67,7 +67,7 @@ final class ProxyHarness: Sendable {
     let auditPath: String
 
     /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object.
-    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "") throws {
+    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", apps: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         auditPath = directory.appendingPathComponent("audit.sqlite").path
@@ -75,7 +75,16 @@ final class ProxyHarness: Sendable {
         {
           "listen": "127.0.0.1:0", "audit_db": "\(auditPath)", "limits": \(limits),
           "openpush": {"base_url": "\(upstream)"},
-          "apps": [
+          "apps": \(apps ?? Self.defaultApps(pushwooshExtra: pushwooshExtra))
+        }
+        """
+        let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
+        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink))
+    }
+
+    static func defaultApps(pushwooshExtra: String) -> String {
+        """
+          [
             {"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
              "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]},
             {"name": "os-mapped", "dialect": "onesignal", "source_app_id": "5eb5a37e-b458-11e3-ac11-000c2940e62c",
@@ -85,10 +94,7 @@ final class ProxyHarness: Sendable {
             {"name": "bk", "dialect": "buzzkit", "source_app_id": "buzzkit",
              "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "BK_TOKEN"}]}
           ]
-        }
         """
-        let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
-        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink))
     }
 
     var port: UInt16 { runtime.port }
