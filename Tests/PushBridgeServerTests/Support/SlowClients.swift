@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+
+/// Many connections to 127.0.0.1 that send a partial request head and then nothing (the
+/// slowloris pattern). Blocking calls run on their own thread, never on the cooperative pool.
+final class SlowClients: @unchecked Sendable {
+    /// The open sockets; touched only by `open`, `countClosedByPeer` and `close`, which the test
+    /// calls one after another.
+    private var descriptors: [Int32] = []
+
+    /// Opens `count` connections (bounded by `deadline` seconds) and sends `partialHead` on each;
+    /// returns how many are open.
+    func open(count: Int, port: UInt16, partialHead: String, deadline: Double = 20) async -> Int {
+        await onThread { [self] in
+            let end = Date().addingTimeInterval(deadline)
+            let bytes = Array(partialHead.utf8)
+            while descriptors.count < count, Date() < end {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard fd >= 0 else { break }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = port.bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let connected = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                guard connected == 0 else { Glibc.close(fd); break }
+                _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                descriptors.append(fd)
+            }
+            return descriptors.count
+        }
+    }
+
+    /// How many connections the server has closed (EOF or reset), polling until all are or
+    /// `deadline` seconds pass.
+    func countClosedByPeer(deadline: Double) async -> Int {
+        await onThread { [self] in
+            let end = Date().addingTimeInterval(deadline)
+            var closed = Set<Int32>()
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            repeat {
+                for fd in descriptors where !closed.contains(fd) {
+                    let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                    if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { closed.insert(fd) }
+                }
+                if closed.count == descriptors.count { break }
+                usleep(100_000)
+            } while Date() < end
+            return closed.count
+        }
+    }
+
+    /// Closes every connection.
+    func close() {
+        for fd in descriptors { Glibc.close(fd) }
+        descriptors = []
+    }
+
+    private func onThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+}
