@@ -18,7 +18,7 @@ for d in "${dialects[@]}"; do
   done
   echo "== fuzz-$d for ${seconds}s"
   .build/fuzz/fuzz-"$d" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
-    -print_final_stats=1 -artifact_prefix=.build/fuzz/artifacts/"$d"- "$corpus" 2>&1 \
+    -dict=fuzz/pushbridge.dict -print_final_stats=1 -artifact_prefix=.build/fuzz/artifacts/"$d"- "$corpus" 2>&1 \
     | grep -E '^(==|#[0-9]+ +DONE|stat::|INFO: Running|SUMMARY|.*(ERROR|Fatal|crash|deadly))' || true
   test "${PIPESTATUS[0]}" -eq 0 || { echo "fuzz-$d found a crash: see .build/fuzz/artifacts/"; exit 1; }
 done
