@@ -40,6 +40,7 @@ import Testing
             try await RawHTTPClient.exchange(port: proxy.port, bytes: Array(head.utf8) + body, timeoutSeconds: 8)
         }
         #expect(clock.now - started < .seconds(8), "the stalled request was not closed by the idle timeout")
+        #expect(proxy.runtime.audit.statistics.operations == 0, "a request with a missing body reached the audit")
         #expect(try await proxy.validOneSignalStart().status == 201)
         await proxy.stop()
     }

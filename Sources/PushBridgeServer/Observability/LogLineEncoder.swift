@@ -51,6 +51,10 @@ struct LogLineEncoder: Sendable {
     /// A logfmt value: bare when it is non-empty and has no space, `=`, quote, backslash or
     /// control character; otherwise quoted with `\"`, `\\`, `\n`, `\r`, `\t` and `\uXXXX`.
     static func logfmtValue(_ value: String) -> String {
+        // Fast path (most values): printable ASCII without space, `=`, quote or backslash.
+        if !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return value
+        }
         let bare = !value.isEmpty && value.unicodeScalars.allSatisfy { $0 != " " && $0 != "=" && !needsEscape($0) }
         return bare ? value : "\"" + escaped(value) + "\""
     }
@@ -87,10 +91,17 @@ struct LogLineEncoder: Sendable {
 
     /// Letters, digits, `_`, `.` and `-` kept, anything else `_`; at most 64 characters.
     static func sanitize(_ key: String) -> String {
+        // Fast path (every key PushBridge itself logs): already short and safe.
+        if !key.isEmpty, key.utf8.count <= 64, key.utf8.allSatisfy({ isSafeKeyByte($0) }) { return key }
         let kept = key.unicodeScalars.prefix(64).map { s -> Character in
             ("0"..."9").contains(s) || ("a"..."z").contains(s) || ("A"..."Z").contains(s) || s == "_" || s == "." || s == "-" ? Character(s) : "_"
         }
         return kept.isEmpty ? "_" : String(kept)
+    }
+
+    private static func isSafeKeyByte(_ b: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || b == UInt8(ascii: "_") || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
     }
 
     /// `ts`, `level`, `msg` and repeated keys get a suffix (`level_2`), so no field is lost or forged.
