@@ -27,6 +27,7 @@ enum FuzzHarness {
     /// Runs one input through a dialect.
     static func run(_ dialect: DialectName, _ bytes: [UInt8]) {
         roundTrip(bytes)
+        routeAndPath(String(decoding: bytes.prefix(512), as: UTF8.self))
         let implementation = Dialects.named(dialect)
         for path in paths(for: dialect) {
             guard let route = InboundRoute.match(path: path), route.dialect == dialect else {
@@ -35,6 +36,16 @@ enum FuzzHarness {
             for context in contexts {
                 check(implementation, route: route, translation: implementation.translate(route: route, body: bytes, context: context))
             }
+        }
+    }
+
+    /// The input as a request path: matching never traps, and a path segment that decodes
+    /// encodes back to something that decodes to the same text.
+    static func routeAndPath(_ text: String) {
+        _ = InboundRoute.match(path: text)
+        _ = InboundRoute.match(path: "/apps/" + text + "/activities/activity/T")
+        if let decoded = PathEncoding.decodeSegment(Substring(text)) {
+            precondition(PathEncoding.decodeSegment(Substring(PathEncoding.encodeSegment(decoded))) == decoded, "path segment round trip")
         }
     }
 
