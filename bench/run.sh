@@ -162,6 +162,7 @@ audit_rows_rate=$(echo "$audit_out" | awk '/^begin\+finish:/ {for (i=1;i<=NF;i++
 audit_record_rate=$(echo "$audit_out" | awk '/^record:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
 
 ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
+delta() { awk -v u="$1" 'BEGIN { printf "%+.3f", u / 1000 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 verdict() { awk -v ok="$1" 'BEGIN { print (ok ? "yes" : "NO") }'; }
 
@@ -172,7 +173,7 @@ for p in p50 p99; do
   d=${R[direct_lat_${p}_us]}; b=${R[pb_lat_${p}_us]}; n=${R[nginx_lat_${p}_us]}
   limit=300; [ $p = p99 ] && limit=1000
   printf "$fmt" "latency $p, 1 conn (ms)" "$(ms "$d")" "$(ms "$b")" "$(ms "$n")" "$(ratio "$b" "$d")" "$(ratio "$b" "$n")" \
-    "PB-direct ≤ +$(ms $limit)" "$(verdict $(( b - d <= limit )))  (+$(ms $(( b - d ))))"
+    "PB-direct ≤ +$(ms $limit)" "$(verdict $(( b - d <= limit )))  ($(delta $(( b - d ))))"
 done
 for tag in os16 os64 pw16 pw64; do
   label="OneSignal start"; [ "${tag:0:2}" = pw ] && label="Pushwoosh start"
@@ -189,9 +190,9 @@ printf "$fmt" "audit one commit alone (ms)" "" "$(awk -v r="$single_rate" 'BEGIN
 echo
 echo "diagnostics (not targets): the same PushBridge with its audit on tmpfs (fsync free) and its CPU cost"
 d=${R[direct_lat_p50_us]}; b=${R[shm_lat_p50_us]}
-printf "$fmt" "latency p50, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +0.300" "$(verdict $(( b - d <= 300 )))  (+$(ms $(( b - d ))))"
+printf "$fmt" "latency p50, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +0.300" "$(verdict $(( b - d <= 300 )))  ($(delta $(( b - d ))))"
 d=${R[direct_lat_p99_us]}; b=${R[shm_lat_p99_us]}
-printf "$fmt" "latency p99, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +1.000" "$(verdict $(( b - d <= 1000 )))  (+$(ms $(( b - d ))))"
+printf "$fmt" "latency p99, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +1.000" "$(verdict $(( b - d <= 1000 )))  ($(delta $(( b - d ))))"
 b=${R[shm_os64_rps]}; n=${R[nginx_os64_rps]}
 printf "$fmt" "OneSignal 64 conns, tmpfs (req/s)" "${R[direct_os64_rps]}" "$b" "$n" "$(ratio "$b" "${R[direct_os64_rps]}")" "$(ratio "$b" "$n")" "PB/nginx ≥ 0.50" "$(verdict "$(awk -v b="$b" -v n="$n" 'BEGIN { print (b >= 0.5 * n) }')")"
 printf "$fmt" "PushBridge CPU per request (µs)" "" "$cpu_us_per_request" "" "" "" "" "user+system, 64 conns"
