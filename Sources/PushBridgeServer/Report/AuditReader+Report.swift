@@ -1,0 +1,107 @@
+import PushBridgeCore
+
+extension AuditReader {
+    /// The report over the rows `filter` selects, from SQL aggregates (GROUP BY on the indexed
+    /// `findings` table; no per-row work in Swift).
+    public func report(_ filter: ReportFilter = ReportFilter()) throws(AuditError) -> Report {
+        let routes = try routeTotals(filter)
+        let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
+        let groups = try findingGroups(filter, denominators: denominators)
+        let changeKinds: Set<String> = ["renamed", "converted", "rescaled", "defaulted", "synthesized", "escaped", "coerced"]
+        let byImpact: (FindingGroup, FindingGroup) -> Bool = { a, b in
+            if a.share != b.share { return a.share > b.share }
+            if a.requests != b.requests { return a.requests > b.requests }
+            return (a.dialect, a.route, a.field, a.kind) < (b.dialect, b.route, b.field, b.kind)
+        }
+        return Report(
+            filter: filter, totalRequests: routes.reduce(0) { $0 + $1.requests }, routes: routes,
+            dropped: groups.filter { $0.kind == "dropped" }.sorted(by: byImpact),
+            changes: groups.filter { changeKinds.contains($0.kind) }.sorted(by: byImpact),
+            rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
+            caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
+            droppedOverTime: try droppedOverTime(filter),
+            shadow: try shadowSummary(filter), upstream: try upstreamSummary(filter))
+    }
+
+    func routeTotals(_ filter: ReportFilter) throws(AuditError) -> [RouteTotal] {
+        let (clause, arguments) = filter.whereClause()
+        return try query("SELECT coalesce(dialect, ''), coalesce(route, ''), count(*) FROM requests \(clause) GROUP BY dialect, route ORDER BY dialect, route", arguments)
+            .map { RouteTotal(dialect: $0[0].textValue ?? "", route: $0[1].textValue ?? "", requests: Int($0[2].integerValue ?? 0)) }
+    }
+
+    /// One pass over `findings_by_field` grouped by (dialect, route, field, kind, app), merged in
+    /// Swift by folded field; groups that folded several paths are recounted by distinct request.
+    func findingGroups(_ filter: ReportFilter, denominators: [String: Int]) throws(AuditError) -> [FindingGroup] {
+        let (clause, arguments) = filter.whereClause()
+        let rows = try query("""
+            SELECT dialect, route, field, kind, source_app, count(*), min(received_at), max(received_at), max(request_id)
+            FROM findings \(clause) GROUP BY dialect, route, field, kind, source_app
+            """, arguments)
+        struct Key: Hashable { var dialect, route, field, kind: String }
+        var merged: [Key: (group: FindingGroup, paths: Set<String>, appCounts: Int)] = [:]
+        for row in rows {
+            let field = row[2].textValue ?? ""
+            let key = Key(dialect: row[0].textValue ?? "", route: row[1].textValue ?? "", field: FieldPath.folded(field), kind: row[3].textValue ?? "")
+            let count = Int(row[5].integerValue ?? 0), first = row[6].integerValue ?? 0, last = row[7].integerValue ?? 0
+            let example = row[8].textValue ?? ""
+            var entry = merged[key] ?? (FindingGroup(dialect: key.dialect, route: key.route, field: key.field, kind: key.kind, requests: 0, share: 0,
+                                                     firstSeen: first, lastSeen: last, apps: [], exampleRequestId: example, exampleMessage: ""), [], 0)
+            entry.group.requests += count
+            entry.group.firstSeen = min(entry.group.firstSeen, first)
+            entry.group.lastSeen = max(entry.group.lastSeen, last)
+            if example > entry.group.exampleRequestId { entry.group.exampleRequestId = example }
+            if let app = row[4].textValue, !entry.group.apps.contains(app) { entry.group.apps.append(app) }
+            entry.paths.insert(field)
+            merged[key] = entry
+        }
+        var groups: [FindingGroup] = []
+        for (key, entry) in merged {
+            var group = entry.group
+            group.apps.sort()
+            if entry.paths.count > 1 || key.field != entry.paths.first {
+                group.requests = try distinctRequests(filter, key.dialect, key.route, key.kind, paths: Array(entry.paths))
+            }
+            let denominator = denominators["\(key.dialect)\u{1}\(key.route)"] ?? 0
+            group.share = denominator > 0 ? Double(group.requests) / Double(denominator) : 0
+            group.exampleMessage = try query("SELECT message FROM findings WHERE request_id = ? AND kind = ? AND field IN (\(placeholders(entry.paths.count))) ORDER BY ordinal LIMIT 1",
+                                             [.text(group.exampleRequestId), .text(key.kind)] + entry.paths.sorted().map { .text($0) }).first?.first?.textValue ?? ""
+            groups.append(group)
+        }
+        return groups
+    }
+
+    private func distinctRequests(_ filter: ReportFilter, _ dialect: String, _ route: String, _ kind: String, paths: [String]) throws(AuditError) -> Int {
+        let (clause, arguments) = filter.whereClause(extra: ["kind = ?", "field IN (\(placeholders(paths.count)))"])
+        let sql = "SELECT count(DISTINCT request_id) FROM findings \(clause) AND dialect = ? AND route = ?"
+        let values: [SQLiteValue] = [.text(kind)] + paths.map { .text($0) } + arguments + [.text(dialect), .text(route)]
+        return Int(try query(sql, values).first?.first?.integerValue ?? 0)
+    }
+
+    /// Requests and dropped findings per bucket: about 24 buckets over the filtered span.
+    func droppedOverTime(_ filter: ReportFilter) throws(AuditError) -> [TimeBucket] {
+        let (clause, arguments) = filter.whereClause()
+        guard let span = try query("SELECT min(received_at), max(received_at) FROM requests \(clause)", arguments).first,
+              let low = span[0].integerValue, let high = span[1].integerValue else { return [] }
+        let width = Self.bucketWidth(high - low)
+        let start = low - low % width
+        let bucketCount = Int((high - start) / width) + 1
+        var buckets = (0..<bucketCount).map { TimeBucket(start: start + Int64($0) * width, requests: 0, droppedFindings: 0) }
+        let bucket = "((received_at - \(start)) / \(width))"
+        for row in try query("SELECT \(bucket), count(*) FROM requests \(clause) GROUP BY 1", arguments) {
+            if let index = row[0].integerValue, buckets.indices.contains(Int(index)) { buckets[Int(index)].requests = Int(row[1].integerValue ?? 0) }
+        }
+        let (dropped, droppedArguments) = filter.whereClause(extra: ["kind = 'dropped'"])
+        for row in try query("SELECT \(bucket), count(*) FROM findings \(dropped) GROUP BY 1", droppedArguments) {
+            if let index = row[0].integerValue, buckets.indices.contains(Int(index)) { buckets[Int(index)].droppedFindings = Int(row[1].integerValue ?? 0) }
+        }
+        return buckets
+    }
+
+    /// A round bucket width (minute, 5 min, 15 min, hour, 6 h, day, week) giving at most ~24 buckets.
+    static func bucketWidth(_ span: Int64) -> Int64 {
+        let widths: [Int64] = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000]
+        return widths.first { span / $0 < 24 } ?? 2_592_000_000
+    }
+
+    func placeholders(_ count: Int) -> String { Array(repeating: "?", count: max(1, count)).joined(separator: ", ") }
+}

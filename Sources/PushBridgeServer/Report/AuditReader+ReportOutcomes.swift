@@ -1,0 +1,89 @@
+extension AuditReader {
+    /// Outcomes and statuses (covering index `requests_outcomes`), retries and rate-limit waits
+    /// (partial index `requests_retried`: only rows with more than one attempt are read), and
+    /// scheduled sends by state.
+    func upstreamSummary(_ filter: ReportFilter) throws(AuditError) -> UpstreamSummary {
+        var summary = UpstreamSummary()
+        let (clause, arguments) = filter.whereClause()
+        var outcomes: [String: Int] = [:], statuses: [String: Int] = [:]
+        for row in try query("SELECT outcome, upstream_status, count(*) FROM requests \(clause) GROUP BY outcome, upstream_status", arguments) {
+            let count = Int(row[2].integerValue ?? 0)
+            outcomes[row[0].textValue ?? "", default: 0] += count
+            statuses[row[1].integerValue.map { String($0) } ?? "none", default: 0] += count
+        }
+        summary.outcomes = Self.counts(outcomes)
+        summary.statuses = Self.counts(statuses)
+        let (retried, retriedArguments) = filter.whereClause(extra: ["json_array_length(attempts) > 1"])
+        if let row = try query("SELECT count(*), coalesce(sum(json_array_length(attempts) - 1), 0) FROM requests \(retried)", retriedArguments).first {
+            summary.retriedRequests = Int(row[0].integerValue ?? 0)
+            summary.retries = Int(row[1].integerValue ?? 0)
+        }
+        let (limited, limitedArguments) = filter.whereClause(extra: ["json_array_length(attempts) > 1", "json_extract(a.value, '$.status') = 429"])
+        let wait = "max(0, json_extract(attempts, '$[' || (a.key + 1) || '].at') - json_extract(a.value, '$.at') - json_extract(a.value, '$.latency_ms'))"
+        if let row = try query("SELECT count(*), coalesce(sum(\(wait)), 0) FROM requests, json_each(requests.attempts) AS a \(limited)", limitedArguments).first {
+            summary.rateLimitedAttempts = Int(row[0].integerValue ?? 0)
+            summary.rateLimitWaitMs = Self.double(row[1])
+        }
+        var scheduledConditions: [String] = []
+        var scheduledArguments: [SQLiteValue] = []
+        if let since = filter.since { scheduledConditions.append("created_at >= ?"); scheduledArguments.append(.integer(since)) }
+        if let until = filter.until { scheduledConditions.append("created_at < ?"); scheduledArguments.append(.integer(until)) }
+        let scheduledClause = scheduledConditions.isEmpty ? "" : "WHERE " + scheduledConditions.joined(separator: " AND ")
+        summary.scheduledSends = try query("SELECT state, count(*) FROM scheduled_sends \(scheduledClause) GROUP BY state ORDER BY 2 DESC, 1", scheduledArguments)
+            .map { Count($0[0].textValue ?? "", Int($0[1].integerValue ?? 0)) }
+        return summary
+    }
+
+    /// Verdicts, the status-class matrix, disagreements, latency percentiles and error rates.
+    func shadowSummary(_ filter: ReportFilter) throws(AuditError) -> ShadowSummary {
+        var summary = ShadowSummary()
+        let (clause, arguments) = filter.whereClause(time: "compared_at")
+        summary.comparisons = Int(try query("SELECT count(*) FROM shadow_comparisons \(clause)", arguments).first?.first?.integerValue ?? 0)
+        guard summary.comparisons > 0 else { return summary }
+        summary.verdicts = try query("SELECT verdict, count(*) FROM shadow_comparisons \(clause) GROUP BY verdict ORDER BY 2 DESC, 1", arguments)
+            .map { Count($0[0].textValue ?? "", Int($0[1].integerValue ?? 0)) }
+        let statusClass = { (side: String) in "CASE WHEN \(side)_status IS NULL OR \(side)_error IS NOT NULL THEN 'error' ELSE (\(side)_status / 100) || 'xx' END" }
+        summary.matrix = try query("SELECT \(statusClass("primary")), \(statusClass("shadow")), count(*) FROM shadow_comparisons \(clause) GROUP BY 1, 2 ORDER BY 1, 2", arguments)
+            .map { MatrixCell(primary: $0[0].textValue ?? "", shadow: $0[1].textValue ?? "", count: Int($0[2].integerValue ?? 0)) }
+        let accepted = { (side: String) in "coalesce(\(side)_status BETWEEN 200 AND 299 AND \(side)_error IS NULL, 0)" }
+        let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
+        summary.disagreements = Int(try query("SELECT count(*) FROM shadow_comparisons \(disagree)", disagreeArguments).first?.first?.integerValue ?? 0)
+        summary.disagreementExamples = try query("""
+            SELECT request_id, verdict, primary_status, shadow_status, coalesce(differences, primary_error, shadow_error, '')
+            FROM shadow_comparisons \(disagree) ORDER BY compared_at DESC, request_id DESC LIMIT 10
+            """, disagreeArguments).map {
+                ShadowExample(requestId: $0[0].textValue ?? "", verdict: $0[1].textValue ?? "", primaryStatus: $0[2].integerValue.map(Int.init),
+                              shadowStatus: $0[3].integerValue.map(Int.init), differences: $0[4].textValue ?? "")
+            }
+        summary.primaryLatency = try percentiles("primary_latency_ms", filter)
+        summary.shadowLatency = try percentiles("shadow_latency_ms", filter)
+        let errors = try query("SELECT sum(\(accepted("primary")) = 0 AND (primary_status IS NULL OR primary_error IS NOT NULL)), sum(shadow_status IS NULL OR shadow_error IS NOT NULL) FROM shadow_comparisons \(clause)", arguments).first
+        summary.primaryErrorRate = Double(errors?[0].integerValue ?? 0) / Double(summary.comparisons)
+        summary.shadowErrorRate = Double(errors?[1].integerValue ?? 0) / Double(summary.comparisons)
+        return summary
+    }
+
+    /// Nearest-rank p50/p95/p99 of a latency column.
+    private func percentiles(_ column: String, _ filter: ReportFilter) throws(AuditError) -> Percentiles {
+        let (clause, arguments) = filter.whereClause(time: "compared_at", extra: ["\(column) IS NOT NULL"])
+        let n = Int(try query("SELECT count(*) FROM shadow_comparisons \(clause)", arguments).first?.first?.integerValue ?? 0)
+        guard n > 0 else { return Percentiles() }
+        func rank(_ p: Double) throws(AuditError) -> Double? {
+            let offset = max(0, Int((p * Double(n)).rounded(.up)) - 1)
+            return try query("SELECT \(column) FROM shadow_comparisons \(clause) ORDER BY \(column) LIMIT 1 OFFSET \(offset)", arguments).first.map { Self.double($0[0]) }
+        }
+        return Percentiles(p50: try rank(0.5), p95: try rank(0.95), p99: try rank(0.99))
+    }
+
+    static func counts(_ dictionary: [String: Int]) -> [Count] {
+        dictionary.map { Count($0.key, $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
+    }
+
+    static func double(_ value: SQLiteValue) -> Double {
+        switch value {
+        case .real(let real): real
+        case .integer(let integer): Double(integer)
+        default: 0
+        }
+    }
+}
