@@ -45,7 +45,7 @@ struct ReportFormatsTests {
         ])
         #expect(dropped[0][8] == "2026-06-10T00:00:00.000Z" && dropped[0][9] == "2026-06-10T00:01:00.000Z")
         #expect(rows.filter { $0[0] == "changes" }.map { $0[3] } == ["include_player_ids", "notifications[].send_date"])
-        #expect(rows.contains(["summary", "", "", "", "", "", "total_requests", "5", "", "", "", "", ""].map { $0 }))
+        #expect(rows.contains(["summary", "", "", "", "", "total_requests", "5", "", "", "", "", "", ""]))
         #expect(rows.filter { $0[0] == "shadow_matrix" }.map { [$0[5], $0[6]] } == [["2xx/2xx", "1"], ["2xx/4xx", "1"], ["2xx/error", "1"], ["5xx/5xx", "1"]])
         #expect(rows.filter { $0[0] == "shadow_disagreement" }.map(\.[11]) == ["r5", "r2"])
         #expect(rows.first { $0[0] == "shadow_latency" && $0[5] == "shadow_p95" }?[12] == "60.0")

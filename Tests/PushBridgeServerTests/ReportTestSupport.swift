@@ -36,12 +36,13 @@ enum KnownAudit {
                                AuditCompletion(finishedAt: t0 + 240_001, outcome: .translated))
         await store.close()
         let db = try SQLiteDatabase(path: path)
+        try db.execute("PRAGMA busy_timeout = 5000")
         if shadow {
             let rows: [[SQLiteValue]] = [
-                ["r1", t0 + 1, "onesignal", "start", "app-a", "both_accepted", 201, 10.0, 201, 20.0, .null, .null],
-                ["r2", t0 + 2, "onesignal", "start", "app-b", "only_primary_accepted", 201, 30.0, 400, 40.0, .null, "shadow 400: bad"],
-                ["r3", t0 + 3, "onesignal", "update", "app-a", "both_rejected", 500, 50.0, 500, 60.0, .null, .null],
-                ["r5", t0 + 4, "pushwoosh", "start", "app-p", "only_primary_accepted", 201, 70.0, .null, .null, "timed out", .null],
+                ["r1", .integer(t0 + 1), "onesignal", "start", "app-a", "both_accepted", 201, 10.0, 201, 20.0, .null, .null],
+                ["r2", .integer(t0 + 2), "onesignal", "start", "app-b", "only_primary_accepted", 201, 30.0, 400, 40.0, .null, "shadow 400: bad"],
+                ["r3", .integer(t0 + 3), "onesignal", "update", "app-a", "both_rejected", 500, 50.0, 500, 60.0, .null, .null],
+                ["r5", .integer(t0 + 4), "pushwoosh", "start", "app-p", "only_primary_accepted", 201, 70.0, .null, .null, "timed out", .null],
             ]
             for row in rows {
                 try db.execute("""
@@ -58,7 +59,7 @@ enum KnownAudit {
     }
 }
 
-extension SQLiteValue: @retroactive ExpressibleByStringLiteral, @retroactive ExpressibleByIntegerLiteral, @retroactive ExpressibleByFloatLiteral {
+extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
     public init(stringLiteral value: String) { self = .text(value) }
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(floatLiteral value: Double) { self = .real(value) }

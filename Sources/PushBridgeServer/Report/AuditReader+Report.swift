@@ -29,13 +29,14 @@ extension AuditReader {
             .map { RouteTotal(dialect: $0[0].textValue ?? "", route: $0[1].textValue ?? "", requests: Int($0[2].integerValue ?? 0)) }
     }
 
-    /// One pass over `findings_by_field` grouped by (dialect, route, field, kind, app), merged in
+    /// One pass over the covering index `findings_by_field` in its own order (no sort), apps
+    /// gathered with `group_concat(DISTINCT …)` (so an app id must not contain a comma); merged in
     /// Swift by folded field; groups that folded several paths are recounted by distinct request.
     func findingGroups(_ filter: ReportFilter, denominators: [String: Int]) throws(AuditError) -> [FindingGroup] {
         let (clause, arguments) = filter.whereClause()
         let rows = try query("""
-            SELECT dialect, route, field, kind, source_app, count(*), min(received_at), max(received_at), max(request_id)
-            FROM findings \(clause) GROUP BY dialect, route, field, kind, source_app
+            SELECT dialect, route, field, kind, group_concat(DISTINCT source_app), count(*), min(received_at), max(received_at), max(request_id)
+            FROM findings \(clause) GROUP BY dialect, route, field, kind
             """, arguments)
         struct Key: Hashable { var dialect, route, field, kind: String }
         var merged: [Key: (group: FindingGroup, paths: Set<String>, appCounts: Int)] = [:]
@@ -50,7 +51,7 @@ extension AuditReader {
             entry.group.firstSeen = min(entry.group.firstSeen, first)
             entry.group.lastSeen = max(entry.group.lastSeen, last)
             if example > entry.group.exampleRequestId { entry.group.exampleRequestId = example }
-            if let app = row[4].textValue, !entry.group.apps.contains(app) { entry.group.apps.append(app) }
+            for app in (row[4].textValue ?? "").split(separator: ",") where !entry.group.apps.contains(String(app)) { entry.group.apps.append(String(app)) }
             entry.paths.insert(field)
             merged[key] = entry
         }
@@ -86,10 +87,11 @@ extension AuditReader {
         let start = low - low % width
         let bucketCount = Int((high - start) / width) + 1
         var buckets = (0..<bucketCount).map { TimeBucket(start: start + Int64($0) * width, requests: 0, droppedFindings: 0) }
-        let bucket = "((received_at - \(start)) / \(width))"
-        for row in try query("SELECT \(bucket), count(*) FROM requests \(clause) GROUP BY 1", arguments) {
-            if let index = row[0].integerValue, buckets.indices.contains(Int(index)) { buckets[Int(index)].requests = Int(row[1].integerValue ?? 0) }
+        for index in buckets.indices {
+            let (range, rangeArguments) = filter.whereClause(extra: ["received_at >= \(buckets[index].start)", "received_at < \(buckets[index].start + width)"])
+            buckets[index].requests = Int(try query("SELECT count(*) FROM requests \(range)", rangeArguments).first?.first?.integerValue ?? 0)
         }
+        let bucket = "((received_at - \(start)) / \(width))"
         let (dropped, droppedArguments) = filter.whereClause(extra: ["kind = 'dropped'"])
         for row in try query("SELECT \(bucket), count(*) FROM findings \(dropped) GROUP BY 1", droppedArguments) {
             if let index = row[0].integerValue, buckets.indices.contains(Int(index)) { buckets[Int(index)].droppedFindings = Int(row[1].integerValue ?? 0) }

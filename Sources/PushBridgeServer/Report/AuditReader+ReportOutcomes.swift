@@ -63,16 +63,19 @@ extension AuditReader {
         return summary
     }
 
-    /// Nearest-rank p50/p95/p99 of a latency column.
+    /// Nearest-rank p50/p95/p99 of a latency column: one sort, three row numbers.
     private func percentiles(_ column: String, _ filter: ReportFilter) throws(AuditError) -> Percentiles {
         let (clause, arguments) = filter.whereClause(time: "compared_at", extra: ["\(column) IS NOT NULL"])
         let n = Int(try query("SELECT count(*) FROM shadow_comparisons \(clause)", arguments).first?.first?.integerValue ?? 0)
         guard n > 0 else { return Percentiles() }
-        func rank(_ p: Double) throws(AuditError) -> Double? {
-            let offset = max(0, Int((p * Double(n)).rounded(.up)) - 1)
-            return try query("SELECT \(column) FROM shadow_comparisons \(clause) ORDER BY \(column) LIMIT 1 OFFSET \(offset)", arguments).first.map { Self.double($0[0]) }
-        }
-        return Percentiles(p50: try rank(0.5), p95: try rank(0.95), p99: try rank(0.99))
+        let ranks = [0.5, 0.95, 0.99].map { max(1, Int64(($0 * Double(n)).rounded(.up))) }
+        let rows = try query("""
+            SELECT rank, value FROM (SELECT row_number() OVER (ORDER BY \(column)) AS rank, \(column) AS value FROM shadow_comparisons \(clause))
+            WHERE rank IN (?, ?, ?)
+            """, arguments + ranks.map { .integer($0) })
+        var values: [Int64: Double] = [:]
+        for row in rows { values[row[0].integerValue ?? 0] = Self.double(row[1]) }
+        return Percentiles(p50: values[ranks[0]], p95: values[ranks[1]], p99: values[ranks[2]])
     }
 
     static func counts(_ dictionary: [String: Int]) -> [Count] {
