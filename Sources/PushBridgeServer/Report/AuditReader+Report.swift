@@ -4,7 +4,7 @@ extension AuditReader {
     /// The report over the rows `filter` selects, from SQL aggregates (GROUP BY on the indexed
     /// `findings` table; no per-row work in Swift).
     public func report(_ filter: ReportFilter = ReportFilter()) throws(AuditError) -> Report {
-        let routes = try routeTotals(filter)
+        let (routes, upstream) = try routesAndUpstream(filter)
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
         let groups = try findingGroups(filter, denominators: denominators)
         let changeKinds: Set<String> = ["renamed", "converted", "rescaled", "defaulted", "synthesized", "escaped", "coerced"]
@@ -20,13 +20,7 @@ extension AuditReader {
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
             droppedOverTime: try droppedOverTime(filter),
-            shadow: try shadowSummary(filter), upstream: try upstreamSummary(filter))
-    }
-
-    func routeTotals(_ filter: ReportFilter) throws(AuditError) -> [RouteTotal] {
-        let (clause, arguments) = filter.whereClause()
-        return try query("SELECT coalesce(dialect, ''), coalesce(route, ''), count(*) FROM requests \(clause) GROUP BY dialect, route ORDER BY dialect, route", arguments)
-            .map { RouteTotal(dialect: $0[0].textValue ?? "", route: $0[1].textValue ?? "", requests: Int($0[2].integerValue ?? 0)) }
+            shadow: try shadowSummary(filter), upstream: upstream)
     }
 
     /// One pass over the covering index `findings_by_field` in its own order (no sort), apps
