@@ -77,7 +77,7 @@ struct ReportFormatsTests {
         for forbidden in ["<script", "<link", "@import", "http://", "https://", "url("] { #expect(!html.contains(forbidden), "\(forbidden)") }
         #expect(html.contains("aria-label=\"Dropped fields over time\"") && html.contains("aria-label=\"Share of requests affected per field\"")
                 && html.contains("aria-label=\"Shadow verdicts\""))
-        #expect(html.contains("<td>onesignal</td><td>start</td><td><code>subtitle</code></td><td>dropped</td><td class=\"num\">2</td><td class=\"num\">100.0%</td>"))
+        #expect(html.contains("<td class=\"nw\">onesignal</td><td class=\"nw\">start</td><td><code>subtitle</code><div class=\"msg\">subtitle dropped</div></td><td class=\"nw\">dropped</td><td class=\"num\">2</td><td class=\"num\">100.0%</td>"))
         #expect(html.contains("only_primary_accepted 2"))
     }
 

@@ -6,7 +6,7 @@ extension AuditReader {
     public func report(_ filter: ReportFilter = ReportFilter()) throws(AuditError) -> Report {
         let (routes, upstream) = try routesAndUpstream(filter)
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
-        let groups = try findingGroups(filter, denominators: denominators)
+        let (groups, droppedPaths) = try findingGroups(filter, denominators: denominators)
         let changeKinds: Set<String> = ["renamed", "converted", "rescaled", "defaulted", "synthesized", "escaped", "coerced"]
         let byImpact: (FindingGroup, FindingGroup) -> Bool = { a, b in
             if a.share != b.share { return a.share > b.share }
@@ -19,14 +19,15 @@ extension AuditReader {
             changes: groups.filter { changeKinds.contains($0.kind) }.sorted(by: byImpact),
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
-            droppedOverTime: try droppedOverTime(filter),
+            droppedOverTime: try droppedOverTime(filter, droppedPaths: droppedPaths),
             shadow: try shadowSummary(filter), upstream: upstream)
     }
 
     /// One pass over the covering index `findings_by_field` in its own order (no sort), apps
     /// gathered with `group_concat(DISTINCT …)` (so an app id must not contain a comma); merged in
     /// Swift by folded field; groups that folded several paths are recounted by distinct request.
-    func findingGroups(_ filter: ReportFilter, denominators: [String: Int]) throws(AuditError) -> [FindingGroup] {
+    /// Also returns the raw (dialect, route, field) of every dropped group, for ``droppedOverTime(_:droppedPaths:)``.
+    func findingGroups(_ filter: ReportFilter, denominators: [String: Int]) throws(AuditError) -> ([FindingGroup], [[String]]) {
         let (clause, arguments) = filter.whereClause()
         let rows = try query("""
             SELECT dialect, route, field, kind, group_concat(DISTINCT source_app), count(*), min(received_at), max(received_at), max(request_id)
@@ -50,7 +51,9 @@ extension AuditReader {
             merged[key] = entry
         }
         var groups: [FindingGroup] = []
+        var droppedPaths: [[String]] = []
         for (key, entry) in merged {
+            if key.kind == "dropped" { droppedPaths += entry.paths.sorted().map { [key.dialect, key.route, $0] } }
             var group = entry.group
             group.apps.sort()
             if entry.paths.count > 1 || key.field != entry.paths.first {
@@ -62,7 +65,7 @@ extension AuditReader {
                                              [.text(group.exampleRequestId), .text(key.kind)] + entry.paths.sorted().map { .text($0) }).first?.first?.textValue ?? ""
             groups.append(group)
         }
-        return groups
+        return (groups, droppedPaths)
     }
 
     private func distinctRequests(_ filter: ReportFilter, _ dialect: String, _ route: String, _ kind: String, paths: [String]) throws(AuditError) -> Int {
@@ -72,8 +75,9 @@ extension AuditReader {
         return Int(try query(sql, values).first?.first?.integerValue ?? 0)
     }
 
-    /// Requests and dropped findings per bucket: about 24 buckets over the filtered span.
-    func droppedOverTime(_ filter: ReportFilter) throws(AuditError) -> [TimeBucket] {
+    /// Requests and dropped findings per bucket (about 24 over the filtered span), by range
+    /// counts: each dropped path's findings are contiguous and time-ordered in `findings_by_field`.
+    func droppedOverTime(_ filter: ReportFilter, droppedPaths: [[String]]) throws(AuditError) -> [TimeBucket] {
         let (clause, arguments) = filter.whereClause()
         guard let span = try query("SELECT min(received_at), max(received_at) FROM requests \(clause)", arguments).first,
               let low = span[0].integerValue, let high = span[1].integerValue else { return [] }
@@ -85,10 +89,13 @@ extension AuditReader {
             let (range, rangeArguments) = filter.whereClause(extra: ["received_at >= \(buckets[index].start)", "received_at < \(buckets[index].start + width)"])
             buckets[index].requests = Int(try query("SELECT count(*) FROM requests \(range)", rangeArguments).first?.first?.integerValue ?? 0)
         }
-        let bucket = "((received_at - \(start)) / \(width))"
-        let (dropped, droppedArguments) = filter.whereClause(extra: ["kind = 'dropped'"])
-        for row in try query("SELECT \(bucket), count(*) FROM findings \(dropped) GROUP BY 1", droppedArguments) {
-            if let index = row[0].integerValue, buckets.indices.contains(Int(index)) { buckets[Int(index)].droppedFindings = Int(row[1].integerValue ?? 0) }
+        for path in droppedPaths {
+            for index in buckets.indices {
+                let (range, rangeArguments) = filter.whereClause(extra: ["kind = 'dropped'", "dialect = ?", "route = ?", "field = ?",
+                                                                         "received_at >= \(buckets[index].start)", "received_at < \(buckets[index].start + width)"])
+                let count = try query("SELECT count(*) FROM findings \(range)", path.map { .text($0) } + rangeArguments).first?.first?.integerValue ?? 0
+                buckets[index].droppedFindings += Int(count)
+            }
         }
         return buckets
     }

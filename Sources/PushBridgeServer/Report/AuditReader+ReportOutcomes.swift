@@ -6,7 +6,7 @@ extension AuditReader {
         var summary = UpstreamSummary()
         let (clause, arguments) = filter.whereClause()
         var outcomes: [String: Int] = [:], statuses: [String: Int] = [:], routes: [String: Int] = [:]
-        for row in try query("SELECT outcome, upstream_status, coalesce(dialect, ''), coalesce(route, ''), count(*) FROM requests \(clause) GROUP BY 1, 2, 3, 4", arguments) {
+        for row in try query("SELECT outcome, upstream_status, dialect, route, count(*) FROM requests \(clause) GROUP BY outcome, upstream_status, dialect, route", arguments) {
             let count = Int(row[4].integerValue ?? 0)
             outcomes[row[0].textValue ?? "", default: 0] += count
             statuses[row[1].integerValue.map { String($0) } ?? "none", default: 0] += count

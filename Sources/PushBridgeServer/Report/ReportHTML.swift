@@ -21,11 +21,11 @@ enum ReportHTML {
     }
 
     static func groupTable(_ groups: [FindingGroup]) -> String {
-        table(["dialect", "route", "field", "kind", "requests", "share", "first seen", "last seen", "apps", "example", "message"], groups.map { g in
-            [g.dialect, g.route, "<code>\(escape(g.field))</code>", g.kind, String(g.requests), ReportFormatting.percent(g.share),
-             ReportFormatting.shortTime(g.firstSeen), ReportFormatting.shortTime(g.lastSeen), ReportFormatting.apps(g.apps),
-             "<code>\(escape(g.exampleRequestId))</code>", g.exampleMessage]
-        }, numeric: [4, 5], raw: [2, 9])
+        table(["dialect", "route", "field and example message", "kind", "requests", "share", "first seen", "last seen", "apps", "example request"], groups.map { g in
+            [g.dialect, g.route, "<code>\(escape(g.field))</code><div class=\"msg\">\(escape(g.exampleMessage))</div>", g.kind, String(g.requests),
+             ReportFormatting.percent(g.share), ReportFormatting.shortTime(g.firstSeen), ReportFormatting.shortTime(g.lastSeen),
+             ReportFormatting.apps(g.apps), "<code>\(escape(g.exampleRequestId))</code>"]
+        }, numeric: [4, 5], raw: [2, 9], nowrap: [0, 1, 3, 6, 7, 9])
     }
 
     static func shadow(_ s: ShadowSummary) -> String {
@@ -57,14 +57,14 @@ enum ReportHTML {
     }
 
     /// A table; cells are escaped unless their column is in `raw` (already HTML).
-    static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [], raw: Set<Int> = []) -> String {
+    static func table(_ header: [String], _ rows: [[String]], numeric: Set<Int> = [], raw: Set<Int> = [], nowrap: Set<Int> = []) -> String {
         guard !rows.isEmpty else { return "<p class=\"none\">None.</p>" }
         var out = "<div class=\"scroll\"><table><thead><tr>"
         for (i, h) in header.enumerated() { out += "<th\(numeric.contains(i) ? " class=\"num\"" : "")>\(escape(h))</th>" }
         out += "</tr></thead><tbody>"
         for row in rows {
             out += "<tr>" + row.enumerated().map { i, cell in
-                "<td\(numeric.contains(i) ? " class=\"num\"" : "")>\(raw.contains(i) ? cell : escape(cell))</td>"
+                "<td\(numeric.contains(i) ? " class=\"num\"" : nowrap.contains(i) ? " class=\"nw\"" : "")>\(raw.contains(i) ? cell : escape(cell))</td>"
             }.joined() + "</tr>"
         }
         return out + "</tbody></table></div>"
@@ -102,6 +102,7 @@ enum ReportHTML {
         svg{width:100%;height:auto;display:block}.grid{stroke:var(--line)}.axis{fill:var(--muted);font-size:11px}.label{fill:var(--fg);font-size:12px}.value{fill:var(--muted);font-size:12px}
         rect.requests,.swatch.requests{fill:#cbd5e1;background:#cbd5e1}rect.dropped,.swatch.dropped{fill:#dc2626;background:#dc2626}rect.track{fill:#f1f5f9}
         .legend{color:var(--muted);font-size:12px;margin:8px 0 0}.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 5px 0 10px;vertical-align:-1px}
+        .nw{white-space:nowrap}.msg{color:var(--muted);font-size:12px;margin-top:3px;max-width:520px}
         .empty,.none{color:var(--muted);font-style:italic}.empty{padding:18px;text-align:center;background:#f8fafc;border-radius:8px}
         .grid2{display:grid;grid-template-columns:1fr 1fr;gap:18px}.grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:18px}
         @media (max-width:760px){.grid2,.grid3{grid-template-columns:1fr}}

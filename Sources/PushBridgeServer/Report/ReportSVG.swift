@@ -5,7 +5,7 @@ enum ReportSVG {
     /// Columns: requests per bucket (light) and dropped findings per bucket (dark).
     static func overTime(_ buckets: [TimeBucket]) -> String {
         guard !buckets.isEmpty else { return empty("No requests in range") }
-        let width = 720.0, height = 220.0, left = 48.0, bottom = 28.0, top = 12.0
+        let width = 1100.0, height = 240.0, left = 48.0, bottom = 28.0, top = 12.0
         let peak = Double(max(1, buckets.map { max($0.requests, $0.droppedFindings) }.max() ?? 1))
         let slot = (width - left - 8) / Double(buckets.count)
         let scale = (height - bottom - top) / peak
@@ -18,10 +18,10 @@ enum ReportSVG {
         }
         for (i, b) in buckets.enumerated() {
             let x = left + Double(i) * slot
-            let barWidth = max(2, slot * 0.7)
+            let barWidth = min(56, max(2, slot * 0.7)), inset = (slot - barWidth) / 2
             let requestHeight = Double(b.requests) * scale, droppedHeight = Double(b.droppedFindings) * scale
-            svg += "<rect x=\"\(f(x + slot * 0.15))\" y=\"\(f(height - bottom - requestHeight))\" width=\"\(f(barWidth))\" height=\"\(f(requestHeight))\" class=\"requests\"><title>\(ReportFormatting.shortTime(b.start)): \(b.requests) requests</title></rect>"
-            svg += "<rect x=\"\(f(x + slot * 0.3))\" y=\"\(f(height - bottom - droppedHeight))\" width=\"\(f(max(1.5, slot * 0.4)))\" height=\"\(f(droppedHeight))\" class=\"dropped\"><title>\(ReportFormatting.shortTime(b.start)): \(b.droppedFindings) dropped fields</title></rect>"
+            svg += "<rect x=\"\(f(x + inset))\" y=\"\(f(height - bottom - requestHeight))\" width=\"\(f(barWidth))\" height=\"\(f(requestHeight))\" class=\"requests\"><title>\(ReportFormatting.shortTime(b.start)): \(b.requests) requests</title></rect>"
+            svg += "<rect x=\"\(f(x + inset + barWidth * 0.2))\" y=\"\(f(height - bottom - droppedHeight))\" width=\"\(f(max(1.5, barWidth * 0.6)))\" height=\"\(f(droppedHeight))\" class=\"dropped\"><title>\(ReportFormatting.shortTime(b.start)): \(b.droppedFindings) dropped fields</title></rect>"
             if i == 0 || i == buckets.count - 1 || (buckets.count > 6 && i == buckets.count / 2) {
                 svg += "<text x=\"\(f(x + slot / 2))\" y=\"\(f(height - 8))\" class=\"axis\" text-anchor=\"middle\">\(ReportHTML.escape(ReportFormatting.shortTime(b.start)))</text>"
             }
@@ -33,13 +33,13 @@ enum ReportSVG {
     static func shares(_ groups: [FindingGroup]) -> String {
         let top = Array(groups.prefix(12))
         guard !top.isEmpty else { return empty("Nothing dropped") }
-        let labelWidth = 300.0, barSpace = 360.0, row = 26.0
+        let labelWidth = 420.0, barSpace = 600.0, row = 26.0
         let height = Double(top.count) * row + 8
         var svg = "<svg viewBox=\"0 0 \(Int(labelWidth + barSpace + 60)) \(Int(height))\" role=\"img\" aria-label=\"Share of requests affected per field\">"
         for (i, g) in top.enumerated() {
             let y = 4 + Double(i) * row
             let label = "\(g.dialect) \(g.route) · \(g.field)"
-            let shown = label.count > 44 ? String(label.prefix(43)) + "…" : label
+            let shown = label.count > 60 ? String(label.prefix(59)) + "…" : label
             svg += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(y + 16))\" class=\"label\" text-anchor=\"end\"><title>\(ReportHTML.escape(label))</title>\(ReportHTML.escape(shown))</text>"
             svg += "<rect x=\"\(f(labelWidth))\" y=\"\(f(y + 4))\" width=\"\(f(barSpace))\" height=\"16\" rx=\"3\" class=\"track\"/>"
             svg += "<rect x=\"\(f(labelWidth))\" y=\"\(f(y + 4))\" width=\"\(f(max(1.5, barSpace * min(1, g.share))))\" height=\"16\" rx=\"3\" fill=\"\(palette[i % 3])\"/>"
@@ -51,7 +51,7 @@ enum ReportSVG {
     /// One stacked bar of verdicts with a legend.
     static func verdicts(_ shadow: ShadowSummary) -> String {
         guard shadow.comparisons > 0 else { return empty("No shadow traffic") }
-        let width = 720.0
+        let width = 1100.0
         var svg = "<svg viewBox=\"0 0 \(Int(width)) 44\" role=\"img\" aria-label=\"Shadow verdicts\">"
         var x = 0.0
         var legend = "<p class=\"legend\">"
