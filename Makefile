@@ -1,4 +1,6 @@
 # PushBridge: `make run` and `make test` are the whole set-up on a fresh machine.
+# Tests run one at a time (--no-parallel): several start real servers and assert deadlines,
+# and on a 2-core machine parallel suites starve each other's event loops.
 SHELL := /bin/bash
 DEB_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev pkg-config sqlite3 curl
 PY_PACKAGES := onesignal-python-api==5.*
@@ -25,7 +27,7 @@ release: deps
 
 test: deps deps-python
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 # The demo's caller keys are demo-onesignal-key, demo-pushwoosh-auth and demo-buzzkit-token
 # (config/demo.json holds only their SHA-256); the embedded sandbox's REST key is below.

@@ -59,4 +59,18 @@ struct AuditRedactionTests {
             #expect(!contains(databaseBytes(path), "SECRET_API_TOKEN"))
         }
     }
+
+    @Test(arguments: [TranslationContext.DeviceTargeting.subscriptionIds, .alias("pushwoosh_hwid")])
+    func theRealPushwooshTranslationKeepsNoDeviceToken(targeting: TranslationContext.DeviceTargeting) throws {
+        let body = Array(Self.pushwooshBody.utf8)
+        let route = try #require(InboundRoute.match(path: "/json/1.3/startLiveActivity"))
+        let context = TranslationContext(now: 1_700_000_000, targetAppId: "op-app", deviceTargeting: targeting, deviceTargetingConfigured: true)
+        let translation = PushwooshDialect().translate(route: route, body: body, context: context)
+        #expect(translation.isForwardable)
+        let entry = AuditEntry(requestId: "RW2", receivedAt: 1, path: route.name, route: route, translation: translation,
+                               inboundBody: body, keyFingerprint: nil)
+        let stored = (entry.inboundBody ?? "") + (entry.translated ?? "")
+        for secret in ["SECRET_API_TOKEN", "DEVICE_TOKEN_AAAA1111", "DEVICE_TOKEN_BBBB2222"] { #expect(!stored.contains(secret)) }
+        #expect(try #require(entry.translated).contains(Fingerprint.of("DEVICE_TOKEN_AAAA1111")))
+    }
 }

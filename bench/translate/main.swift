@@ -18,7 +18,7 @@ let cases = [
     Case(name: "onesignal update", path: "/apps/app_3f9c2b/live_activities/order_88214/notifications", fixture: "onesignal-update-reference"),
     Case(name: "pushwoosh start", path: "/json/1.3/startLiveActivity", fixture: "pushwoosh-start-filter-reference"),
     Case(name: "pushwoosh update", path: "/json/1.3/updateLiveActivity", fixture: "pushwoosh-update-reference"),
-    Case(name: "buzzkit update", path: "/v1/live-activities/send", fixture: "buzzkit-update-reference"),
+    Case(name: "buzzkit update", path: "/v1/live-activities/send", fixture: "buzzkit-reference-update-alert"),
 ]
 
 func readFile(_ path: String) -> [UInt8]? {

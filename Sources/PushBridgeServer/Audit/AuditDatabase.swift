@@ -3,6 +3,9 @@ enum AuditDatabase {
     /// The writer's connection: page size for a new file, WAL, `synchronous=FULL`, migrated.
     static func openForWriting(path: String, configuration: AuditStoreConfiguration) throws -> SQLiteDatabase {
         let database = try SQLiteDatabase(path: path)
+        // Wait for other connections from the first statement on: a previous store's writer
+        // may still be closing (its last close checkpoints the WAL under an exclusive lock).
+        try database.execute("PRAGMA busy_timeout = \(milliseconds(configuration.busyTimeout))")
         // page_size only takes effect before the first table exists (and before WAL).
         if try database.rows("SELECT count(*) FROM sqlite_schema").first?.first?.integerValue == 0 {
             try database.pragma("page_size", set: String(configuration.pageSize))
@@ -33,7 +36,7 @@ enum AuditDatabase {
             var options = SQLiteOpenOptions()
             options.create = false
             let database = try SQLiteDatabase(path: path, options: options)
-            try database.execute("PRAGMA busy_timeout = \(busyTimeout.components.seconds * 1000)")
+            try database.execute("PRAGMA busy_timeout = \(milliseconds(busyTimeout))")
             let tables = try database.rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('requests', 'findings')")
             guard tables.first?.first?.integerValue == 2 else { throw AuditError.notAnAudit(path) }
             return database
@@ -42,5 +45,9 @@ enum AuditDatabase {
         } catch {
             throw AuditError.wrap(error)
         }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

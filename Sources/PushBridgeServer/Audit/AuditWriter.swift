@@ -100,7 +100,7 @@ final class AuditWriter: @unchecked Sendable {
     // MARK: The writer thread
 
     private func run(path: String, opened: (Result<Int, AuditError>) -> Void) {
-        let statements: AuditStatements
+        var statements: AuditStatements?
         do {
             let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
             let recovered = try AuditDatabase.markPendingUnknown(database, now: AuditClock.nowMilliseconds())
@@ -111,13 +111,16 @@ final class AuditWriter: @unchecked Sendable {
             opened(.failure(AuditError.wrap(error)))
             return
         }
-        while let batch = nextBatch() {
+        while let batch = nextBatch(), let current = statements {
             if batch.isEmpty {
                 wake.wait()
             } else {
-                write(batch, with: statements)
+                write(batch, with: current)
             }
         }
+        // Close the connection (its last close checkpoints the WAL) before anyone waiting in
+        // close() resumes, so a closed store's file is quiet.
+        statements = nil
         let waiters = state.withLock { state in
             state.closed = true
             defer { state.closeWaiters = [] }

@@ -17,10 +17,14 @@ public final class ProxyRuntime: Sendable {
     public let metrics: Metrics
     /// The OpenPush base URL in use.
     public let openPushBaseURL: String
+    /// The configured apps.
+    public let directory: AppDirectory
     /// The admin listener (``AdminService``), when `admin` is configured.
     public let adminServer: HTTPServer?
 
-    private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String, adminServer: HTTPServer?) {
+    private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
+                 directory: AppDirectory, adminServer: HTTPServer?) {
+        self.directory = directory
         self.server = server
         self.sandboxServer = sandboxServer
         self.audit = audit
@@ -47,14 +51,17 @@ public final class ProxyRuntime: Sendable {
         } else {
             throw StartError("openpush.base_url is required unless sandbox.embedded is true")
         }
-        let audit = try AuditStore(path: configuration.auditDatabasePath)
+        let metrics = Metrics()
+        var auditConfiguration = AuditStoreConfiguration()
+        auditConfiguration.onCommit = { sample in metrics.observeAuditWrite(sample.transactionDuration) }
+        let audit = try AuditStore(path: configuration.auditDatabasePath, configuration: auditConfiguration)
         if audit.recoveredPendingCount > 0 {
             log.warning("audit rows left open by an earlier stop were marked unknown", ["count": .int(Int64(audit.recoveredPendingCount))])
         }
         let client = try UpstreamClient(configuration: configuration.upstreamClientConfiguration)
-        let metrics = Metrics()
         metrics.sampleAuditQueueDepth { audit.queueDepth }
-        let service = ProxyService(.init(directory: AppDirectory(apps: configuration.apps),
+        let directory = AppDirectory(apps: configuration.apps)
+        let service = ProxyService(.init(directory: directory,
                                          forwarder: OpenPushForwarder(client: client, baseURL: baseURL),
                                          audit: audit, log: log, metrics: metrics))
         var http = HTTPServerConfiguration()
@@ -75,7 +82,7 @@ public final class ProxyRuntime: Sendable {
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader).handler)
         }
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
-                            adminServer: adminServer)
+                            directory: directory, adminServer: adminServer)
     }
 
     /// Graceful stop: stop accepting, finish in-flight requests within `gracePeriod`, flush the audit.

@@ -17,6 +17,11 @@ enum CLIRunner {
         var stderr: String
     }
 
+    /// `run` on its own thread.
+    static func runAsync(_ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil) async throws -> Output {
+        try await offPool { try run(arguments, stdin: stdin, environment: environment) }
+    }
+
     static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> Output {
         let p = Process()
         p.executableURL = binary

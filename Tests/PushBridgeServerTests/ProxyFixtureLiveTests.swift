@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import PushBridgeCore
+@testable import PushBridgeServer
+
+/// Every golden fixture through the real proxy over HTTP, in front of the sandbox: what reaches
+/// OpenPush, what the caller gets, what the audit and the warning log say.
+@Suite(.serialized)
+struct ProxyFixtureLiveTests {
+    static let fixtures = CLIRunner.repoRoot.appendingPathComponent("fixtures")
+
+    static var cases: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: fixtures.path)) ?? [])
+            .filter { FileManager.default.fileExists(atPath: fixtures.appendingPathComponent("\($0)/case.json").path) }.sorted()
+    }
+
+    @Test func everyFixtureArrivesAsItsTranslationAndIsAuditedAndLogged() async throws {
+        let upstream = try RecordingSandbox()
+        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        var checked = (forwarded: 0, rejected: 0)
+        for name in Self.cases {
+            let dir = Self.fixtures.appendingPathComponent(name)
+            let spec = try #require(try JSONParser.parse(Array(try Data(contentsOf: dir.appendingPathComponent("case.json")))).objectValue)
+            let body = Array(try Data(contentsOf: dir.appendingPathComponent("body.json")))
+            let golden = try #require(try JSONParser.parse(Array(try Data(contentsOf: dir.appendingPathComponent("expected.json")))).objectValue)
+            let path = try #require(spec["path"]?.stringValue)
+            let route = try #require(InboundRoute.match(path: path))
+            let dialect = Dialects.named(route.dialect)
+            upstream.reset()
+
+            let reply = try await proxy.send(path: path, body: body)
+            let requestId = try #require(reply.headers["x-pushbridge-request-id"], "\(name): no request id")
+            let record = try #require(try AuditReader(path: proxy.auditPath).show(requestId: requestId), "\(name): no audit row")
+            #expect(record.responseStatus == reply.status, "\(name): audit status")
+
+            // What the proxy translated, with the app's own context (same request id, same second).
+            let app = try #require(proxy.runtime.directory.apps.first { $0.dialect == route.dialect && (route.appId == nil || $0.sourceAppID == route.appId) }, "\(name): no app")
+            let translation = dialect.translate(route: route, body: body, context: app.translationContext(now: Int64(Date().timeIntervalSince1970), requestId: requestId))
+            let forwardable = translation.error == nil && translation.schedule == nil && !Self.failsAuthentication(name)
+            if !forwardable {
+                checked.rejected += 1
+                #expect(upstream.all.isEmpty, "\(name): a rejected request reached OpenPush")
+                #expect(record.outcome == "rejected", "\(name): outcome \(record.outcome)")
+                #expect(Self.isDialectError(route.dialect, status: reply.status, body: reply.body), "\(name): \(reply.status) \(String(decoding: reply.body, as: UTF8.self))")
+                continue
+            }
+            checked.forwarded += 1
+            let exchanges = upstream.all
+            #expect(exchanges.count == translation.requests.count, "\(name): \(exchanges.count) upstream requests")
+            for (sent, expected) in zip(exchanges, translation.requests) {
+                #expect(sent.path == expected.path, "\(name)")
+                #expect(try JSONParser.parse(sent.body) == .object(expected.body), "\(name): body differs")
+                #expect(sent.headers.contains { $0.name == "authorization" && $0.value == "Key \(RecordingSandbox.restKey)" })
+            }
+            // Fixtures translated without context must arrive exactly as their golden file says
+            // (but for BuzzKit start ids, which the proxy derives from its own request id).
+            if spec["context"] == nil, let goldenRequests = golden["requests"]?.arrayValue {
+                for (sent, g) in zip(exchanges, goldenRequests) where g.objectValue?["body"]?.objectValue?["activity_id"]?.stringValue?.hasPrefix("bk_") != true {
+                    #expect(try JSONParser.parse(sent.body) == g.objectValue?["body"], "\(name): differs from the golden translation: \(String(decoding: sent.body, as: UTF8.self))")
+                }
+            }
+            // The caller's answer is its dialect's rendering of what OpenPush said.
+            let results = exchanges.map { UpstreamResultMapping.result(.reply(UpstreamReply(status: $0.response.status, headers: $0.response.headers, body: $0.response.body, latency: .zero))) }
+            let rendered = dialect.render(results: results, for: translation)
+            #expect(reply.status == rendered.status, "\(name)")
+            #expect(reply.body == rendered.body, "\(name): \(String(decoding: reply.body, as: UTF8.self))")
+            // The audit row and the warning log carry every finding.
+            #expect(record.outcome == "forwarded", "\(name): outcome \(record.outcome) \(record.errorMessage ?? "")")
+            #expect(record.entry.findings.map(\.field) == translation.findings.map(\.field), "\(name): audit findings")
+            #expect(record.entry.findings.map(\.kind) == translation.findings.map(\.kind), "\(name): audit finding kinds")
+            let warnings = proxy.log.lines.compactMap(LogfmtParser.parse).filter { line in
+                line.contains { $0.key == "request_id" && $0.value == requestId } && line.contains { $0.key == "level" && $0.value == "warning" }
+            }
+            #expect(warnings.count == translation.findings.count, "\(name): \(warnings.count) warning lines")
+            for (line, finding) in zip(warnings, translation.findings) {
+                #expect(line.contains { $0.key == "field" && $0.value == finding.field })
+                #expect(line.contains { $0.key == "kind" && $0.value == finding.kind.rawValue })
+            }
+        }
+        #expect(checked.forwarded >= 40)
+        #expect(checked.rejected >= 20)
+        await proxy.stop()
+
+        // No caller secret survives anywhere the proxy writes.
+        var files = [proxy.auditPath, proxy.auditPath + "-wal"].compactMap { FileManager.default.contents(atPath: $0) }
+        files.append(Data(proxy.log.output.utf8))
+        for secret in [ProxyHarness.oneSignalKey, ProxyHarness.pushwooshAuth, ProxyHarness.buzzkitToken, RecordingSandbox.restKey] {
+            for data in files { #expect(data.range(of: Data(secret.utf8)) == nil, "a secret appears in clear text") }
+        }
+    }
+
+    /// Fixtures whose credentials or app are the broken part: the proxy refuses them before translating.
+    static func failsAuthentication(_ name: String) -> Bool {
+        guard let body = FileManager.default.contents(atPath: fixtures.appendingPathComponent("\(name)/body.json").path),
+              let o = (try? JSONParser.parse(Array(body)))?.objectValue?["request"]?.objectValue else { return false }
+        return o["auth"]?.stringValue != ProxyHarness.pushwooshAuth || o["application"]?.stringValue != "XXXXX-XXXXX"
+    }
+
+    static func isDialectError(_ dialect: DialectName, status: Int, body: [UInt8]) -> Bool {
+        guard let o = (try? JSONParser.parse(body))?.objectValue else { return false }
+        switch dialect {
+        case .onesignal: return status >= 400 && o["errors"]?.arrayValue?.isEmpty == false
+        case .buzzkit: return status >= 400 && o["error"]?.objectValue?["message"]?.stringValue != nil
+        case .pushwoosh:
+            guard let code = o["status_code"]?.numberValue?.int64Value else { return false }
+            return code != 200 && o["status_message"]?.stringValue != nil
+        }
+    }
+}
