@@ -19,9 +19,11 @@ public final class ProxyRuntime: Sendable {
     public let openPushBaseURL: String
     /// The configured apps.
     public let directory: AppDirectory
+    /// The admin listener (``AdminService``), when `admin` is configured.
+    public let adminServer: HTTPServer?
 
     private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
-                 directory: AppDirectory) {
+                 directory: AppDirectory, adminServer: HTTPServer?) {
         self.directory = directory
         self.server = server
         self.sandboxServer = sandboxServer
@@ -29,6 +31,7 @@ public final class ProxyRuntime: Sendable {
         self.client = client
         self.metrics = metrics
         self.openPushBaseURL = openPushBaseURL
+        self.adminServer = adminServer
     }
 
     /// The port the proxy listens on.
@@ -72,12 +75,20 @@ public final class ProxyRuntime: Sendable {
         http.handlerDeadline = configuration.limits.upstreamTimeout * 2 + .seconds(2)
         http.failureResponder = ProxyFailureResponder.make(audit: audit, log: log)
         let server = try HTTPServer(configuration: http, handler: service.handler)
-        return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL, directory: directory)
+        let adminServer = try configuration.admin.map { admin in
+            var adminHTTP = HTTPServerConfiguration()
+            adminHTTP.host = admin.listen.host
+            adminHTTP.port = UInt16(admin.listen.port)
+            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader).handler)
+        }
+        return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
+                            directory: directory, adminServer: adminServer)
     }
 
     /// Graceful stop: stop accepting, finish in-flight requests within `gracePeriod`, flush the audit.
     public func stop(gracePeriod: Duration = .seconds(10)) async {
         await server.stop(gracePeriod: gracePeriod)
+        await adminServer?.stop(gracePeriod: .seconds(1))
         client.shutdown()
         await audit.close()
         await sandboxServer?.stop(gracePeriod: .seconds(1))
