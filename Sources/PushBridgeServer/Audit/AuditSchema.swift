@@ -9,6 +9,7 @@ enum AuditSchema {
         var migrator = SQLiteMigrator()
         migrator.register(1, "requests and findings", sql: requestsAndFindings)
         migrator.register(2, "shadow comparisons and scheduled sends", sql: shadowAndScheduled)
+        migrator.register(3, "shadow comparison bodies", sql: shadowBodies)
         return migrator
     }
 
@@ -96,5 +97,14 @@ enum AuditSchema {
             PRIMARY KEY (request_id, ordinal)
         ) WITHOUT ROWID;
         CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
+        """
+
+    /// Issue 5: both answers' bodies (redacted) next to their statuses. Scheduled starts live
+    /// in the scheduler's own file (their real requests must not enter the audit), so
+    /// `scheduled_sends` stays empty; the audit shows them as `requests` rows whose outcome
+    /// goes from `scheduled` to `sent`.
+    static let shadowBodies = """
+        ALTER TABLE shadow_comparisons ADD COLUMN primary_body TEXT;
+        ALTER TABLE shadow_comparisons ADD COLUMN shadow_body TEXT;
         """
 }
