@@ -11,6 +11,7 @@ public final class StartScheduler: Sendable {
         var loop: Task<Void, Never>?
         var sleeper: Task<Void, Never>?
         var woken = false
+        var stopped = false
     }
 
     /// The stored starts.
@@ -41,6 +42,7 @@ public final class StartScheduler: Sendable {
     /// Stops the loop and waits for sends in progress to finish.
     public func stop() async {
         let task = control.withLock { c in
+            c.stopped = true
             c.sleeper?.cancel()
             return c.loop
         }
@@ -58,13 +60,14 @@ public final class StartScheduler: Sendable {
     }
 
     private func loop() async {
-        while !Task.isCancelled {
+        while !control.withLock({ $0.stopped }) {
             await sendDue()
             let now = clock.nowMilliseconds()
             let next = (try? store.nextSendAt()) ?? nil
             let clock = self.clock
             let sleeper: Task<Void, Never>? = control.withLock { c in
-                if c.woken || Task.isCancelled { c.woken = false; return nil }
+                // Checked under the lock stop() sets it with, so a stop can never miss a sleeper.
+                if c.woken || c.stopped { c.woken = false; return nil }
                 let t = Task<Void, Never> { _ = try? await clock.sleep(untilMilliseconds: next ?? now + 60_000) }
                 c.sleeper = t
                 return t
