@@ -11,6 +11,7 @@ usage: pushbridge COMMAND [options]
   sandbox [--listen H:P] [--seed FILE] [--db FILE]        run the local OpenPush sandbox
   sandbox sends --db FILE [--app ID]                       list what the sandbox would have sent
   audit list|show|prune [--db FILE] …                      read and prune the audit
+  scheduled list|cancel ID [--db FILE] [--audit-db FILE]   list or cancel scheduled starts
   check-config FILE                                        validate a configuration file
   docs field-mapping                                       print docs/field-mapping.md
 """
@@ -28,6 +29,7 @@ case "sandbox":
         status = 1
     }
 case "audit": status = await AuditCommand.run(arguments: Array(arguments.dropFirst()))
+case "scheduled": status = ScheduledCommand.run(arguments: Array(arguments.dropFirst()))
 case "check-config": status = CheckConfigCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help": print(usage); status = 0
 default:

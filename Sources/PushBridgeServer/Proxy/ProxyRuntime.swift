@@ -109,6 +109,10 @@ public final class ProxyRuntime: Sendable {
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
     }
 
+    func logReloadFailure(_ path: String, _ problems: [String]) {
+        log.error("configuration reload failed; the running configuration stays", ["file": .string(path), "problems": .string(problems.joined(separator: "; "))])
+    }
+
     static func warnAboutAudiences(_ configuration: ProxyConfiguration, log: EventLog) {
         for app in configuration.apps {
             guard let warning = app.sameAudienceWarning else { continue }

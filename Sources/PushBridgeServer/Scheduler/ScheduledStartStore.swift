@@ -18,9 +18,10 @@ public final class ScheduledStartStore: Sendable {
 
     private static let columns = "id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, notification_id, upstream_status, error"
 
-    /// Opens (creating and migrating) the scheduler file; sends left `sending` by a process
-    /// that stopped are made `pending` again (their idempotency key makes a resend safe).
-    public init(path: String) throws {
+    /// Opens (creating and migrating) the scheduler file. With `recover` (a proxy starting),
+    /// sends left `sending` by a process that stopped are made `pending` again (their
+    /// idempotency key makes a resend safe); the CLI opens it without.
+    public init(path: String, recover: Bool = true) throws {
         let database = try SQLiteDatabase(path: path)
         try database.execute("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
         var migrator = SQLiteMigrator()
@@ -34,7 +35,7 @@ public final class ScheduledStartStore: Sendable {
             CREATE INDEX scheduled_by_request ON scheduled_starts (request_id);
             """)
         _ = try migrator.migrate(database)
-        try database.execute("UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL WHERE state = 'sending'", [])
+        if recover { try database.execute("UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL WHERE state = 'sending'", []) }
         self.path = path
         db = Mutex(database)
     }

@@ -70,6 +70,8 @@ final class ProxyHarness: Sendable {
     let log = LineCollector()
     let directory: URL
     let auditPath: String
+    /// The configuration JSON it started with (tests edit it to reload).
+    let configJSON: String
 
     /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object; the
     /// `…Extra` strings are more members (each starting with a comma) of an app or of the top
@@ -96,6 +98,7 @@ final class ProxyHarness: Sendable {
           ]
         }
         """
+        configJSON = config
         let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
         runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock)
     }
