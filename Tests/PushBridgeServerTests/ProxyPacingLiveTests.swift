@@ -73,6 +73,52 @@ import Testing
     }
 }
 
+extension ProxyPacingLiveTests {
+    @Test func aFullQueueGetsTheDialectsRateLimitAnswerWithRetryAfterAndSendsNothing() async throws {
+        let upstream = try RecordingSandbox(advancePerRequest: 0)
+        let clock = ManualDeliveryClock(startMilliseconds: upstream.clock.now * 1000)
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "delivery": {"sends_per_window": 1, "queue_limit": 1}"#, clock: clock)
+        let first = try await proxy.send(path: Self.startPath, body: Self.startBody("queue_1"))
+        #expect(first.status == 201)
+        let waiting = Task { try await proxy.send(path: Self.startPath, body: Self.startBody("queue_2"), session: makeBurstSession()) }
+        #expect(await eventually { clock.sleeperCount >= 2 })
+        let refused = try await proxy.send(path: Self.startPath, body: Self.startBody("queue_3"), session: makeBurstSession())
+        #expect(refused.status == 429 && Int(refused.headers["retry-after"] ?? "") ?? 0 >= 60, "\(refused.status) \(refused.headers)")
+        #expect(upstream.all.count == 1)
+        let row = try AuditReader(path: proxy.auditPath).show(requestId: try #require(refused.headers["x-pushbridge-request-id"]))
+        #expect(row?.outcome == "rejected" && (row?.errorMessage ?? "").contains("queue"))
+        clock.advance(byMilliseconds: 61_000)
+        upstream.clock.advance(by: 61)
+        #expect(try await waiting.value.status == 201)
+        #expect(upstream.all.count == 2 && !upstream.all.contains { $0.response.status == 429 })
+        await proxy.stop()
+    }
+
+    @Test func anUpdateThatTimedOutIsNotRetriedButOneThatWasRefusedIs() async throws {
+        let upstream = try RecordingSandbox { request in
+            guard request.path.hasSuffix("/notifications") else { return nil }
+            try? await Task.sleep(for: .milliseconds(1500))
+            return HTTPResponse(status: 200, body: Array(#"{"id":"late"}"#.utf8))
+        }
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"upstream_timeout_ms": 500, "upstream_connect_timeout_ms": 300}"#,
+                                     topExtra: #", "delivery": {"backoff_base_ms": 10, "backoff_max_ms": 20}"#)
+        let update = Array(#"{"event":"update","name":"n","event_updates":{"stage":"x"},"headings":{"en":"h"},"contents":{"en":"c"}}"#.utf8)
+        let reply = try await proxy.send(path: "/apps/app_3f9c2b/live_activities/order_1/notifications", body: update)
+        #expect(reply.status >= 500)
+        #expect(upstream.all.filter { $0.path.hasSuffix("/notifications") }.count <= 1)
+        let row = try AuditReader(path: proxy.auditPath).show(requestId: try #require(reply.headers["x-pushbridge-request-id"]))
+        #expect(row?.attempts?.components(separatedBy: "\"at\"").count == 2, "\(row?.attempts ?? "-")")
+        await proxy.stop()
+
+        let closedPort = try await ClosedPort.find()
+        let refusing = try ProxyHarness(upstream: "http://127.0.0.1:\(closedPort)", topExtra: #", "delivery": {"backoff_base_ms": 10, "backoff_max_ms": 20}"#)
+        let r2 = try await refusing.send(path: "/apps/app_3f9c2b/live_activities/order_1/notifications", body: update)
+        let row2 = try AuditReader(path: refusing.auditPath).show(requestId: try #require(r2.headers["x-pushbridge-request-id"]))
+        #expect(row2?.attempts?.components(separatedBy: "\"at\"").count == 4, "three attempts: \(row2?.attempts ?? "-")")
+        await refusing.stop()
+    }
+}
+
 /// Values collected from concurrent tasks.
 final class Collected<T: Sendable>: Sendable {
     private let items = Mutex<[T]>([])
