@@ -32,6 +32,11 @@ let package = Package(
             dependencies: ["PushBridgeCore", "PushBridgeServer"],
             path: "bench/audit"
         ),
+        .executableTarget(
+            name: "report-bench",
+            dependencies: ["PushBridgeCore", "PushBridgeServer"],
+            path: "bench/report"
+        ),
         .testTarget(name: "PushBridgeCoreTests", dependencies: ["PushBridgeCore"]),
         .testTarget(name: "PushBridgeServerTests", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
     ]

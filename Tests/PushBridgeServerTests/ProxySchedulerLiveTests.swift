@@ -46,6 +46,10 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         #expect(upstream.all.isEmpty)
         await first.stop()
+        let schedulerDB = first.directory.appendingPathComponent("audit-scheduled.sqlite").path
+        let listed = try await CLIRunner.runAsync(["scheduled", "list", "--db", schedulerDB])
+        #expect(listed.status == 0 && listed.stdout.contains(messages[0]) && listed.stdout.contains("pending"), "\(listed.stdout)\(listed.stderr)")
+        #expect(!listed.stdout.contains("sub_ios_alice"), "the CLI printed a device id")
 
         // A new proxy on the same files, its clock past the send time, sends it once.
         let clockB = ManualDeliveryClock(startMilliseconds: now * 1000)
@@ -64,6 +68,10 @@ import Testing
         #expect(body["idempotency_key"]?.stringValue == IdempotencyKeys.derive(requestId: requestId, index: 0))
         let stored = try #require(try second.runtime.scheduler.store.list().first)
         #expect(stored.state == .sent && stored.request == nil && stored.notificationId != nil)
+        let mirror = try SQLiteDatabase(path: second.auditPath).rows("SELECT state, upstream_status, request FROM scheduled_sends WHERE request_id = ?", [.text(requestId)])
+        #expect(mirror.first?[0] == .text("sent") && mirror.first?[1] == .integer(201))
+        let mirrored = mirror.first?[2].textValue ?? "sub_ios_alice"
+        #expect(mirrored.range(of: "sub_ios_alice") == nil, "the audit's mirror holds a device id in clear")
         let row = try #require(try AuditReader(path: second.auditPath).show(requestId: requestId))
         #expect(row.responseStatus == 200 && row.upstreamStatus == 201 && row.attempts != nil)
 

@@ -30,6 +30,24 @@ struct TranslateCommandTests {
         #expect(findings.allSatisfy { $0["severity"]?.stringValue != nil && $0["message"]?.stringValue != nil })
     }
 
+    @Test func aPushwooshStartWithTwoNotificationsPrintsTwoRequests() async throws {
+        let out = try await CLIRunner.runAsync(["translate", "--json", "--path", "/json/1.3/startLiveActivity", "fixtures/pushwoosh-start-two-notifications/body.json"])
+        #expect(out.status == 0)
+        let requests = try #require(try json(out)["requests"]?.arrayValue)
+        #expect(requests.count == 2)
+        #expect(Set(requests.compactMap { $0.objectValue?["body"]?.objectValue?["activity_id"]?.stringValue }).count == 2)
+    }
+
+    @Test(arguments: [
+        ("/v1/live-activities/send", "buzzkit-reference-update-alert"), ("/json/1.3/updateLiveActivity", "pushwoosh-update-reference"),
+        ("/apps/app_3f9c2b/live_activities/order_88214/notifications", "onesignal-update-reference"),
+    ])
+    func referenceExamplesPrintTheirGoldenTranslation(path: String, fixture: String) async throws {
+        let out = try await CLIRunner.runAsync(["translate", "--json", "--path", path, "fixtures/\(fixture)/body.json"])
+        let golden = try JSONParser.parse(Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/\(fixture)/expected.json"))))
+        #expect(try JSONParser.parse(out.stdout) == golden)
+    }
+
     @Test func rejectedRequestExitsOneWithTheError() async throws {
         let out = try await CLIRunner.runAsync(["translate", "--json", "--path", startPath, "fixtures/onesignal-start-priority-7-rejected/body.json"])
         #expect(out.status == 1)

@@ -71,4 +71,27 @@ public enum CivilTime {
         let days = Int64(era * 146_097 + doe - 719_468)
         return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
+
+    /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian (year, month, day) of a day
+    /// count since 1970-01-01.
+    public static func civil(fromDays z0: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// "YYYY-MM-DDTHH:mm:ssZ" for a Unix time in seconds.
+    public static func iso8601(_ t: Int64) -> String {
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let secs = Int(t - days * 86_400)
+        let (y, m, d) = civil(fromDays: days)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(y)-\(two(Int(m)))-\(two(Int(d)))T\(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60))Z"
+    }
 }

@@ -9,7 +9,8 @@ enum AuditSchema {
         var migrator = SQLiteMigrator()
         migrator.register(1, "requests and findings", sql: requestsAndFindings)
         migrator.register(2, "shadow comparisons and scheduled sends", sql: shadowAndScheduled)
-        migrator.register(3, "shadow comparison bodies", sql: shadowBodies)
+        migrator.register(3, "report indexes", sql: reportIndexes)
+        migrator.register(4, "shadow comparison bodies", sql: shadowBodies)
         return migrator
     }
 
@@ -97,6 +98,13 @@ enum AuditSchema {
             PRIMARY KEY (request_id, ordinal)
         ) WITHOUT ROWID;
         CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
+        """
+
+    /// For the reports of issue 6: outcomes and statuses read from a covering index, and the
+    /// few rows with retries found without reading the others.
+    static let reportIndexes = """
+        CREATE INDEX requests_outcomes ON requests (outcome, upstream_status, dialect, route, received_at, source_app);
+        CREATE INDEX requests_retried ON requests (received_at) WHERE json_array_length(attempts) > 1;
         """
 
     /// Issue 5: both answers' bodies (redacted) next to their statuses. Scheduled starts live

@@ -1,3 +1,4 @@
+import PushBridgeCore
 #if canImport(Glibc)
 import Glibc
 #else
@@ -29,17 +30,9 @@ public enum RFC3339 {
         return r < 0 ? (q - 1, r + b) : (q, r)
     }
 
-    /// Howard Hinnant's `civil_from_days`: proleptic Gregorian year, month, day.
     private static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let c = CivilTime.civil(fromDays: z0)
+        return (c.year, c.month, c.day)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

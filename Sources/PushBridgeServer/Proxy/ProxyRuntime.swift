@@ -25,11 +25,15 @@ public final class ProxyRuntime: Sendable {
     public let pacer: SendPacer
     private let log: EventLog
 
+    /// The admin listener (``AdminService``), when `admin` is configured.
+    public let adminServer: HTTPServer?
+
     /// The configured apps in force.
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
     private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
-                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog) {
+                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog, adminServer: HTTPServer?) {
+        self.adminServer = adminServer
         self.snapshots = snapshots
         self.scheduler = scheduler
         self.pacer = pacer
@@ -64,12 +68,14 @@ public final class ProxyRuntime: Sendable {
         } else {
             throw StartError("openpush.base_url is required unless sandbox.embedded is true")
         }
-        let audit = try AuditStore(path: configuration.auditDatabasePath)
+        let metrics = Metrics()
+        var auditConfiguration = AuditStoreConfiguration()
+        auditConfiguration.onCommit = { sample in metrics.observeAuditWrite(sample.transactionDuration) }
+        let audit = try AuditStore(path: configuration.auditDatabasePath, configuration: auditConfiguration)
         if audit.recoveredPendingCount > 0 {
             log.warning("audit rows left open by an earlier stop were marked unknown", ["count": .int(Int64(audit.recoveredPendingCount))])
         }
         let client = try UpstreamClient(configuration: configuration.upstreamClientConfiguration)
-        let metrics = Metrics()
         metrics.sampleAuditQueueDepth { audit.queueDepth }
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
@@ -95,9 +101,15 @@ public final class ProxyRuntime: Sendable {
         http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
         http.failureResponder = ProxyFailureResponder.make(audit: audit, log: log)
         let server = try HTTPServer(configuration: http, handler: service.handler)
+        let adminServer = try configuration.admin.map { admin in
+            var adminHTTP = HTTPServerConfiguration()
+            adminHTTP.host = admin.listen.host
+            adminHTTP.port = UInt16(admin.listen.port)
+            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader).handler)
+        }
         scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
-                            snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log)
+                            snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer)
     }
 
     /// Applies a reloaded configuration's apps, modes, shadows and legacy URLs; requests in
@@ -124,6 +136,7 @@ public final class ProxyRuntime: Sendable {
     public func stop(gracePeriod: Duration = .seconds(10)) async {
         await server.stop(gracePeriod: gracePeriod)
         await scheduler.stop()
+        await adminServer?.stop(gracePeriod: .seconds(1))
         client.shutdown()
         await audit.close()
         await sandboxServer?.stop(gracePeriod: .seconds(1))

@@ -75,6 +75,12 @@ extension ProxyService {
         do {
             // Audit first: a start the scheduler could send always has its row.
             try await deps.audit.record(entry, completion)
+            let redacted = entry.translated.flatMap { try? JSONParser.parse(Array($0.utf8)) }?.arrayValue ?? []
+            for s in starts {
+                let request = s.ordinal < redacted.count ? JSONWriter.string(redacted[s.ordinal]) : "{}"
+                try await deps.audit.recordScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
+                                                     redactedRequest: request, createdAt: inbound.started)
+            }
             try scheduler.store.insert(starts, now: deps.clock())
         } catch {
             deps.log.error("scheduling failed; nothing will be sent", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])

@@ -42,7 +42,7 @@ public enum ScheduledCommand {
                     print("pushbridge scheduled: \(id) is not pending (already sent, cancelled, or unknown)", to: &errors)
                     return 1
                 }
-                if let auditDB, let start = try store.list().first(where: { $0.id == id }) { try markCancelled(start.requestId, auditDB: auditDB) }
+                if let auditDB, let start = try store.list().first(where: { $0.id == id }) { try markCancelled(start, auditDB: auditDB) }
                 print("cancelled \(id)", to: &output)
                 return 0
             default:
@@ -55,19 +55,26 @@ public enum ScheduledCommand {
         }
     }
 
-    /// The audit row of a cancelled request, once none of its starts is left, becomes `rejected`.
-    static func markCancelled(_ requestId: String, auditDB: String) throws {
+    /// Marks the start cancelled in the audit's `scheduled_sends`; the request's row becomes
+    /// `rejected` once none of its starts is left.
+    static func markCancelled(_ start: ScheduledStart, auditDB: String) throws {
         let db = try SQLiteDatabase(path: auditDB)
         try db.execute("PRAGMA busy_timeout = 5000")
-        try db.execute("UPDATE requests SET outcome = 'rejected', error_message = 'cancelled before its send time with pushbridge scheduled cancel' WHERE request_id = ? AND outcome = 'scheduled'", [.text(requestId)])
+        try db.transaction {
+            try db.execute("UPDATE scheduled_sends SET state = 'cancelled' WHERE request_id = ? AND ordinal = ?", [.text(start.requestId), .integer(Int64(start.ordinal))])
+            try db.execute("""
+                UPDATE requests SET outcome = 'rejected', error_message = 'cancelled before its send time with pushbridge scheduled cancel'
+                WHERE request_id = ? AND outcome = 'scheduled' AND NOT EXISTS (SELECT 1 FROM scheduled_sends WHERE request_id = ? AND state NOT IN ('cancelled'))
+                """, [.text(start.requestId), .text(start.requestId)])
+        }
     }
 
     static func table(_ rows: [ScheduledStart]) -> String {
-        var out = "ID                          STATE      SEND AT (UTC)         APP            REQUEST\n"
+        var out = "ID                           STATE      SEND AT (UTC)         APP            REQUEST\n"
         let f = ISO8601DateFormatter()
         for r in rows {
             let when = f.string(from: Date(timeIntervalSince1970: TimeInterval(r.sendAt) / 1000))
-            out += [r.id.padding(toLength: 27, withPad: " ", startingAt: 0), r.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
+            out += [r.id.padding(toLength: 28, withPad: " ", startingAt: 0), r.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
                     when.padding(toLength: 21, withPad: " ", startingAt: 0), r.appName.padding(toLength: 14, withPad: " ", startingAt: 0), r.requestId].joined(separator: " ") + "\n"
         }
         return out + "\(rows.count) scheduled start(s)\n"

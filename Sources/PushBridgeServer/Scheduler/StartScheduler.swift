@@ -94,6 +94,7 @@ public final class StartScheduler: Sendable {
     private func send(_ start: ScheduledStart) async {
         let now = clock.nowMilliseconds()
         guard (try? store.claim(start.id, now: now)) == true else { return }
+        try? await audit.updateScheduled(requestId: start.requestId, ordinal: start.ordinal, state: "sending", at: now)
         var result: UpstreamResult = .failed(message: "the app \(start.appName) is no longer configured")
         var attempts: [UpstreamAttempt] = []
         if let request = start.request, let key = key(start.appName) {
@@ -111,6 +112,9 @@ public final class StartScheduler: Sendable {
         } catch {
             log.error("scheduler could not record a send", ["scheduled_id": .string(start.id), "error": .string("\(error)")])
         }
+        try? await audit.updateScheduled(requestId: start.requestId, ordinal: start.ordinal, state: id != nil ? "sent" : "failed", at: clock.nowMilliseconds(),
+                                         status: attempts.last?.status,
+                                         attempts: attempts.map { AuditAttempt(at: $0.startedAt, status: $0.status, error: $0.error, latencyMs: $0.latencyMs) }, error: error)
         log.info("scheduled start sent", ["request_id": .string(start.requestId), "scheduled_id": .string(start.id),
                                           "outcome": .string(id != nil ? "sent" : "failed")])
         await completeAudit(start.requestId, attempts: attempts)

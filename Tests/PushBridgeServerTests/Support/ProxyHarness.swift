@@ -73,11 +73,11 @@ final class ProxyHarness: Sendable {
     /// The configuration JSON it started with (tests edit it to reload).
     let configJSON: String
 
-    /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object; the
-    /// `…Extra` strings are more members (each starting with a comma) of an app or of the top
-    /// level; `directory` reuses an earlier harness's files (a restart); `clock` drives pacing
-    /// and the scheduler.
-    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "",
+    /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object; `apps`
+    /// replaces the default apps; the `…Extra` strings are more members (each starting with a
+    /// comma) of an app or of the top level; `directory` reuses an earlier harness's files (a
+    /// restart); `clock` drives pacing and the scheduler.
+    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "", apps: String? = nil,
          directory reuse: URL? = nil, clock: any DeliveryClock = SystemDeliveryClock()) throws {
         directory = reuse ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -86,7 +86,17 @@ final class ProxyHarness: Sendable {
         {
           "listen": "127.0.0.1:0", "audit_db": "\(auditPath)", "limits": \(limits),
           "openpush": {"base_url": "\(upstream)"} \(topExtra),
-          "apps": [
+          "apps": \(apps ?? Self.defaultApps(pushwooshExtra: pushwooshExtra, oneSignalExtra: oneSignalExtra))
+        }
+        """
+        configJSON = config
+        let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
+        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock)
+    }
+
+    static func defaultApps(pushwooshExtra: String, oneSignalExtra: String = "") -> String {
+        """
+          [
             {"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
              "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}] \(oneSignalExtra)},
             {"name": "os-mapped", "dialect": "onesignal", "source_app_id": "5eb5a37e-b458-11e3-ac11-000c2940e62c",
@@ -96,11 +106,7 @@ final class ProxyHarness: Sendable {
             {"name": "bk", "dialect": "buzzkit", "source_app_id": "buzzkit",
              "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "BK_TOKEN"}]}
           ]
-        }
         """
-        configJSON = config
-        let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
-        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock)
     }
 
     var port: UInt16 { runtime.port }

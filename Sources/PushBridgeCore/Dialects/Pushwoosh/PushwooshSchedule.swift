@@ -85,20 +85,6 @@ enum PushwooshSchedule {
         return (y, mo, d, h, mi)
     }
 
-    /// "YYYY-MM-DDTHH:mm:ssZ" for a Unix time (civil_from_days).
-    static func iso(_ t: Int64) -> String {
-        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
-        let secs = Int(t - days * 86_400)
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(y)-\(two(Int(m)))-\(two(Int(d)))T\(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60))Z"
-    }
+    /// "YYYY-MM-DDTHH:mm:ssZ" for a Unix time.
+    static func iso(_ t: Int64) -> String { CivilTime.iso8601(t) }
 }

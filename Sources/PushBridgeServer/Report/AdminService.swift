@@ -1,0 +1,53 @@
+import PushBridgeCore
+
+/// The admin endpoints, on their own listener (loopback unless configured otherwise), behind
+/// `Authorization: Bearer <token>` compared in constant time. Serves `GET /admin/report`
+/// (`?format=text|md|json|csv|html` plus the report filters `since`, `until`, `app`,
+/// `dialect`, `route`).
+public struct AdminService: Sendable {
+    /// The admin token.
+    public let token: Secret
+    /// The audit read connection.
+    public let reader: AuditReader
+
+    /// A service.
+    public init(token: Secret, reader: AuditReader) {
+        self.token = token
+        self.reader = reader
+    }
+
+    /// The handler to give an ``HTTPServer``.
+    public var handler: HTTPHandler { { request in self.handle(request) } }
+
+    /// Answers one admin request: 401 without the right token, 404 for other paths, 405 for
+    /// other methods, 400 for a bad filter.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        guard authorized(request) else {
+            return .json(401, .object(["error": .string("unauthorized")]), headers: [("WWW-Authenticate", "Bearer")])
+        }
+        guard request.path == "/admin/report" else { return .json(404, .object(["error": .string("not found")])) }
+        guard request.method == "GET" else { return .json(405, .object(["error": .string("method not allowed")]), headers: [("Allow", "GET")]) }
+        let query = request.query
+        guard let format = ReportFormat(rawValue: query["format"] ?? "json") else {
+            return .json(400, .object(["error": .string("format is one of text, md, json, csv, html")]))
+        }
+        var filter = ReportFilter(app: query["app"], dialect: query["dialect"], route: query["route"])
+        for name in ["since", "until"] {
+            guard let text = query[name] else { continue }
+            guard let time = ReportFilter.parseTime(text) else { return .json(400, .object(["error": .string("\(name) takes an ISO date or Unix seconds")])) }
+            if name == "since" { filter.since = time } else { filter.until = time }
+        }
+        do {
+            let report = try reader.report(filter)
+            return HTTPResponse(status: 200, headers: [("Content-Type", format.contentType), ("Cache-Control", "no-store")],
+                                body: Array(ReportRenderer.render(report, as: format).utf8))
+        } catch {
+            return .json(500, .object(["error": .string("\(error)")]))
+        }
+    }
+
+    private func authorized(_ request: HTTPRequest) -> Bool {
+        guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else { return false }
+        return Fingerprint.constantTimeEquals(String(header.dropFirst(7)), token.value)
+    }
+}

@@ -1,0 +1,109 @@
+extension AuditReader {
+    /// Requests per route, outcomes and statuses in one pass over the covering index
+    /// `requests_outcomes`; retries and rate-limit waits (partial index `requests_retried`: only
+    /// rows with more than one attempt are read); scheduled sends by state.
+    func routesAndUpstream(_ filter: ReportFilter) throws(AuditError) -> ([RouteTotal], UpstreamSummary) {
+        var summary = UpstreamSummary()
+        let (clause, arguments) = filter.whereClause()
+        var outcomes: [String: Int] = [:], statuses: [String: Int] = [:], routes: [String: Int] = [:]
+        for row in try query("SELECT outcome, upstream_status, dialect, route, count(*) FROM requests \(clause) GROUP BY outcome, upstream_status, dialect, route", arguments) {
+            let count = Int(row[4].integerValue ?? 0)
+            outcomes[row[0].textValue ?? "", default: 0] += count
+            statuses[row[1].integerValue.map { String($0) } ?? "none", default: 0] += count
+            routes[(row[2].textValue ?? "") + "\u{1}" + (row[3].textValue ?? ""), default: 0] += count
+        }
+        let routeTotals = routes.map { key, count in
+            let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+            return RouteTotal(dialect: parts[0], route: parts[1], requests: count)
+        }.sorted { ($0.dialect, $0.route) < ($1.dialect, $1.route) }
+        summary.outcomes = Self.counts(outcomes)
+        summary.statuses = Self.counts(statuses)
+        // One pass over the rows with retries (partial index): retries, 429s followed by another attempt, the wait after them.
+        let (retried, retriedArguments) = filter.whereClause(extra: ["json_array_length(attempts) > 1"])
+        let limited = "json_extract(a.value, '$.status') = 429 AND a.key < json_array_length(attempts) - 1"
+        let wait = "max(0, json_extract(attempts, '$[' || (a.key + 1) || '].at') - json_extract(a.value, '$.at') - json_extract(a.value, '$.latency_ms'))"
+        if let row = try query("""
+            SELECT count(*), coalesce(sum(json_array_length(attempts) - 1), 0),
+                   coalesce(sum((SELECT count(*) FROM json_each(attempts) AS a WHERE \(limited))), 0),
+                   coalesce(sum((SELECT sum(\(wait)) FROM json_each(attempts) AS a WHERE \(limited))), 0)
+            FROM requests \(retried)
+            """, retriedArguments).first {
+            summary.retriedRequests = Int(row[0].integerValue ?? 0)
+            summary.retries = Int(row[1].integerValue ?? 0)
+            summary.rateLimitedAttempts = Int(row[2].integerValue ?? 0)
+            summary.rateLimitWaitMs = Self.double(row[3])
+        }
+        var scheduledConditions: [String] = []
+        var scheduledArguments: [SQLiteValue] = []
+        if let since = filter.since { scheduledConditions.append("created_at >= ?"); scheduledArguments.append(.integer(since)) }
+        if let until = filter.until { scheduledConditions.append("created_at < ?"); scheduledArguments.append(.integer(until)) }
+        let scheduledClause = scheduledConditions.isEmpty ? "" : "WHERE " + scheduledConditions.joined(separator: " AND ")
+        summary.scheduledSends = try query("SELECT state, count(*) FROM scheduled_sends \(scheduledClause) GROUP BY state ORDER BY 2 DESC, 1", scheduledArguments)
+            .map { Count($0[0].textValue ?? "", Int($0[1].integerValue ?? 0)) }
+        return (routeTotals, summary)
+    }
+
+    /// Verdicts, the status-class matrix, disagreements, latency percentiles and error rates.
+    func shadowSummary(_ filter: ReportFilter) throws(AuditError) -> ShadowSummary {
+        var summary = ShadowSummary()
+        let (clause, arguments) = filter.whereClause(time: "compared_at")
+        summary.comparisons = Int(try query("SELECT count(*) FROM shadow_comparisons \(clause)", arguments).first?.first?.integerValue ?? 0)
+        guard summary.comparisons > 0 else { return summary }
+        let statusClass = { (side: String) in "CASE WHEN \(side)_status IS NULL OR \(side)_error IS NOT NULL THEN 'error' ELSE (\(side)_status / 100) || 'xx' END" }
+        var verdicts: [String: Int] = [:], cells: [String: Int] = [:], primaryErrors = 0, shadowErrors = 0
+        for row in try query("SELECT verdict, \(statusClass("primary")), \(statusClass("shadow")), count(*) FROM shadow_comparisons \(clause) GROUP BY 1, 2, 3", arguments) {
+            let primary = row[1].textValue ?? "", shadow = row[2].textValue ?? "", count = Int(row[3].integerValue ?? 0)
+            verdicts[row[0].textValue ?? "", default: 0] += count
+            cells[primary + "\u{1}" + shadow, default: 0] += count
+            if (primary == "2xx") != (shadow == "2xx") { summary.disagreements += count }
+            if primary == "error" { primaryErrors += count }
+            if shadow == "error" { shadowErrors += count }
+        }
+        summary.verdicts = Self.counts(verdicts)
+        summary.matrix = cells.map { key, count in
+            let sides = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+            return MatrixCell(primary: sides[0], shadow: sides[1], count: count)
+        }.sorted { ($0.primary, $0.shadow) < ($1.primary, $1.shadow) }
+        summary.primaryErrorRate = Double(primaryErrors) / Double(summary.comparisons)
+        summary.shadowErrorRate = Double(shadowErrors) / Double(summary.comparisons)
+        let accepted = { (side: String) in "coalesce(\(side)_status BETWEEN 200 AND 299 AND \(side)_error IS NULL, 0)" }
+        let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
+        summary.disagreementExamples = try query("""
+            SELECT request_id, verdict, primary_status, shadow_status, coalesce(differences, primary_error, shadow_error, '')
+            FROM shadow_comparisons \(disagree) ORDER BY compared_at DESC, request_id DESC LIMIT 10
+            """, disagreeArguments).map {
+                ShadowExample(requestId: $0[0].textValue ?? "", verdict: $0[1].textValue ?? "", primaryStatus: $0[2].integerValue.map(Int.init),
+                              shadowStatus: $0[3].integerValue.map(Int.init), differences: $0[4].textValue ?? "")
+            }
+        summary.primaryLatency = try percentiles("primary_latency_ms", filter)
+        summary.shadowLatency = try percentiles("shadow_latency_ms", filter)
+        return summary
+    }
+
+    /// Nearest-rank p50/p95/p99 of a latency column: one sort, three row numbers.
+    private func percentiles(_ column: String, _ filter: ReportFilter) throws(AuditError) -> Percentiles {
+        let (clause, arguments) = filter.whereClause(time: "compared_at", extra: ["\(column) IS NOT NULL"])
+        let n = Int(try query("SELECT count(*) FROM shadow_comparisons \(clause)", arguments).first?.first?.integerValue ?? 0)
+        guard n > 0 else { return Percentiles() }
+        let ranks = [0.5, 0.95, 0.99].map { max(1, Int64(($0 * Double(n)).rounded(.up))) }
+        let rows = try query("""
+            SELECT rank, value FROM (SELECT row_number() OVER (ORDER BY \(column)) AS rank, \(column) AS value FROM shadow_comparisons \(clause))
+            WHERE rank IN (?, ?, ?)
+            """, arguments + ranks.map { .integer($0) })
+        var values: [Int64: Double] = [:]
+        for row in rows { values[row[0].integerValue ?? 0] = Self.double(row[1]) }
+        return Percentiles(p50: values[ranks[0]], p95: values[ranks[1]], p99: values[ranks[2]])
+    }
+
+    static func counts(_ dictionary: [String: Int]) -> [Count] {
+        dictionary.map { Count($0.key, $0.value) }.sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
+    }
+
+    static func double(_ value: SQLiteValue) -> Double {
+        switch value {
+        case .real(let real): real
+        case .integer(let integer): Double(integer)
+        default: 0
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import PushBridgeCore
+
+/// One request from captured traffic: JSON lines of `{"method","path","headers","body"}`
+/// (`body` a JSON value, sent re-encoded, or a string, sent as is) or a HAR file's
+/// `log.entries[].request` (`url`, `method`, `headers[]`, `postData.text`).
+public struct CapturedRequest: Sendable, Equatable {
+    /// `POST`, …
+    public var method: String
+    /// The path (a HAR URL's path and query).
+    public var path: String
+    /// Header names and values (credentials are fingerprinted before the audit sees them).
+    public var headers: [(name: String, value: String)]
+    /// The body bytes.
+    public var body: [UInt8]
+
+    /// A request.
+    public init(method: String, path: String, headers: [(name: String, value: String)] = [], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Equal when method, path, headers and body are.
+    public static func == (a: CapturedRequest, b: CapturedRequest) -> Bool {
+        a.method == b.method && a.path == b.path && a.body == b.body && a.headers.elementsEqual(b.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Why a capture could not be read.
+    public struct ParseError: Error, CustomStringConvertible {
+        /// Where and what.
+        public var description: String
+    }
+
+    /// Parses a HAR file (a JSON object with `log`) or JSON lines (blank lines skipped).
+    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> [CapturedRequest] {
+        let firstNonSpace = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        if firstNonSpace == UInt8(ascii: "{"), let whole = try? JSONParser.parse(bytes), let log = whole.objectValue?["log"]?.objectValue {
+            return try har(log)
+        }
+        var requests: [CapturedRequest] = []
+        for (number, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
+            let value: JSONValue
+            do { value = try JSONParser.parse(Array(line)) } catch { throw ParseError(description: "line \(number + 1): \(error)") }
+            guard let object = value.objectValue, let path = object["path"]?.stringValue else {
+                throw ParseError(description: "line \(number + 1): expected an object with a \"path\"")
+            }
+            let body: [UInt8]
+            switch object["body"] {
+            case .string(let text)?: body = Array(text.utf8)
+            case nil, .null?: body = []
+            case let other?: body = JSONWriter.bytes(other)
+            }
+            requests.append(CapturedRequest(method: object["method"]?.stringValue ?? "POST", path: path, headers: headers(object["headers"]), body: body))
+        }
+        return requests
+    }
+
+    private static func har(_ log: JSONObject) throws(ParseError) -> [CapturedRequest] {
+        guard let entries = log["entries"]?.arrayValue else { throw ParseError(description: "HAR: log.entries is missing") }
+        return entries.enumerated().compactMap { index, entry in
+            guard let request = entry.objectValue?["request"]?.objectValue, let url = request["url"]?.stringValue else { return nil }
+            let text = request["postData"]?.objectValue?["text"]?.stringValue ?? ""
+            return CapturedRequest(method: request["method"]?.stringValue ?? "POST", path: pathOf(url), headers: headers(request["headers"]), body: Array(text.utf8))
+        }
+    }
+
+    /// `https://host/a/b?q` → `/a/b?q`; a path stays as it is.
+    static func pathOf(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return "/" }
+        return String(rest[slash...])
+    }
+
+    /// An object `{name: value}` or a HAR array `[{"name","value"}]`.
+    private static func headers(_ value: JSONValue?) -> [(name: String, value: String)] {
+        switch value {
+        case .object(let object)?: object.members.compactMap { m in m.value.stringValue.map { (name: m.key.lowercased(), value: $0) } }
+        case .array(let array)?: array.compactMap { h in
+            guard let o = h.objectValue, let n = o["name"]?.stringValue, let v = o["value"]?.stringValue else { return nil }
+            return (name: n.lowercased(), value: v)
+        }
+        default: []
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import PushBridgeCore
+@testable import PushBridgeServer
+
+/// `pushbridge serve` as a process: SIGTERM lets the request in flight finish, flushes the
+/// audit and exits 0.
+@Suite(.serialized)
+struct ServeCommandTests {
+    @Test func sigtermFinishesTheRequestInFlightAndFlushesTheAudit() async throws {
+        let upstream = try RecordingSandbox { request in
+            try? await Task.sleep(for: .milliseconds(800))
+            return nil
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let audit = dir.appendingPathComponent("audit.sqlite").path
+        let config = dir.appendingPathComponent("config.json")
+        try Data("""
+        {"listen": "127.0.0.1:0", "audit_db": "\(audit)", "openpush": {"base_url": "\(upstream.baseURL)"},
+         "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
+                   "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
+        """.utf8).write(to: config)
+
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve", "--config", config.path]
+        process.environment = ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey]
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        // The first line says where it listens.
+        let handle = stderr.fileHandleForReading
+        let firstLine = try await offPool { () -> String in
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = handle.readData(ofLength: 1)
+                if chunk.isEmpty || chunk.first == 0x0A { break }
+                bytes.append(chunk.first!)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let fields = Dictionary(LogfmtParser.parse(firstLine) ?? [], uniquingKeysWith: { a, _ in a })
+        let address = try #require(fields["address"], "no address in \(firstLine)")
+        let port = try #require(address.split(separator: ":").last.map(String.init))
+
+        let body = Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-reference/body.json")))
+        async let reply = try RawHTTPClient.send(port: UInt16(port)!, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
+                                                 headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")], body: body)
+        try await Task.sleep(for: .milliseconds(300))
+        process.terminate() // SIGTERM while the upstream is still answering
+        let answered = try await reply
+        #expect(answered.status == 201, "the request in flight was cut: \(answered.status)")
+        let exit = try await offPool { process.waitUntilExit(); return process.terminationStatus }
+        #expect(exit == 0)
+        let rows = try AuditReader(path: audit).list(limit: 10)
+        #expect(rows.count == 1)
+        #expect(rows.first?.outcome == "forwarded")
+        #expect(rows.first?.responseStatus == 201)
+    }
+}
