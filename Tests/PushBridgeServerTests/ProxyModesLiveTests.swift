@@ -102,4 +102,27 @@ import Testing
         #expect(openPush.all.count == 1 && os.all.count == 2)
         await proxy.stop()
     }
+
+    @Test func anOpenPushShadowCanBeAimedAtAnotherAppAndOneSegment() async throws {
+        let openPush = try RecordingSandbox(), shadowSandbox = try RecordingSandbox()
+        let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
+        let shadow = #"{"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)", "openpush_app_id": "app_staging", "rest_key_env": "OP_KEY", "segment": "seg_testers"}"#
+        let proxy = try ProxyHarness(upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": \#(shadow)"#, topExtra: Self.legacy(os, pw))
+        #expect(!proxy.log.lines.contains { $0.contains("SHADOW REACHES THE SAME PHONES") })
+        let reply = try await proxy.send(path: Self.startPath, body: Self.startBody)
+        #expect(reply.status == 200 && reply.body == os.all.first?.response.body)
+        #expect(await eventually { shadowSandbox.all.count == 1 })
+        let sent = try #require(shadowSandbox.all.first)
+        #expect(sent.path == "/apps/app_staging/activities/activity/DeliveryAttributes")
+        let body = try #require(try JSONParser.parse(sent.body).objectValue)
+        #expect(body["included_segments"] == .array([.string("seg_testers")]) && body["include_subscription_ids"] == nil && body["include_aliases"] == nil)
+        #expect(openPush.all.isEmpty)
+        // The sandbox knows no app_staging: the comparison says only the primary accepted, and why.
+        #expect(await eventually { ((try? Self.comparisons(proxy.auditPath)) ?? []).count == 1 })
+        let c = try #require(try Self.comparisons(proxy.auditPath).first)
+        #expect(sent.response.status >= 400, "the sandbox accepted an unknown app")
+        #expect(c["verdict"] == .text("only_primary") && c["shadow_status"] == .integer(Int64(sent.response.status)))
+        #expect((c["differences"]?.textValue ?? "").contains("\(sent.response.status)"))
+        await proxy.stop()
+    }
 }
