@@ -38,7 +38,9 @@ enum ServeCommand {
             "audit_db": .string(configuration.auditDatabasePath),
             "apps": .int(Int64(configuration.apps.count)),
         ])
+        let reloader = runtime.reloadOnHangup(configPath: path)
         await SignalWaiter.waitForTermination()
+        withExtendedLifetime(reloader) {}
         log.info("stopping: finishing in-flight requests and flushing the audit")
         await runtime.stop()
         log.info("stopped")

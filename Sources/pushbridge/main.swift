@@ -11,6 +11,7 @@ usage: pushbridge COMMAND [options]
   sandbox [--listen H:P] [--seed FILE] [--db FILE]        run the local OpenPush sandbox
   sandbox sends --db FILE [--app ID]                       list what the sandbox would have sent
   audit list|show|prune [--db FILE] …                      read and prune the audit
+  scheduled list|cancel ID [--db FILE] [--audit-db FILE]   list or cancel scheduled starts
   report [--db FILE] [--since T] [--format F] [--out FILE] the diff report over the audit
   replay FILE [--config FILE] [--audit FILE] [--format F]  translate captured traffic offline, then report
   check-config FILE                                        validate a configuration file
@@ -30,6 +31,7 @@ case "sandbox":
         status = 1
     }
 case "audit": status = await AuditCommand.run(arguments: Array(arguments.dropFirst()))
+case "scheduled": status = ScheduledCommand.run(arguments: Array(arguments.dropFirst()))
 case "report": status = await ReportCommand.run(arguments: Array(arguments.dropFirst()))
 case "replay": status = await ReplayCommand.run(arguments: Array(arguments.dropFirst()))
 case "check-config": status = CheckConfigCommand.run(Array(arguments.dropFirst()))

@@ -14,6 +14,7 @@ struct ProxyConfigurationTests {
         "OP_KEY_RIDES": "op-secret-rides-3333",
         "PUSHWOOSH_AUTH_RIDES": "pw-secret-rides-4444",
         "PUSHBRIDGE_ADMIN_TOKEN": "admin-secret-5555",
+        "OP_KEY_SCORES_STAGING": "op-secret-staging-6666",
     ]
 
     private func problems(_ json: String, environment: [String: String] = environment) -> [String] {

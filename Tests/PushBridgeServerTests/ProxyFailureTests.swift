@@ -93,7 +93,9 @@ struct ProxyFailureTests {
             try? await Task.sleep(for: .seconds(5))
             return HTTPResponse(status: 201, body: Array(#"{"id":"late"}"#.utf8))
         }
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: Self.limits)
+        // One attempt: the deadline of a single call is what this checks (retries of starts
+        // after a timeout are ProxyPacingLiveTests').
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: Self.limits, topExtra: #", "delivery": {"max_attempts": 1}"#)
         for (path, body) in try Self.validBodies() {
             let started = ContinuousClock.now
             let reply = try await proxy.send(path: path, body: body)

@@ -4,7 +4,7 @@ import PushBridgeCore
 @testable import PushBridgeServer
 
 /// `pushbridge serve` as a process: SIGTERM lets the request in flight finish, flushes the
-/// audit and exits 0.
+/// audit and exits 0; SIGHUP reloads the apps' modes without a restart.
 @Suite(.serialized)
 struct ServeCommandTests {
     @Test func sigtermFinishesTheRequestInFlightAndFlushesTheAudit() async throws {
@@ -57,5 +57,62 @@ struct ServeCommandTests {
         #expect(rows.count == 1)
         #expect(rows.first?.outcome == "forwarded")
         #expect(rows.first?.responseStatus == 201)
+    }
+
+    @Test func sighupSwitchesAnAppsModeWithoutARestart() async throws {
+        let upstream = try RecordingSandbox()
+        let legacy = try FakeLegacyProvider(.onesignal)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-hup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("config.json")
+        func write(mode: String) throws {
+            try Data("""
+            {"listen": "127.0.0.1:0", "audit_db": "\(dir.appendingPathComponent("audit.sqlite").path)", "openpush": {"base_url": "\(upstream.baseURL)"},
+             "legacy": {"onesignal": "\(legacy.baseURL)"},
+             "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b", "mode": "\(mode)",
+                       "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
+            """.utf8).write(to: config)
+        }
+        try write(mode: "openpush")
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve", "--config", config.path]
+        process.environment = ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey]
+        let stderr = Pipe()
+        process.standardError = stderr
+        try process.run()
+        let handle = stderr.fileHandleForReading
+        let firstLine = try await offPool { () -> String in
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = handle.readData(ofLength: 1)
+                if chunk.isEmpty || chunk.first == 0x0A { break }
+                bytes.append(chunk.first!)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let fields = Dictionary(LogfmtParser.parse(firstLine) ?? [], uniquingKeysWith: { a, _ in a })
+        let port = try #require(fields["address"]?.split(separator: ":").last.flatMap { UInt16($0) }, "no address in \(firstLine)")
+        func start(_ id: String) async throws -> Int {
+            try await RawHTTPClient.send(port: port, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
+                                         headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")],
+                                         body: ProxyPacingLiveTests.startBody(id)).status
+        }
+        #expect(try await start("hup_1") == 201)
+        #expect(upstream.all.count == 1 && legacy.all.isEmpty)
+        try write(mode: "observe")
+        kill(process.processIdentifier, SIGHUP)
+        // Once the reload lands, the next start goes to the legacy provider.
+        var reachedLegacy = false
+        for i in 0..<50 where !reachedLegacy {
+            _ = try await start("hup_\(i + 2)")
+            reachedLegacy = !legacy.all.isEmpty
+            if !reachedLegacy { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(reachedLegacy, "SIGHUP did not switch the app to observe")
+        #expect(process.isRunning, "SIGHUP stopped the process")
+        process.terminate()
+        let exit = try await offPool { process.waitUntilExit(); return process.terminationStatus }
+        #expect(exit == 0)
     }
 }

@@ -10,6 +10,7 @@ enum AuditSchema {
         migrator.register(1, "requests and findings", sql: requestsAndFindings)
         migrator.register(2, "shadow comparisons and scheduled sends", sql: shadowAndScheduled)
         migrator.register(3, "report indexes", sql: reportIndexes)
+        migrator.register(4, "shadow comparison bodies", sql: shadowBodies)
         return migrator
     }
 
@@ -104,5 +105,14 @@ enum AuditSchema {
     static let reportIndexes = """
         CREATE INDEX requests_outcomes ON requests (outcome, upstream_status, dialect, route, received_at, source_app);
         CREATE INDEX requests_retried ON requests (received_at) WHERE json_array_length(attempts) > 1;
+        """
+
+    /// Issue 5: both answers' bodies (redacted) next to their statuses. Scheduled starts live
+    /// in the scheduler's own file (their real requests must not enter the audit), so
+    /// `scheduled_sends` stays empty; the audit shows them as `requests` rows whose outcome
+    /// goes from `scheduled` to `sent`.
+    static let shadowBodies = """
+        ALTER TABLE shadow_comparisons ADD COLUMN primary_body TEXT;
+        ALTER TABLE shadow_comparisons ADD COLUMN shadow_body TEXT;
         """
 }

@@ -47,6 +47,11 @@ final class AuditStatements {
             case .finish(let requestId, let values):
                 try run(finish, values)
                 guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
+            case .update(let requestId, let sql, let values):
+                try database.execute(sql, values)
+                guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
+            case .insertOther(let sql, let values):
+                try database.execute(sql, values)
             }
         } catch let error as AuditError {
             throw error

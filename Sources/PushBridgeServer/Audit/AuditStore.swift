@@ -59,7 +59,7 @@ public final class AuditStore: Sendable {
         try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry)))
     }
 
-    private func submit(_ work: AuditOperation.Work) async throws {
+    func submit(_ work: AuditOperation.Work) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writer.submit(AuditOperation(work: work, submitted: .now, continuation: continuation))
         }

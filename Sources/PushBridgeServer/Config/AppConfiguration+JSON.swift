@@ -1,7 +1,7 @@
 import PushBridgeCore
 
 extension AppConfiguration {
-    private static let keys = ["name", "dialect", "source_app_id", "openpush", "callers", "pass_through_key", "segment_map", "devices"]
+    private static let keys = ["name", "dialect", "source_app_id", "openpush", "callers", "pass_through_key", "segment_map", "devices", "mode", "route_modes", "shadow"]
 
     /// Decodes `apps`, reporting problems and cross-app conflicts (duplicate names or source ids).
     static func decodeAll(_ values: [JSONValue]?, _ r: ConfigReader) -> [AppConfiguration] {
@@ -46,7 +46,9 @@ extension AppConfiguration {
         let devices = decodeDevices(r.string(o, "devices", at: path), at: "\(path).devices", r)
 
         guard let name, let dialect, let source, let appID else { return nil }
-        return AppConfiguration(name: name, dialect: dialect, sourceAppID: source, openPushAppID: appID, openPushKey: key, callers: callers, passThroughKey: passThrough, segmentMap: segments, devices: devices)
+        var app = AppConfiguration(name: name, dialect: dialect, sourceAppID: source, openPushAppID: appID, openPushKey: key, callers: callers, passThroughKey: passThrough, segmentMap: segments, devices: devices)
+        decodeModes(o, at: path, into: &app, r)
+        return app
     }
 
     private static func decodeCallers(_ values: [JSONValue]?, at path: String, _ r: ConfigReader) -> [CallerCredential] {

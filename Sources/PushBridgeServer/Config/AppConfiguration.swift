@@ -20,9 +20,19 @@ public struct AppConfiguration: Sendable {
     public var segmentMap: [String: String]
     /// How Pushwoosh devices map to OpenPush targets. Default `.subscriptionIDs`.
     public var devices: DevicesMapping
+    /// The migration mode. Default `.openpush`.
+    public var mode: MigrationMode
+    /// Per-route mode overrides (`start`, `update`, `send`). Default none.
+    public var routeModes: [RouteKind: MigrationMode]
+    /// The shadow, required when any route is in `.shadow`. Default none.
+    public var shadow: ShadowSettings?
 
     /// An app; defaults as documented on each property.
-    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:], devices: DevicesMapping = .subscriptionIDs) {
+    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:], devices: DevicesMapping = .subscriptionIDs,
+                mode: MigrationMode = .openpush, routeModes: [RouteKind: MigrationMode] = [:], shadow: ShadowSettings? = nil) {
+        self.mode = mode
+        self.routeModes = routeModes
+        self.shadow = shadow
         self.name = name
         self.dialect = dialect
         self.sourceAppID = sourceAppID

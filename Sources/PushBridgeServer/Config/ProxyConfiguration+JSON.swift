@@ -37,7 +37,7 @@ extension ProxyConfiguration {
         }
     }
 
-    private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps"]
+    private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
         guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
@@ -56,6 +56,10 @@ extension ProxyConfiguration {
         configuration.openPush = decodeOpenPush(top["openpush"], required: !sandbox.embedded, r)
         configuration.admin = decodeAdmin(top["admin"], r)
         configuration.apps = AppConfiguration.decodeAll(r.array(top, "apps", at: ""), r)
+        configuration.legacy = decodeLegacy(top["legacy"], r)
+        (configuration.delivery, configuration.schedulerDatabase) = decodeDelivery(top["delivery"], r)
+        configuration.shadowQueue = decodeShadowQueue(top["shadow_queue"], r)
+        checkModes(configuration, r)
         return configuration
     }
 

@@ -19,6 +19,14 @@ public struct ProxyConfiguration: Sendable {
     public var admin: Admin?
     /// The apps the proxy serves (at least one).
     public var apps: [AppConfiguration]
+    /// The legacy providers' base URLs (observe and shadow modes). Default none.
+    public var legacy = LegacyEndpoints()
+    /// Pacing and retries of sends to OpenPush. Defaults: 60 per 60 s, 3 attempts.
+    public var delivery = DeliverySettings()
+    /// The scheduler database; nil derives it from the audit path (see `schedulerDatabasePath`).
+    public var schedulerDatabase: String?
+    /// The shadow queue. Defaults: 256 queued, 4 workers, 5 s deadline.
+    public var shadowQueue = ShadowQueueSettings()
 
     /// A configuration; every argument but `apps` has the default documented on its property.
     public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), logFormat: LogFormat = .logfmt, auditDatabasePath: String = "pushbridge-audit.sqlite", limits: Limits = Limits(), openPush: OpenPushUpstream? = nil, sandbox: Sandbox = Sandbox(), admin: Admin? = nil, apps: [AppConfiguration]) {

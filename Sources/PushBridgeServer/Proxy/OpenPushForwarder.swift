@@ -40,11 +40,18 @@ public struct OpenPushForwarder: Sendable {
 
     /// Sends one request; never throws: failures are results.
     public func send(_ request: OpenPushRequest, key: String, requestId: String) async -> (UpstreamResult, UpstreamAttempt) {
+        let (response, attempt) = await exchange(request, key: key, requestId: requestId)
+        return (UpstreamResultMapping.result(response), attempt)
+    }
+
+    /// Sends one request and returns OpenPush's raw answer (or the transport failure) with the
+    /// attempt as the audit records it.
+    public func exchange(_ request: OpenPushRequest, key: String, requestId: String, timeout: Duration? = nil) async -> (UpstreamResponse, UpstreamAttempt) {
         let started = Int64(Date().timeIntervalSince1970 * 1000)
         let upstream = UpstreamRequest(
             method: request.method, url: baseURL + request.path,
             headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json"), ("X-PushBridge-Request-Id", requestId)],
-            body: JSONWriter.bytes(.object(request.body)))
+            body: JSONWriter.bytes(.object(request.body)), timeout: timeout)
         let response = await client.send(upstream)
         let latency = response.latency
         let ms = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
@@ -56,6 +63,6 @@ public struct OpenPushForwarder: Sendable {
         case .failure(let f):
             attempt.error = f.description
         }
-        return (UpstreamResultMapping.result(response), attempt)
+        return (response, attempt)
     }
 }

@@ -17,37 +17,54 @@ public final class ProxyRuntime: Sendable {
     public let metrics: Metrics
     /// The OpenPush base URL in use.
     public let openPushBaseURL: String
-    /// The configured apps.
-    public let directory: AppDirectory
+    /// The apps, modes and legacy URLs in force; ``reload(_:)`` swaps them.
+    public let snapshots: ProxySnapshotBox
+    /// Sends scheduled starts at their time.
+    public let scheduler: StartScheduler
+    /// Paces sends per OpenPush app.
+    public let pacer: SendPacer
+    private let log: EventLog
+
     /// The admin listener (``AdminService``), when `admin` is configured.
     public let adminServer: HTTPServer?
 
+    /// The configured apps in force.
+    public var directory: AppDirectory { snapshots.snapshot.directory }
+
     private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
-                 directory: AppDirectory, adminServer: HTTPServer?) {
-        self.directory = directory
+                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog, adminServer: HTTPServer?) {
+        self.adminServer = adminServer
+        self.snapshots = snapshots
+        self.scheduler = scheduler
+        self.pacer = pacer
+        self.log = log
         self.server = server
         self.sandboxServer = sandboxServer
         self.audit = audit
         self.client = client
         self.metrics = metrics
         self.openPushBaseURL = openPushBaseURL
-        self.adminServer = adminServer
     }
 
     /// The port the proxy listens on.
     public var port: UInt16 { server.port }
 
-    /// Starts everything the configuration names; throws with what failed to start.
-    public static func start(_ configuration: ProxyConfiguration, log: EventLog) throws -> ProxyRuntime {
+    /// Starts everything the configuration names; throws with what failed to start. `clock`
+    /// drives pacing and scheduled starts (tests pass a ``ManualDeliveryClock``).
+    public static func start(_ configuration: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock()) throws -> ProxyRuntime {
         var sandboxServer: HTTPServer?
+        var sandboxURL: String?
         let baseURL: String
         if configuration.sandbox.embedded {
             let service = try SandboxCommand.makeService(seedPath: configuration.sandbox.seedPath, dbPath: nil)
             let server = try HTTPServer(configuration: HTTPServerConfiguration(), handler: service.handler)
             sandboxServer = server
-            baseURL = "http://127.0.0.1:\(server.port)"
-        } else if let openPush = configuration.openPush {
+            sandboxURL = "http://127.0.0.1:\(server.port)"
+        }
+        if let openPush = configuration.openPush {
             baseURL = openPush.baseURL
+        } else if let sandboxURL {
+            baseURL = sandboxURL
         } else {
             throw StartError("openpush.base_url is required unless sandbox.embedded is true")
         }
@@ -60,10 +77,18 @@ public final class ProxyRuntime: Sendable {
         }
         let client = try UpstreamClient(configuration: configuration.upstreamClientConfiguration)
         metrics.sampleAuditQueueDepth { audit.queueDepth }
-        let directory = AppDirectory(apps: configuration.apps)
-        let service = ProxyService(.init(directory: directory,
-                                         forwarder: OpenPushForwarder(client: client, baseURL: baseURL),
-                                         audit: audit, log: log, metrics: metrics))
+        let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
+        warnAboutAudiences(configuration, log: log)
+        let pacer = SendPacer(settings: configuration.delivery)
+        let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL), pacer: pacer, clock: clock,
+                                        upstreamTimeout: configuration.limits.upstreamTimeout)
+        let scheduler = StartScheduler(store: try ScheduledStartStore(path: configuration.schedulerDatabasePath), delivery: delivery, audit: audit, log: log) { name in
+            snapshots.snapshot.app(named: name)?.openPushKey?.value
+        }
+        let service = ProxyService(.init(snapshots: snapshots, delivery: delivery, audit: audit, log: log, metrics: metrics,
+                                         legacy: LegacyForwarder(client: client),
+                                         shadows: ShadowQueue(limit: configuration.shadowQueue.limit, workers: configuration.shadowQueue.workers, metrics: metrics),
+                                         shadowTimeout: configuration.shadowQueue.timeout, sandboxBaseURL: sandboxURL, scheduler: scheduler))
         var http = HTTPServerConfiguration()
         http.host = configuration.listen.host
         http.port = UInt16(configuration.listen.port)
@@ -72,7 +97,8 @@ public final class ProxyRuntime: Sendable {
         http.perAddressConnectionLimit = configuration.limits.perIPConnections
         http.headerMemoryBytes = configuration.limits.headerMemoryBytes
         http.idleTimeout = configuration.limits.idleTimeout
-        http.handlerDeadline = configuration.limits.upstreamTimeout * 2 + .seconds(2)
+        // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.
+        http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
         http.failureResponder = ProxyFailureResponder.make(audit: audit, log: log)
         let server = try HTTPServer(configuration: http, handler: service.handler)
         let adminServer = try configuration.admin.map { admin in
@@ -81,13 +107,35 @@ public final class ProxyRuntime: Sendable {
             adminHTTP.port = UInt16(admin.listen.port)
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader).handler)
         }
+        scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
-                            directory: directory, adminServer: adminServer)
+                            snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer)
+    }
+
+    /// Applies a reloaded configuration's apps, modes, shadows and legacy URLs; requests in
+    /// flight finish with the snapshot they started with. Listen address, limits, audit and
+    /// delivery settings need a restart.
+    public func reload(_ configuration: ProxyConfiguration) {
+        Self.warnAboutAudiences(configuration, log: log)
+        snapshots.replace(ProxySnapshot(configuration))
+        log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
+    }
+
+    func logReloadFailure(_ path: String, _ problems: [String]) {
+        log.error("configuration reload failed; the running configuration stays", ["file": .string(path), "problems": .string(problems.joined(separator: "; "))])
+    }
+
+    static func warnAboutAudiences(_ configuration: ProxyConfiguration, log: EventLog) {
+        for app in configuration.apps {
+            guard let warning = app.sameAudienceWarning else { continue }
+            log.warning("SHADOW REACHES THE SAME PHONES AS THE PRIMARY: \(warning)", ["app": .string(app.name)])
+        }
     }
 
     /// Graceful stop: stop accepting, finish in-flight requests within `gracePeriod`, flush the audit.
     public func stop(gracePeriod: Duration = .seconds(10)) async {
         await server.stop(gracePeriod: gracePeriod)
+        await scheduler.stop()
         await adminServer?.stop(gracePeriod: .seconds(1))
         client.shutdown()
         await audit.close()

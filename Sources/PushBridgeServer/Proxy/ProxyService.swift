@@ -7,10 +7,10 @@ import PushBridgeCore
 public final class ProxyService: Sendable {
     /// What the pipeline uses.
     public struct Dependencies: Sendable {
-        /// The configured apps.
-        public var directory: AppDirectory
-        /// Sends to OpenPush.
-        public var forwarder: OpenPushForwarder
+        /// The apps and legacy URLs, swapped whole on reload.
+        public var snapshots: ProxySnapshotBox
+        /// Paces, sends and retries to OpenPush.
+        public var delivery: OpenPushDelivery
         /// The audit.
         public var audit: AuditStore
         /// Warning and access lines.
@@ -19,16 +19,32 @@ public final class ProxyService: Sendable {
         public var metrics: Metrics
         /// Unix milliseconds now.
         public var clock: @Sendable () -> Int64
+        /// Sends original requests to legacy providers (observe, shadow).
+        public var legacy: LegacyForwarder
+        /// Runs shadows in the background.
+        public var shadows: ShadowQueue
+        /// One shadow call's deadline.
+        public var shadowTimeout: Duration
+        /// The embedded sandbox's base URL, for shadows sent to `"sandbox"`.
+        public var sandboxBaseURL: String?
+        /// Stores and later sends scheduled starts; nil refuses them.
+        public var scheduler: StartScheduler?
 
         /// Dependencies.
-        public init(directory: AppDirectory, forwarder: OpenPushForwarder, audit: AuditStore, log: EventLog, metrics: Metrics,
-                    clock: @escaping @Sendable () -> Int64 = AuditClock.nowMilliseconds) {
-            self.directory = directory
-            self.forwarder = forwarder
+        public init(snapshots: ProxySnapshotBox, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, metrics: Metrics,
+                    clock: @escaping @Sendable () -> Int64 = AuditClock.nowMilliseconds, legacy: LegacyForwarder, shadows: ShadowQueue,
+                    shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil) {
+            self.snapshots = snapshots
+            self.delivery = delivery
             self.audit = audit
             self.log = log
             self.metrics = metrics
             self.clock = clock
+            self.legacy = legacy
+            self.shadows = shadows
+            self.shadowTimeout = shadowTimeout
+            self.sandboxBaseURL = sandboxBaseURL
+            self.scheduler = scheduler
         }
     }
 

@@ -23,7 +23,11 @@ final class RecordingSandbox: Sendable {
     private let exchanges = ExchangeLog()
     static let restKey = "op_sandbox_demo_rest_key"
 
-    init(behaviour: @escaping @Sendable (HTTPRequest) async -> HTTPResponse? = { _ in nil }) throws {
+    /// `advancePerRequest` seconds pass on the sandbox clock per request (0: only the test moves it).
+    /// `beforeAnswering` runs after the sandbox has handled and recorded a request and before
+    /// its answer leaves (a delay there is a timeout for a proxy with a short deadline).
+    init(advancePerRequest: Int64 = 2, behaviour: @escaping @Sendable (HTTPRequest) async -> HTTPResponse? = { _ in nil },
+         beforeAnswering: @escaping @Sendable (HTTPRequest) async -> Void = { _ in }) throws {
         let seedPath = CLIRunner.repoRoot.appendingPathComponent("config/demo-seed.json").path
         let sandbox = SandboxService(clock: clock, store: MemorySandboxStore(), options: SandboxOptions())
         try sandbox.apply(try SandboxSeed.load(path: seedPath, environment: [:]))
@@ -31,10 +35,11 @@ final class RecordingSandbox: Sendable {
         let recorded = exchanges
         let clock = self.clock
         server = try HTTPServer(configuration: HTTPServerConfiguration()) { request in
-            _ = clock.advance(by: 2)
+            if advancePerRequest != 0 { _ = clock.advance(by: advancePerRequest) }
             let response: HTTPResponse
             if let special = await behaviour(request) { response = special } else { response = await sandbox.handle(request) }
             recorded.append(UpstreamExchange(path: request.path, headers: request.headers, body: request.body, response: response))
+            await beforeAnswering(request)
             return response
         }
     }
@@ -65,28 +70,35 @@ final class ProxyHarness: Sendable {
     let log = LineCollector()
     let directory: URL
     let auditPath: String
+    /// The configuration JSON it started with (tests edit it to reload).
+    let configJSON: String
 
-    /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object.
-    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", apps: String? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-proxy-\(UUID().uuidString)")
+    /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object; `apps`
+    /// replaces the default apps; the `…Extra` strings are more members (each starting with a
+    /// comma) of an app or of the top level; `directory` reuses an earlier harness's files (a
+    /// restart); `clock` drives pacing and the scheduler.
+    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "", apps: String? = nil,
+         directory reuse: URL? = nil, clock: any DeliveryClock = SystemDeliveryClock()) throws {
+        directory = reuse ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         auditPath = directory.appendingPathComponent("audit.sqlite").path
         let config = """
         {
           "listen": "127.0.0.1:0", "audit_db": "\(auditPath)", "limits": \(limits),
-          "openpush": {"base_url": "\(upstream)"},
-          "apps": \(apps ?? Self.defaultApps(pushwooshExtra: pushwooshExtra))
+          "openpush": {"base_url": "\(upstream)"} \(topExtra),
+          "apps": \(apps ?? Self.defaultApps(pushwooshExtra: pushwooshExtra, oneSignalExtra: oneSignalExtra))
         }
         """
+        configJSON = config
         let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
-        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink))
+        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock)
     }
 
-    static func defaultApps(pushwooshExtra: String) -> String {
+    static func defaultApps(pushwooshExtra: String, oneSignalExtra: String = "") -> String {
         """
           [
             {"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
-             "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]},
+             "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}] \(oneSignalExtra)},
             {"name": "os-mapped", "dialect": "onesignal", "source_app_id": "5eb5a37e-b458-11e3-ac11-000c2940e62c",
              "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]},
             {"name": "pw", "dialect": "pushwoosh", "source_app_id": "XXXXX-XXXXX",
@@ -100,14 +112,14 @@ final class ProxyHarness: Sendable {
     var port: UInt16 { runtime.port }
 
     /// Sends a request with the dialect's credentials added.
-    func send(path: String, body: [UInt8], headers extra: [(String, String)]? = nil) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    func send(path: String, body: [UInt8], headers extra: [(String, String)]? = nil, session: URLSession = .shared) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = "POST"
         request.httpBody = Data(body)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         let headers = extra ?? Self.credentials(for: path)
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         var out: [String: String] = [:]
         for (k, v) in http.allHeaderFields { out[String(describing: k).lowercased()] = String(describing: v) }

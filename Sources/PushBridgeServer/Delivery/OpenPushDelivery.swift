@@ -1,0 +1,120 @@
+import PushBridgeCore
+
+/// Sends translated requests to OpenPush on OpenPush's terms: paced per app by a
+/// ``SendPacer``, retried only when a retry cannot act twice, every attempt kept.
+///
+/// A start always carries an `idempotency_key` (see ``IdempotencyKeys``), so it is retried
+/// after a timeout, a broken connection or a 5xx. An update or end has no such key and is
+/// retried only when the transport proves that not one byte left (connection refused). A 429
+/// is never retried here: it drains the app's bucket until its `Retry-After` and goes back to
+/// the caller in its dialect.
+public struct OpenPushDelivery: Sendable {
+    /// What a delivery produced.
+    public enum Outcome: Sendable {
+        /// The pacer's queue for the app is full; nothing was sent.
+        case rateLimited(retryAfter: Int)
+        /// One result per request, and every attempt made, in order.
+        case delivered(results: [UpstreamResult], attempts: [UpstreamAttempt])
+    }
+
+    /// Sends one attempt.
+    public let forwarder: OpenPushForwarder
+    /// Paces sends per OpenPush app.
+    public let pacer: SendPacer
+    /// The pacer's clock.
+    public let clock: any DeliveryClock
+    /// One upstream call's hard deadline.
+    public let upstreamTimeout: Duration
+
+    /// A delivery.
+    public init(forwarder: OpenPushForwarder, pacer: SendPacer, clock: any DeliveryClock, upstreamTimeout: Duration) {
+        self.forwarder = forwarder
+        self.pacer = pacer
+        self.clock = clock
+        self.upstreamTimeout = upstreamTimeout
+    }
+
+    /// The settings.
+    public var settings: DeliverySettings { pacer.settings }
+
+    /// The longest a caller's request may spend sending, paced wait included: the longest wait
+    /// plus every attempt's deadline and backoff. The HTTP handler deadline is this plus slack.
+    public static func requestBudget(_ s: DeliverySettings, upstreamTimeout: Duration) -> Duration {
+        .milliseconds(s.maxWaitMs) + upstreamTimeout * s.maxAttempts + .milliseconds(s.backoffMaxMs * Int64(max(s.maxAttempts - 1, 0)))
+    }
+
+    /// Paces and sends `requests` (all for one OpenPush app) with `key`.
+    public func deliver(_ requests: [OpenPushRequest], key: String, requestId: String) async -> Outcome {
+        guard let app = requests.first?.appId else { return .delivered(results: [], attempts: []) }
+        let grants: [Int64]
+        switch pacer.reserve(app: app, count: requests.count, now: clock.nowMilliseconds()) {
+        case .refused(let seconds): return .rateLimited(retryAfter: seconds)
+        case .granted(let g): grants = g
+        }
+        let deadline = ContinuousClock.now + Self.requestBudget(settings, upstreamTimeout: upstreamTimeout)
+        var results: [UpstreamResult] = [], attempts: [UpstreamAttempt] = []
+        for (request, grant) in zip(requests, grants) {
+            await waitForSlot(grant, app: app)
+            guard ContinuousClock.now + upstreamTimeout <= deadline else {
+                results.append(.failed(message: "not sent: the request's deadline would pass before OpenPush could answer"))
+                continue
+            }
+            let (result, made) = await send(request, key: key, requestId: requestId, deadline: deadline)
+            results.append(result)
+            attempts += made
+        }
+        return .delivered(results: results, attempts: attempts)
+    }
+
+    /// Sends one request whose first slot is already taken, retrying as the rules allow
+    /// until `deadline`; each retry takes a slot of its own.
+    public func send(_ request: OpenPushRequest, key: String, requestId: String, deadline: ContinuousClock.Instant) async -> (UpstreamResult, [UpstreamAttempt]) {
+        var attempts: [UpstreamAttempt] = []
+        while true {
+            let (response, attempt) = await forwarder.exchange(request, key: key, requestId: requestId)
+            attempts.append(attempt)
+            if let reply = response.reply, reply.status == 429 {
+                let seconds = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? Int(settings.windowMs / 1000)
+                pacer.drain(app: request.appId, until: clock.nowMilliseconds() + Int64(seconds) * 1000)
+            }
+            let backoff = settings.backoff(retry: attempts.count)
+            guard attempts.count < settings.maxAttempts, Self.mayRetry(request, after: response),
+                  ContinuousClock.now + .milliseconds(backoff) + upstreamTimeout <= deadline else {
+                return (UpstreamResultMapping.result(response), attempts)
+            }
+            try? await Task.sleep(for: .milliseconds(backoff))
+            guard case .granted(let g) = pacer.reserve(app: request.appId, count: 1, now: clock.nowMilliseconds()), let slot = g.first else {
+                return (UpstreamResultMapping.result(response), attempts)
+            }
+            await waitForSlot(slot, app: request.appId)
+        }
+    }
+
+    /// Whether a request may be sent again after `response`: a start with an idempotency key
+    /// after any transport failure or 5xx; anything when it provably never left.
+    public static func mayRetry(_ request: OpenPushRequest, after response: UpstreamResponse) -> Bool {
+        switch response {
+        case .failure(let f):
+            if f.provablyNotSent { return true }
+            guard f.kind != .shutDown, f.kind != .responseTooLarge else { return false }
+            return request.hasIdempotencyKey
+        case .reply(let r):
+            return r.status >= 500 && request.hasIdempotencyKey
+        }
+    }
+
+    /// Sleeps until `grant`, then past any drain a 429 set meanwhile.
+    func waitForSlot(_ grant: Int64, app: String) async {
+        try? await clock.sleep(untilMilliseconds: grant)
+        let blocked = pacer.blockedUntil(app: app)
+        if blocked > clock.nowMilliseconds() { try? await clock.sleep(untilMilliseconds: blocked) }
+    }
+}
+
+extension OpenPushRequest {
+    /// Whether OpenPush would deduplicate this request: a start with an `idempotency_key`.
+    public var hasIdempotencyKey: Bool {
+        if case .start(let s) = payload { return s.idempotencyKey != nil }
+        return false
+    }
+}

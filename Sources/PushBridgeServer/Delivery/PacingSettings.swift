@@ -1,0 +1,32 @@
+/// How sends to one OpenPush app are paced, and how failed sends are retried.
+public struct DeliverySettings: Sendable, Equatable {
+    /// Sends allowed per window per OpenPush app. Default 60 (OpenPush's documented limit).
+    public var sendsPerWindow: Int = 60
+    /// The window, milliseconds. Default 60000.
+    public var windowMs: Int64 = 60_000
+    /// Added to the window so clock skew with OpenPush never makes it count one send too
+    /// many. Default 500 ms.
+    public var marginMs: Int64 = 500
+    /// Sends that may wait for a slot per app; more get the dialect's rate-limit answer.
+    /// Default 60.
+    public var queueLimit: Int = 60
+    /// The longest a send may wait for its slot; a request whose slots are later gets the
+    /// rate-limit answer. Default 65000 ms (one window and its margin, plus slack).
+    public var maxWaitMs: Int64 = 65_000
+    /// Attempts per send, the first included. Default 3.
+    public var maxAttempts: Int = 3
+    /// The first backoff, doubled each retry, with jitter (each delay is drawn from its upper
+    /// half). Default 200 ms.
+    public var backoffBaseMs: Int64 = 200
+    /// The largest backoff. Default 2000 ms.
+    public var backoffMaxMs: Int64 = 2000
+
+    /// The defaults.
+    public init() {}
+
+    /// The backoff before retry number `retry` (1 for the first retry), with jitter.
+    public func backoff(retry: Int) -> Int64 {
+        let ceiling = min(backoffMaxMs, backoffBaseMs << Int64(min(max(retry - 1, 0), 20)))
+        return ceiling <= 1 ? ceiling : Int64.random(in: (ceiling / 2)...ceiling)
+    }
+}

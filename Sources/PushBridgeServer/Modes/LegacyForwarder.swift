@@ -1,0 +1,47 @@
+import PushBridgeCore
+
+/// Sends a caller's original request, byte for byte, to its legacy provider (OneSignal,
+/// Pushwoosh or BuzzKit) and hands back the provider's answer unchanged.
+public struct LegacyForwarder: Sendable {
+    /// The HTTP client.
+    public let client: UpstreamClient
+
+    /// Headers that belong to one hop and are not forwarded (curl sets its own).
+    static let hopByHop: Set<String> = ["host", "content-length", "connection", "transfer-encoding", "expect", "keep-alive", "te", "trailer", "upgrade", "proxy-connection"]
+
+    /// A forwarder.
+    public init(client: UpstreamClient) { self.client = client }
+
+    /// What the legacy provider answered.
+    public struct Answer: Sendable {
+        /// The answer to give the caller: the provider's status, headers and body, or a 502
+        /// when it gave none.
+        public var response: HTTPResponse
+        /// The provider's status, nil when the transport failed.
+        public var status: Int?
+        /// The transport failure, if any.
+        public var error: String?
+        /// Milliseconds until the answer.
+        public var latencyMs: Double
+        /// When it was sent, Unix milliseconds.
+        public var startedAt: Int64
+    }
+
+    /// Forwards `request` to `baseURL` + its target, with its own method, headers and body.
+    public func forward(_ request: HTTPRequest, baseURL: String, timeout: Duration? = nil, now: Int64) async -> Answer {
+        let headers = request.headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
+        let upstream = UpstreamRequest(method: request.method, url: baseURL + request.target, headers: headers, body: request.body, timeout: timeout)
+        let response = await client.send(upstream)
+        let c = response.latency.components
+        let ms = Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15
+        switch response {
+        case .reply(let r):
+            let back = r.headers.filter { !Self.hopByHop.contains($0.name) }
+            return Answer(response: HTTPResponse(status: r.status, headers: back, body: r.body), status: r.status, latencyMs: ms, startedAt: now)
+        case .failure(let f):
+            let body = JSONWriter.bytes(.object(["errors": .array([.string("the legacy provider did not answer: \(f.kind.rawValue)")])]))
+            return Answer(response: HTTPResponse(status: 502, headers: [("Content-Type", "application/json")], body: body),
+                          error: f.description, latencyMs: ms, startedAt: now)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import PushBridgeCore
+
+extension ProxyService {
+    /// `shadow` mode with the legacy provider as primary: it answers the caller byte for byte;
+    /// the OpenPush version goes to the shadow target in the background.
+    func legacyPrimary(_ inbound: Inbound, translation: Translation, app: AppConfiguration, snapshot: ProxySnapshot) async -> HTTPResponse {
+        guard let base = snapshot.legacy[inbound.route.dialect], let shadow = app.shadow else {
+            return await refuse(inbound, .internal("shadow mode needs legacy.\(inbound.route.dialect.rawValue) and the app's shadow settings"), app: app.name)
+        }
+        if let refused = await begin(inbound, translation: translation, app: app) { return refused }
+        let answer = await deps.legacy.forward(inbound.request, baseURL: base, now: deps.clock())
+        await complete(inbound, legacyCompletion(inbound, answer, outcome: .forwarded, message: "shadow: the legacy provider answered; OpenPush is the shadow"), app: app)
+        if Self.sampled(shadow) {
+            let primary = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
+                                                body: ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect),
+                                                latencyMs: answer.latencyMs, error: answer.error)
+            deps.shadows.submit { [self] in
+                let side = await openPushShadow(inbound, translation: translation, app: app, shadow: shadow)
+                await recordComparison(inbound, app: app, primary: primary, shadow: side)
+            }
+        }
+        return answer.response
+    }
+
+    /// `shadow` mode with OpenPush as primary: the original request goes to the legacy
+    /// provider in the background once the caller has its answer.
+    func shadowToLegacy(_ inbound: Inbound, app: AppConfiguration, base: String, primary: SideAnswer) {
+        guard let shadow = app.shadow, Self.sampled(shadow) else { return }
+        let side = ShadowComparison.Side(provider: "openpush", status: primary.http.status,
+                                         body: String(decoding: primary.http.body, as: UTF8.self), latencyMs: primary.latencyMs, error: primary.error)
+        let timeout = deps.shadowTimeout
+        deps.shadows.submit { [self] in
+            let answer = await deps.legacy.forward(inbound.request, baseURL: base, timeout: timeout, now: deps.clock())
+            let legacy = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
+                                               body: ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect),
+                                               latencyMs: answer.latencyMs, error: answer.error)
+            await recordComparison(inbound, app: app, primary: side, shadow: legacy)
+        }
+    }
+
+    /// Sends the OpenPush version to the shadow target: another base URL (a sandbox), another
+    /// app or one segment when configured. One attempt per request, the shadow deadline, no pacing.
+    func openPushShadow(_ inbound: Inbound, translation: Translation, app: AppConfiguration, shadow: ShadowSettings) async -> ShadowComparison.Side {
+        let provider = "openpush"
+        if let error = translation.error {
+            return .init(provider: provider, status: nil, body: nil, latencyMs: nil, error: "not sent: the translation was refused: \(error.message)")
+        }
+        if translation.schedule != nil {
+            return .init(provider: provider, status: nil, body: nil, latencyMs: nil, error: "not sent: scheduled starts are not shadowed")
+        }
+        var target = app
+        var requests = translation.requests
+        if let id = shadow.openPushAppID {
+            target.openPushAppID = id
+            let context = target.translationContext(now: inbound.started / 1000, requestId: inbound.requestId)
+            requests = IdempotencyKeys.assign(inbound.dialect.translate(route: inbound.route, body: inbound.request.body, context: context).requests, requestId: inbound.requestId)
+        }
+        if let segment = shadow.segment { requests = requests.map { Self.retarget($0, segment: segment) } }
+        let base = shadow.openPushBaseURL == "sandbox" ? deps.sandboxBaseURL : shadow.openPushBaseURL
+        let forwarder = OpenPushForwarder(client: deps.delivery.forwarder.client, baseURL: base ?? deps.delivery.forwarder.baseURL)
+        let key = shadow.openPushKey?.value ?? app.openPushKey?.value ?? inbound.credential ?? ""
+        var status: Int?, body: String?, latency = 0.0, error: String?
+        for request in requests {
+            let (response, attempt) = await forwarder.exchange(request, key: key, requestId: inbound.requestId, timeout: deps.shadowTimeout)
+            latency += attempt.latencyMs
+            body = attempt.body
+            error = attempt.error ?? error
+            if status == nil || (200..<300).contains(status ?? 0) { status = response.reply?.status }
+        }
+        return .init(provider: provider, status: status, body: body, latencyMs: latency, error: error)
+    }
+
+    /// A start aimed at one segment instead of its own audience; updates are unchanged.
+    static func retarget(_ request: OpenPushRequest, segment: String) -> OpenPushRequest {
+        guard case .start(var s) = request.payload else { return request }
+        s.includeAliases = nil
+        s.includeSubscriptionIds = nil
+        s.filters = nil
+        s.excludedSegments = nil
+        s.includedSegments = [segment]
+        var copy = request
+        copy.payload = .start(s)
+        return copy
+    }
+
+    static func sampled(_ shadow: ShadowSettings) -> Bool {
+        shadow.samplePercent >= 100 || (shadow.samplePercent > 0 && Int.random(in: 0..<100) < shadow.samplePercent)
+    }
+
+    func recordComparison(_ inbound: Inbound, app: AppConfiguration, primary: ShadowComparison.Side, shadow: ShadowComparison.Side) async {
+        let c = ShadowComparison(requestId: inbound.requestId, comparedAt: deps.clock(), dialect: inbound.route.dialect, route: inbound.route.kind,
+                                 sourceApp: app.sourceAppID, primary: primary, shadow: shadow)
+        if (try? await deps.audit.record(c)) == nil {
+            deps.log.error("shadow comparison could not be written", ["request_id": .string(inbound.requestId)])
+        }
+        if c.verdict != .bothAccepted {
+            deps.log.warning("shadow differs", ["request_id": .string(inbound.requestId), "app": .string(app.name), "verdict": .string(c.verdict.rawValue),
+                                                "reason": .string(c.reason ?? "")])
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import PushBridgeCore
+import Synchronization
+
+/// What a configuration reload (SIGHUP) swaps without a restart: the apps (their modes,
+/// shadows, credentials and keys) and the legacy providers' URLs. A request reads the
+/// snapshot once when it starts and keeps it to the end, so a reload never changes a request
+/// in flight.
+public struct ProxySnapshot: Sendable {
+    /// The configured apps.
+    public var directory: AppDirectory
+    /// The legacy providers' base URLs.
+    public var legacy: ProxyConfiguration.LegacyEndpoints
+
+    /// A snapshot.
+    public init(directory: AppDirectory, legacy: ProxyConfiguration.LegacyEndpoints) {
+        self.directory = directory
+        self.legacy = legacy
+    }
+
+    /// The snapshot a configuration describes.
+    public init(_ configuration: ProxyConfiguration) {
+        self.init(directory: AppDirectory(apps: configuration.apps), legacy: configuration.legacy)
+    }
+
+    /// The app with this name.
+    public func app(named name: String) -> AppConfiguration? { directory.apps.first { $0.name == name } }
+}
+
+/// Holds the current ``ProxySnapshot``; replaced whole, atomically.
+public final class ProxySnapshotBox: Sendable {
+    private let current: Mutex<ProxySnapshot>
+
+    /// A box holding `snapshot`.
+    public init(_ snapshot: ProxySnapshot) { current = Mutex(snapshot) }
+
+    /// The current snapshot.
+    public var snapshot: ProxySnapshot { current.withLock { $0 } }
+
+    /// Replaces the snapshot; requests already running keep the one they read.
+    public func replace(_ snapshot: ProxySnapshot) { current.withLock { $0 = snapshot } }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import PushBridgeCore
+
+/// One shadowed request: what the primary and the shadow answered, and the verdict.
+public struct ShadowComparison: Sendable, Equatable {
+    /// How the two answers compare.
+    public enum Verdict: String, Sendable, CaseIterable {
+        /// Both answered 2xx.
+        case bothAccepted = "both_accepted"
+        /// Neither answered 2xx.
+        case bothRejected = "both_rejected"
+        /// Only the primary answered 2xx.
+        case onlyPrimary = "only_primary"
+        /// Only the shadow answered 2xx.
+        case onlyShadow = "only_shadow"
+    }
+
+    /// One side's answer.
+    public struct Side: Sendable, Equatable {
+        /// `legacy:onesignal`, `openpush`, …
+        public var provider: String
+        /// The HTTP status, nil when none came.
+        public var status: Int?
+        /// The body, redacted.
+        public var body: String?
+        /// Milliseconds until the answer.
+        public var latencyMs: Double?
+        /// The transport error, or why nothing was sent.
+        public var error: String?
+
+        /// A side.
+        public init(provider: String, status: Int?, body: String?, latencyMs: Double?, error: String?) {
+            self.provider = provider
+            self.status = status
+            self.body = body
+            self.latencyMs = latencyMs
+            self.error = error
+        }
+
+        /// 2xx.
+        public var accepted: Bool { status.map { (200..<300).contains($0) } ?? false }
+
+        /// Why this side did not accept.
+        var refusal: String { error ?? "\(provider) answered \(status.map(String.init) ?? "nothing"): \(String((body ?? "").prefix(200)))" }
+    }
+
+    /// The request.
+    public var requestId: String
+    /// When the shadow finished, Unix milliseconds.
+    public var comparedAt: Int64
+    /// The caller's dialect.
+    public var dialect: DialectName
+    /// The route.
+    public var route: RouteKind
+    /// The configured app's source id.
+    public var sourceApp: String
+    /// The side that answered the caller.
+    public var primary: Side
+    /// The side that ran in the background.
+    public var shadow: Side
+
+    /// The verdict.
+    public var verdict: Verdict {
+        switch (primary.accepted, shadow.accepted) {
+        case (true, true): .bothAccepted
+        case (false, false): .bothRejected
+        case (true, false): .onlyPrimary
+        case (false, true): .onlyShadow
+        }
+    }
+
+    /// Why the verdict is what it is: the refusing side's status and message; nil when both accepted.
+    public var reason: String? {
+        switch verdict {
+        case .bothAccepted: nil
+        case .bothRejected: "primary: \(primary.refusal); shadow: \(shadow.refusal)"
+        case .onlyPrimary: shadow.refusal
+        case .onlyShadow: primary.refusal
+        }
+    }
+}
+
+extension AuditStore {
+    /// Writes a comparison into `shadow_comparisons`; returns once committed.
+    public func record(_ c: ShadowComparison) async throws {
+        let sql = """
+            INSERT OR REPLACE INTO shadow_comparisons (request_id, compared_at, dialect, route, source_app, verdict, primary_provider, primary_status,
+            primary_latency_ms, primary_error, shadow_provider, shadow_status, shadow_latency_ms, shadow_error, differences, primary_body, shadow_body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        func side(_ s: ShadowComparison.Side) -> [SQLiteValue] {
+            [.text(s.provider), s.status.map { .integer(Int64($0)) } ?? .null, s.latencyMs.map(SQLiteValue.real) ?? .null, s.error.map(SQLiteValue.text) ?? .null]
+        }
+        let limit = configuration.bodyLimit
+        let values: [SQLiteValue] = [.text(c.requestId), .integer(c.comparedAt), .text(c.dialect.rawValue), .text(c.route.rawValue), .text(c.sourceApp),
+                                     .text(c.verdict.rawValue)] + side(c.primary) + side(c.shadow)
+            + [c.reason.map(SQLiteValue.text) ?? .null,
+               AuditRowEncoding.truncate(c.primary.body, to: limit).map(SQLiteValue.text) ?? .null,
+               AuditRowEncoding.truncate(c.shadow.body, to: limit).map(SQLiteValue.text) ?? .null]
+        try await submit(.insertOther(sql: sql, values: values))
+    }
+}
+
+/// Redacts an answer's body for the audit: every secret the inbound request carried
+/// (keys, `auth`, device tokens) is replaced by its fingerprint wherever it appears.
+enum ShadowRedaction {
+    static func body(_ bytes: [UInt8], inbound: [UInt8], dialect: DialectName) -> String {
+        let secrets = Redaction.secrets(inInbound: inbound, dialect: dialect)
+        if let value = try? JSONParser.parse(bytes) {
+            return JSONWriter.string(Redaction.sweep(value, secrets: secrets, fingerprint: Fingerprint.of))
+        }
+        var text = String(decoding: bytes.prefix(8192), as: UTF8.self)
+        for s in secrets where !s.isEmpty { text = text.replacingOccurrences(of: s, with: Fingerprint.of(s)) }
+        return text
+    }
+}

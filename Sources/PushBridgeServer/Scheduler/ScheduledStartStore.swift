@@ -1,0 +1,131 @@
+import PushBridgeCore
+import Synchronization
+
+/// The scheduler's own SQLite file (WAL, `synchronous=FULL`, `secure_delete`).
+///
+/// It holds the one thing the audit must never hold: the real OpenPush request (device and
+/// subscription ids in clear) of a start that is to be sent later. That is why it is a
+/// separate file from the audit, and why the body is deleted (and, with `secure_delete`,
+/// overwritten) in the same transaction that marks the send final. REST keys are never
+/// stored: the send reads the app's key from the configuration.
+///
+/// Every state change is one transaction guarded by the state it leaves, so two schedulers
+/// (or a restarted one) can never both claim a send.
+public final class ScheduledStartStore: Sendable {
+    private let db: Mutex<SQLiteDatabase>
+    /// The file.
+    public let path: String
+
+    private static let columns = "id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, notification_id, upstream_status, error"
+
+    /// Opens (creating and migrating) the scheduler file. With `recover` (a proxy starting),
+    /// sends left `sending` by a process that stopped are made `pending` again (their
+    /// idempotency key makes a resend safe); the CLI opens it without.
+    public init(path: String, recover: Bool = true) throws {
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
+        var migrator = SQLiteMigrator()
+        migrator.register(1, "scheduled starts", sql: """
+            CREATE TABLE scheduled_starts (
+                id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ordinal INTEGER NOT NULL, app_name TEXT NOT NULL,
+                target_app TEXT NOT NULL, send_at INTEGER NOT NULL, send_date TEXT, timezone TEXT, state TEXT NOT NULL,
+                activity_type TEXT, body TEXT, notification_id TEXT, upstream_status INTEGER, error TEXT,
+                created_at INTEGER NOT NULL, claimed_at INTEGER, finished_at INTEGER);
+            CREATE INDEX scheduled_due ON scheduled_starts (state, send_at);
+            CREATE INDEX scheduled_by_request ON scheduled_starts (request_id);
+            """)
+        _ = try migrator.migrate(database)
+        if recover { try database.execute("UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL WHERE state = 'sending'", []) }
+        self.path = path
+        db = Mutex(database)
+    }
+
+    /// Stores new pending starts in one transaction.
+    public func insert(_ starts: [ScheduledStart], now: Int64) throws {
+        try db.withLock { d in
+            try d.transaction {
+                for s in starts {
+                    guard let r = s.request, case .start(let start) = r.payload else { continue }
+                    try d.execute("INSERT INTO scheduled_starts (id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, created_at) VALUES (?,?,?,?,?,?,?,?,'pending',?,?,?)",
+                                  [.text(s.id), .text(s.requestId), .integer(Int64(s.ordinal)), .text(s.appName), .text(s.targetApp), .integer(s.sendAt),
+                                   .text(s.sendDate), .text(s.timezone), .text(start.activityType), .text(String(decoding: JSONWriter.bytes(.object(r.body)), as: UTF8.self)), .integer(now)])
+                }
+            }
+        }
+    }
+
+    /// Pending starts due at `now`, earliest first.
+    public func due(now: Int64, limit: Int = 100) throws -> [ScheduledStart] {
+        try select("WHERE state = 'pending' AND send_at <= ? ORDER BY send_at LIMIT ?", [.integer(now), .integer(Int64(limit))])
+    }
+
+    /// The earliest pending send time.
+    public func nextSendAt() throws -> Int64? {
+        try db.withLock { try $0.rows("SELECT MIN(send_at) FROM scheduled_starts WHERE state = 'pending'") }.first?.first?.integerValue
+    }
+
+    /// Starts in the given states (all when empty), by send time.
+    public func list(states: [ScheduledStart.State] = []) throws -> [ScheduledStart] {
+        if states.isEmpty { return try select("ORDER BY send_at", []) }
+        let marks = states.map { _ in "?" }.joined(separator: ",")
+        return try select("WHERE state IN (\(marks)) ORDER BY send_at", states.map { .text($0.rawValue) })
+    }
+
+    /// The starts of one inbound request.
+    public func starts(ofRequest requestId: String) throws -> [ScheduledStart] {
+        try select("WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
+    }
+
+    /// `pending` → `sending`; false when it was not pending (claimed, cancelled, final).
+    public func claim(_ id: String, now: Int64) throws -> Bool {
+        try transition(id, from: [.pending], to: .sending, sets: "claimed_at = ?", [.integer(now)])
+    }
+
+    /// `sending` → `sent` or `failed`, deleting the body in the same transaction.
+    public func finish(_ id: String, sent: Bool, notificationId: String?, status: Int?, error: String?, now: Int64) throws {
+        _ = try transition(id, from: [.sending], to: sent ? .sent : .failed, sets: "body = NULL, notification_id = ?, upstream_status = ?, error = ?, finished_at = ?",
+                           [notificationId.map(SQLiteValue.text) ?? .null, status.map { .integer(Int64($0)) } ?? .null, error.map(SQLiteValue.text) ?? .null, .integer(now)])
+    }
+
+    /// `pending` → `cancelled`, deleting the body; false when it was no longer pending.
+    public func cancel(_ id: String, now: Int64) throws -> Bool {
+        try transition(id, from: [.pending], to: .cancelled, sets: "body = NULL, finished_at = ?", [.integer(now)])
+    }
+
+    private func transition(_ id: String, from: [ScheduledStart.State], to: ScheduledStart.State, sets: String, _ values: [SQLiteValue]) throws -> Bool {
+        let marks = from.map { _ in "?" }.joined(separator: ",")
+        return try db.withLock { d in
+            try d.transaction {
+                try d.execute("UPDATE scheduled_starts SET state = ?, \(sets) WHERE id = ? AND state IN (\(marks))",
+                              [.text(to.rawValue)] + values + [.text(id)] + from.map { .text($0.rawValue) })
+                return d.changes == 1
+            }
+        }
+    }
+
+    private func select(_ clause: String, _ args: [SQLiteValue]) throws -> [ScheduledStart] {
+        let rows = try db.withLock { try $0.rows("SELECT \(Self.columns) FROM scheduled_starts \(clause)", args) }
+        return rows.compactMap(Self.decode)
+    }
+
+    private static func decode(_ row: [SQLiteValue]) -> ScheduledStart? {
+        guard row.count == 14, let id = row[0].textValue, let requestId = row[1].textValue, let ordinal = row[2].integerValue,
+              let app = row[3].textValue, let target = row[4].textValue, let sendAt = row[5].integerValue,
+              let state = row[8].textValue.flatMap(ScheduledStart.State.init(rawValue:)) else { return nil }
+        var request: OpenPushRequest?
+        if let type = row[9].textValue, let body = row[10].textValue,
+           let object = (try? JSONParser.parse(Array(body.utf8)))?.objectValue {
+            request = OpenPushRequest(.start(OpenPushStart.decode(appId: target, activityType: type, body: object).request))
+        }
+        let time = SendTime(unixSeconds: sendAt / 1000, sendDate: row[6].textValue ?? "", timezone: row[7].textValue ?? "")
+        let placeholder = OpenPushRequest(.start(OpenPushStart(appId: target, activityType: "")))
+        var s = ScheduledStart(id: id, requestId: requestId, ordinal: Int(ordinal), appName: app, request: request ?? placeholder, time: time)
+        s.request = request
+        s.sendAt = sendAt
+        s.state = state
+        s.notificationId = row[11].textValue
+        s.upstreamStatus = row[12].integerValue.map(Int.init)
+        s.error = row[13].textValue
+        return s
+    }
+}

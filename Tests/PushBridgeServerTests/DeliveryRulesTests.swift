@@ -1,0 +1,74 @@
+import Foundation
+import PushBridgeCore
+@testable import PushBridgeServer
+import Testing
+
+/// The pacer's arithmetic, the retry rules, and the configuration keys of issue 5.
+struct DeliveryRulesTests {
+    static func settings(_ perWindow: Int = 3, queue: Int = 2, maxWait: Int64 = 65_000) -> DeliverySettings {
+        var s = DeliverySettings()
+        s.sendsPerWindow = perWindow
+        s.queueLimit = queue
+        s.maxWaitMs = maxWait
+        s.marginMs = 0
+        return s
+    }
+
+    @Test func theBucketGrantsAWindowsWorthAtOnceThenOneSlotPerReturnedToken() {
+        let pacer = SendPacer(settings: Self.settings())
+        #expect(pacer.reserve(app: "a", count: 3, now: 0) == .granted([0, 0, 0]))
+        #expect(pacer.reserve(app: "a", count: 2, now: 10) == .granted([60_000, 60_000]))
+        // The queue holds two: a third waiting send is refused with the seconds until room.
+        #expect(pacer.reserve(app: "a", count: 1, now: 20) == .refused(retryAfterSeconds: 60))
+        #expect(pacer.reserve(app: "b", count: 1, now: 20) == .granted([20]), "apps have their own buckets")
+        #expect(pacer.reserve(app: "a", count: 1, now: 60_000) == .granted([60_000]), "the first three tokens are back")
+        #expect(pacer.reserve(app: "a", count: 1, now: 60_000) == .granted([120_000]))
+    }
+
+    @Test func aRequestThatWouldWaitTooLongIsRefusedWhole() {
+        let pacer = SendPacer(settings: Self.settings(2, queue: 10, maxWait: 30_000))
+        #expect(pacer.reserve(app: "a", count: 3, now: 0) == .refused(retryAfterSeconds: 30))
+        #expect(pacer.reserve(app: "a", count: 2, now: 0) == .granted([0, 0]), "a refusal takes no slot")
+    }
+
+    @Test func anUpstream429DrainsTheBucketUntilItsRetryAfter() {
+        let pacer = SendPacer(settings: Self.settings(10))
+        pacer.drain(app: "a", until: 7_000)
+        #expect(pacer.reserve(app: "a", count: 1, now: 1_000) == .granted([7_000]))
+        #expect(pacer.blockedUntil(app: "a") == 7_000)
+    }
+
+    @Test func startsAreRetriedAfterTimeoutsAndUpdatesOnlyWhenProvablyNotSent() {
+        var start = OpenPushStart(appId: "a", activityType: "T")
+        start.idempotencyKey = IdempotencyKeys.derive(requestId: "req_1", index: 0)
+        let keyed = OpenPushRequest(.start(start))
+        let update = OpenPushRequest(.update(OpenPushUpdate(appId: "a", activityId: "x")))
+        let timedOut = UpstreamResponse.failure(UpstreamFailure(kind: .timedOut, message: "t", provablyNotSent: false))
+        let refused = UpstreamResponse.failure(UpstreamFailure(kind: .connectFailed, message: "r", provablyNotSent: true))
+        let fiveHundred = UpstreamResponse.reply(UpstreamReply(status: 503, headers: [], body: [], latency: .zero))
+        let tooMany = UpstreamResponse.reply(UpstreamReply(status: 429, headers: [], body: [], latency: .zero))
+        #expect(OpenPushDelivery.mayRetry(keyed, after: timedOut) && OpenPushDelivery.mayRetry(keyed, after: fiveHundred))
+        #expect(!OpenPushDelivery.mayRetry(update, after: timedOut) && !OpenPushDelivery.mayRetry(update, after: fiveHundred))
+        #expect(OpenPushDelivery.mayRetry(update, after: refused))
+        #expect(!OpenPushDelivery.mayRetry(keyed, after: tooMany))
+    }
+
+    @Test func derivedKeysAreStableUUIDsAndTheCallersKeyIsKept() {
+        let a = IdempotencyKeys.derive(requestId: "req_1", index: 0)
+        #expect(a == IdempotencyKeys.derive(requestId: "req_1", index: 0) && a != IdempotencyKeys.derive(requestId: "req_1", index: 1))
+        #expect(a.count == 36 && Array(a)[14] == "5")
+        var start = OpenPushStart(appId: "a", activityType: "T")
+        start.idempotencyKey = "5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2"
+        let kept = IdempotencyKeys.assign([OpenPushRequest(.start(start))], requestId: "req_1")
+        #expect(kept.first?.body["idempotency_key"] == .string("5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2"))
+    }
+
+    @Test func backoffGrowsWithJitterAndStopsAtItsCeiling() {
+        let s = DeliverySettings()
+        for _ in 0..<20 {
+            #expect((100...200).contains(s.backoff(retry: 1)))
+            #expect((200...400).contains(s.backoff(retry: 2)))
+            #expect((1000...2000).contains(s.backoff(retry: 9)))
+        }
+    }
+}
