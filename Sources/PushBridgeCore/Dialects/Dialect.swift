@@ -11,11 +11,22 @@ public protocol Dialect: Sendable {
     /// forwarded comes back with `error` set and no requests.
     func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation
 
+    /// Translates a body already parsed (the proxy parses each body once and shares it).
+    /// Gives the same translation as ``translate(route:body:context:)`` for `body.bytes`.
+    func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation
+
     /// The caller's answer for the upstream results, one per request of the translation.
     func render(results: [UpstreamResult], for translation: Translation) -> DialectResponse
 
     /// The caller's answer for a failure PushBridge answers itself.
     func render(failure: ProxyFailure, route: InboundRoute?) -> DialectResponse
+}
+
+extension Dialect {
+    /// Parses `body.bytes` again: for dialects that do not read a parsed body themselves.
+    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
+        translate(route: route, body: body.bytes, context: context)
+    }
 }
 
 /// The dialects PushBridge speaks, by name.

@@ -29,6 +29,15 @@ public enum Redaction {
         return JSONWriter.string(redacted(value, dialect: dialect, fingerprint: fingerprint).value)
     }
 
+    /// ``inboundBody(_:dialect:fingerprint:)`` and ``secrets(inInbound:dialect:)`` of an
+    /// already parsed body in one walk: the redacted JSON text (or the unparseable
+    /// placeholder) and the secrets found in it.
+    public static func inbound(_ body: ParsedBody, dialect: DialectName?, fingerprint: (String) -> String) -> (body: String, secrets: Set<String>) {
+        guard let value = body.value else { return (unparseable(body.bytes, fingerprint: fingerprint), []) }
+        let (redactedValue, secrets) = redacted(value, dialect: dialect, fingerprint: fingerprint)
+        return (JSONWriter.string(redactedValue), secrets)
+    }
+
     /// The placeholder for a body that does not parse as JSON.
     public static func unparseable(_ body: [UInt8], fingerprint: (String) -> String) -> String {
         let summary: JSONObject = [
@@ -63,11 +72,64 @@ public enum Redaction {
         let ordered = secrets.filter { $0.utf8.count >= minimumSweepLength }.sorted { $0.utf8.count > $1.utf8.count }
         guard !ordered.isEmpty else { return value }
         let replacements = ordered.map { ($0, fingerprint($0)) }
+        // ASCII secrets (every token and key in practice) are found by comparing bytes, which
+        // is exact for them and far cheaper than `String.contains`'s character matching.
+        if ordered.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
+            let byteReplacements = replacements.map { (Array($0.0.utf8), $0.1) }
+            let shortest = byteReplacements.last?.0.count ?? 0
+            return map(value) { text in
+                text.utf8.count < shortest ? text : sweepBytes(text, byteReplacements)
+            }
+        }
         return map(value) { text in
             var text = text
             for (secret, replacement) in replacements where text.contains(secret) { text = text.replacing(secret, with: replacement) }
             return text
         }
+    }
+
+    /// `text` with every occurrence of each ASCII secret (longest first) replaced, by bytes.
+    static func sweepBytes(_ text: String, _ replacements: [([UInt8], String)]) -> String {
+        var bytes: [UInt8]? = nil
+        for (secret, replacement) in replacements {
+            let found: Bool
+            if let current = bytes {
+                found = firstMatch(secret, in: current[...]) != nil
+            } else {
+                var text = text
+                found = text.withUTF8 { firstMatch(secret, in: $0) != nil }
+            }
+            guard found else { continue }
+            let haystack = bytes ?? Array(text.utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(haystack.count)
+            var rest = haystack[...]
+            while let at = firstMatch(secret, in: rest) {
+                out.append(contentsOf: rest[rest.startIndex..<at])
+                out.append(contentsOf: replacement.utf8)
+                rest = rest[(at + secret.count)...]
+            }
+            out.append(contentsOf: rest)
+            bytes = out
+        }
+        guard let bytes else { return text }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The index of the first occurrence of `needle` in `haystack`.
+    static func firstMatch<C: RandomAccessCollection>(_ needle: [UInt8], in haystack: C) -> C.Index? where C.Element == UInt8, C.Index == Int {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
+        var i = haystack.startIndex
+        let last = haystack.endIndex - needle.count
+        while i <= last {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
     }
 
     // MARK: Walking

@@ -6,9 +6,16 @@ extension AuditEntry {
     /// `translation` are nil for requests that matched no route or were not translated.
     public init(requestId: String, receivedAt: Int64, path: String?, route: InboundRoute?, translation: Translation?,
                 inboundBody: [UInt8], keyFingerprint: String?, targetApp: String? = nil) {
+        self.init(requestId: requestId, receivedAt: receivedAt, path: path, route: route, translation: translation,
+                  parsedBody: ParsedBody(inboundBody), keyFingerprint: keyFingerprint, targetApp: targetApp)
+    }
+
+    /// The same entry from a body the caller already parsed (the proxy parses each body once).
+    public init(requestId: String, receivedAt: Int64, path: String?, route: InboundRoute?, translation: Translation?,
+                parsedBody: ParsedBody, keyFingerprint: String?, targetApp: String? = nil) {
         let dialect = translation?.dialect ?? route?.dialect
         let fingerprint: (String) -> String = Fingerprint.of
-        let secrets = Redaction.secrets(inInbound: inboundBody, dialect: dialect)
+        let (redactedBody, secrets) = Redaction.inbound(parsedBody, dialect: dialect, fingerprint: fingerprint)
         let requests = translation?.requests ?? []
         let translated = translation.map { _ in
             JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, secrets: secrets, fingerprint: fingerprint))
@@ -18,7 +25,7 @@ extension AuditEntry {
             sourceApp: translation?.sourceApp ?? route?.appId, targetApp: targetApp ?? requests.first?.appId,
             activityType: route?.activityType ?? Self.activityType(requests.first), activityId: requests.first?.activityId ?? route?.activityId,
             event: requests.first?.event, keyFingerprint: keyFingerprint,
-            inboundBody: Redaction.inboundBody(inboundBody, dialect: dialect, fingerprint: fingerprint), translated: translated,
+            inboundBody: redactedBody, translated: translated,
             findings: translation?.findings ?? [])
     }
 

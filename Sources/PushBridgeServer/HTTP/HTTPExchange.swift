@@ -5,7 +5,7 @@ import Synchronization
 /// holds it (retained through `Unmanaged`) for that whole time.
 ///
 /// The polling thread that owns the connection drives ``State/phase``; the handler task, the
-/// deadline task and ``HTTPServer/stop(gracePeriod:)`` race to set ``State/response`` through
+/// deadline watch (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to set ``State/response`` through
 /// ``finish(_:)``, where the first one wins and resumes the suspended connection.
 final class HTTPExchange: Sendable {
     /// Where a request is in its life.
@@ -39,7 +39,7 @@ final class HTTPExchange: Sendable {
         var suspendedConnection: UInt?
         /// The answer; set once.
         var response: HTTPResponse?
-        /// The handler and deadline tasks, cancelled when the answer is decided.
+        /// The handler task, cancelled when the answer is decided.
         var tasks: [Task<Void, Never>] = []
     }
 
@@ -71,11 +71,18 @@ final class HTTPExchange: Sendable {
         }
     }
 
+    /// Whether the answer is decided (by the handler, the deadline, a shutdown or a close).
+    var isDecided: Bool { state.withLock { $0.response != nil } }
+
     /// libmicrohttpd is done with the connection: forget it so nothing resumes it later, and
-    /// cancel the tasks still running for it.
+    /// cancel the tasks still running for it. The request's headers and body are released
+    /// (the deadline watch may hold the exchange a little longer).
     func close() {
         let tasks = state.withLock { state in
             state.suspendedConnection = nil
+            state.request = nil
+            state.headers = []
+            state.body = []
             if state.response == nil { state.response = HTTPResponse(status: 503) }
             defer { state.tasks = [] }
             return state.tasks
@@ -83,7 +90,7 @@ final class HTTPExchange: Sendable {
         for task in tasks { task.cancel() }
     }
 
-    /// Keeps the handler and deadline tasks so ``finish(_:)`` can cancel them; cancels them
+    /// Keeps the handler task so ``finish(_:)`` can cancel them; cancels them
     /// at once if the answer is already decided.
     func adopt(_ tasks: [Task<Void, Never>]) {
         let decided = state.withLock { state in

@@ -93,6 +93,7 @@ public final class HTTPServer: Sendable {
         let flushDeadline = clock.now.advanced(by: .milliseconds(500))
         while core.openRequests > 0, clock.now < flushDeadline { usleep(2_000) }
         if let daemon { MHD_stop_daemon(daemon) }
+        core.deadlines.stop()
     }
 
     /// Polls until no request is open or `gracePeriod` has passed.

@@ -17,10 +17,23 @@ final class HTTPServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: HTTPHandler
     let registry = Mutex(Registry())
+    /// Holds every running handler to ``HTTPServerConfiguration/handlerDeadline`` (one thread
+    /// for all requests rather than a timer task each).
+    let deadlines: HandlerDeadlines
 
     init(configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        let deadline = configuration.handlerDeadline
+        let responder = configuration.failureResponder
+        self.deadlines = HandlerDeadlines(deadline: deadline) { exchange in
+            let request = exchange.state.withLock { $0.request } ?? HTTPRequest(method: "", target: exchange.target)
+            exchange.finish(responder(.handlerDeadlineExceeded(deadline), request))
+        }
+    }
+
+    deinit {
+        deadlines.stop()
     }
 
     // MARK: Lifecycle of one request
@@ -171,16 +184,12 @@ final class HTTPServerCore: Sendable {
         if let decidedEarly { return MHDConnection.queue(decidedEarly, on: connection) }
 
         let handler = self.handler
-        let deadline = configuration.handlerDeadline
         let work = Task {
             let response = await handler(request)
             self.finish(exchange, with: response)
         }
-        let timer = Task {
-            do { try await Task.sleep(for: deadline) } catch { return }
-            self.finish(exchange, with: self.configuration.failureResponder(.handlerDeadlineExceeded(deadline), request))
-        }
-        exchange.adopt([work, timer])
+        exchange.adopt([work])
+        deadlines.watch(exchange)
         return .YES
     }
 

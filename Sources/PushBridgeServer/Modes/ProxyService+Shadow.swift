@@ -53,7 +53,7 @@ extension ProxyService {
         if let id = shadow.openPushAppID {
             target.openPushAppID = id
             let context = target.translationContext(now: inbound.started / 1000, requestId: inbound.requestId)
-            requests = IdempotencyKeys.assign(inbound.dialect.translate(route: inbound.route, body: inbound.request.body, context: context).requests, requestId: inbound.requestId)
+            requests = IdempotencyKeys.assign(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context).requests, requestId: inbound.requestId)
         }
         if let segment = shadow.segment { requests = requests.map { Self.retarget($0, segment: segment) } }
         let base = shadow.openPushBaseURL == "sandbox" ? deps.sandboxBaseURL : shadow.openPushBaseURL

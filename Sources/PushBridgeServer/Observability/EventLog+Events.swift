@@ -2,11 +2,10 @@ import PushBridgeCore
 
 extension EventLog {
     /// One warning line per finding of a translation: `request_id`, `dialect`, `app`, `route`,
-    /// `field`, `kind`, `severity` and `reason`.
+    /// `field`, `kind`, `severity` and `reason`. The lines go out together (one write).
     public func findings(_ findings: [Finding], requestId: String, dialect: DialectName, app: String?, route: RouteKind) {
-        guard isEnabled(.warning) else { return }
-        for finding in findings {
-            log(.warning, "translation finding", [
+        guard isEnabled(.warning), !findings.isEmpty else { return }
+        log(.warning, "translation finding", batch: findings.map { finding in [
                 LogField("request_id", .string(requestId)),
                 LogField("dialect", .string(dialect.rawValue)),
                 LogField("app", .string(app ?? "-")),
@@ -15,8 +14,8 @@ extension EventLog {
                 LogField("kind", .string(finding.kind.rawValue)),
                 LogField("severity", .string(finding.severity.rawValue)),
                 LogField("reason", .string(finding.message)),
-            ])
-        }
+            ]
+        })
     }
 
     /// One info line for a finished request. The query string is never logged (it may carry

@@ -13,7 +13,9 @@ import Synchronization
 /// interleave: each is handed to the sink whole, under a lock, and the stderr sink writes it
 /// with as few `write(2)` calls as the kernel allows (one, in practice).
 public final class EventLog: Sendable {
-    /// Receives one complete line, ending in `\n`. Calls are serialized by the log.
+    /// Receives one or more complete lines, each ending in `\n` (the lines of one event
+    /// batch, such as a translation's findings, come in one call). Calls are serialized by
+    /// the log.
     public typealias Sink = @Sendable (String) -> Void
 
     /// The format lines are written in.
@@ -50,6 +52,18 @@ public final class EventLog: Sendable {
         guard isEnabled(level) else { return }
         let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: fields.map(LogRedaction.redact))
         writeLock.withLock { _ in sink(line) }
+    }
+
+    /// Writes one line per event, all handed to the sink in one call (one `write(2)` on
+    /// stderr), unless `level` is below ``minimumLevel``.
+    public func log(_ level: LogLevel, _ message: String, batch: [[LogField]]) {
+        guard isEnabled(level), !batch.isEmpty else { return }
+        let timestamp = RFC3339.format(milliseconds: clock())
+        var text = ""
+        for fields in batch {
+            text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: fields.map(LogRedaction.redact))
+        }
+        writeLock.withLock { _ in sink(text) }
     }
 
     /// Writes one line for an event: `log.log(.info, "started", ["port": 8080])`.

@@ -13,9 +13,16 @@ struct LogLineEncoder: Sendable {
 
     /// The line for an event; fields must already be redacted.
     func encode(milliseconds: Int64, level: LogLevel, message: String, fields: [LogField]) -> String {
-        var all: [LogField] = [LogField("ts", .string(RFC3339.format(milliseconds: milliseconds))), LogField("level", .string(level.rawValue)), LogField("msg", .string(message))]
+        encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
+    }
+
+    /// The line for an event whose `ts` is already formatted (the lines of one batch share it).
+    func encode(timestamp: String, level: LogLevel, message: String, fields: [LogField]) -> String {
+        var all: [LogField] = [LogField("ts", .string(timestamp)), LogField("level", .string(level.rawValue)), LogField("msg", .string(message))]
         all.reserveCapacity(fields.count + 3)
-        var seen = Self.reservedKeys
+        // A handful of keys: a linear scan is cheaper than hashing each one into a set.
+        var seen: [String] = ["ts", "level", "msg"]
+        seen.reserveCapacity(fields.count + 3)
         for field in fields {
             let key = Self.uniqueKey(Self.sanitize(field.key), seen: &seen)
             all.append(LogField(key, truncate(field.value)))
@@ -105,14 +112,14 @@ struct LogLineEncoder: Sendable {
     }
 
     /// `ts`, `level`, `msg` and repeated keys get a suffix (`level_2`), so no field is lost or forged.
-    private static func uniqueKey(_ key: String, seen: inout Set<String>) -> String {
+    private static func uniqueKey(_ key: String, seen: inout [String]) -> String {
         var candidate = key
         var n = 2
         while seen.contains(candidate) {
             candidate = key + "_" + String(n)
             n += 1
         }
-        seen.insert(candidate)
+        seen.append(candidate)
         return candidate
     }
 

@@ -8,6 +8,18 @@ public enum LogRedaction {
 
     /// Whether values under `key` are secret.
     public static func isSecret(key: String) -> Bool {
+        if plainKeys.contains(key) { return false }
+        return isSecretNamed(key)
+    }
+
+    /// Keys PushBridge's own lines use on every request, checked once here (through the full
+    /// rule) so the per-line check is one lookup.
+    static let plainKeys: Set<String> = Set([
+        "request_id", "method", "path", "status", "duration_ms", "dialect", "app", "outcome", "remote",
+        "route", "field", "kind", "severity", "reason", "error",
+    ].filter { !isSecretNamed($0) })
+
+    private static func isSecretNamed(_ key: String) -> Bool {
         let normalized = String(key.lowercased().map { $0 == "-" ? "_" : $0 })
         if secretKeys.contains(normalized) { return true }
         return secretKeys.contains { normalized.hasSuffix("_" + $0) }

@@ -69,7 +69,7 @@ extension ProxyService {
         }
         let response = http(inbound.dialect.render(results: results, for: translation), inbound.requestId)
         let entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
-                               inboundBody: inbound.request.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
+                               parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
         let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .scheduled, responseStatus: response.status,
                                          responseBody: String(decoding: response.body, as: UTF8.self))
         do {

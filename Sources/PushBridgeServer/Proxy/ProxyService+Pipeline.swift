@@ -9,7 +9,9 @@ struct Inbound: Sendable {
     var dialect: any Dialect
     var requestId: String
     var started: Int64
-    var object: JSONObject?
+    /// The body parsed once, shared by credential lookup, translation and the audit.
+    var body: ParsedBody
+    var object: JSONObject? { body.object }
     var credential: String?
     var keyFingerprint: String? { credential.map(Fingerprint.of) }
 }
@@ -18,8 +20,9 @@ extension ProxyService {
     /// Resolve, authenticate, translate, then hand over to the app's mode for this route.
     func pipeline(_ request: HTTPRequest, route: InboundRoute, dialect: any Dialect, requestId: String, started: Int64) async -> HTTPResponse {
         let snapshot = deps.snapshots.snapshot
-        let object = (try? JSONParser.parse(request.body))?.objectValue
-        let inbound = Inbound(request: request, route: route, dialect: dialect, requestId: requestId, started: started, object: object,
+        let body = ParsedBody(request.body)
+        let object = body.object
+        let inbound = Inbound(request: request, route: route, dialect: dialect, requestId: requestId, started: started, body: body,
                               credential: PresentedCredential.from(request: request, dialect: route.dialect, body: object))
         let credential = inbound.credential
 
@@ -30,7 +33,7 @@ extension ProxyService {
         case .failure(.unknownApp(let id)):
             return await refuse(inbound, .notFound("app \(id) is not configured in PushBridge"), app: id)
         case .failure(.noAppNamed) where route.dialect == .pushwoosh && object == nil:
-            let t = dialect.translate(route: route, body: request.body, context: TranslationContext(now: started / 1000))
+            let t = dialect.translate(route: route, parsed: body, context: TranslationContext(now: started / 1000))
             return await refuse(inbound, .badRequest(t.error ?? TranslationError(field: "", rule: "malformed JSON")), translation: t)
         case .failure(.noAppNamed) where route.dialect == .pushwoosh:
             return await refuse(inbound, .badRequest(TranslationError(field: "application", rule: "is required")))
@@ -42,7 +45,7 @@ extension ProxyService {
         }
 
         // Translate; every start gets its idempotency key before anything is audited or sent.
-        var translation = dialect.translate(route: route, body: request.body, context: app.translationContext(now: started / 1000, requestId: requestId))
+        var translation = dialect.translate(route: route, parsed: body, context: app.translationContext(now: started / 1000, requestId: requestId))
         translation.requests = IdempotencyKeys.assign(translation.requests, requestId: requestId)
         deps.log.findings(translation.findings, requestId: requestId, dialect: route.dialect, app: app.name, route: route.kind)
         deps.metrics.recordFindings(translation.findings, dialect: route.dialect)
@@ -71,7 +74,7 @@ extension ProxyService {
     func refuse(_ inbound: Inbound, _ failure: ProxyFailure, translation: Translation? = nil, app: String? = nil) async -> HTTPResponse {
         let response = http(inbound.dialect.render(failure: failure, route: inbound.route), inbound.requestId)
         var entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
-                               inboundBody: inbound.request.body, keyFingerprint: inbound.keyFingerprint)
+                               parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint)
         if entry.sourceApp == nil { entry.sourceApp = app ?? inbound.route.namedSourceApp(body: inbound.object) }
         let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected, responseStatus: response.status,
                                          responseBody: String(decoding: response.body, as: UTF8.self), errorMessage: failure.message)
@@ -85,7 +88,7 @@ extension ProxyService {
     /// Writes the row before anything leaves; nil (and the answer to give) when it could not be written.
     func begin(_ inbound: Inbound, translation: Translation, app: AppConfiguration) async -> HTTPResponse? {
         let entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
-                               inboundBody: inbound.request.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
+                               parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
         do {
             try await deps.audit.begin(entry)
             return nil

@@ -14,6 +14,11 @@ public struct BuzzKitDialect: Dialect {
     /// Translates a send body into one OpenPush start or update/end request with findings.
     /// The OpenPush app is `context.openPushApp(for: context.sourceAppId ?? "buzzkit")`.
     public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
+        BuzzKitTranslator.translate(body: ParsedBody(body), context: context)
+    }
+
+    /// Translates a send body already parsed.
+    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
         BuzzKitTranslator.translate(body: body, context: context)
     }
 

@@ -15,10 +15,11 @@ struct BuzzKitTranslator {
     let appId: String
 
     /// The translation of a raw body.
-    static func translate(body: [UInt8], context: TranslationContext) -> Translation {
+    static func translate(body parsed: ParsedBody, context: TranslationContext) -> Translation {
+        let body = parsed.bytes
         let source = context.sourceAppId ?? "buzzkit"
         var t = Translation(dialect: .buzzkit, route: .send, sourceApp: source)
-        switch BodyDecoding.object(body) {
+        switch BodyDecoding.object(parsed) {
         case .failure(let error):
             t.error = error
             t.findings = [Finding(field: error.field, kind: .rejected, message: error.message), perTokenCaveat]

@@ -14,6 +14,11 @@ public struct OneSignalDialect: Dialect {
 
     /// Translates a start or an update/end body.
     public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
+        translate(route: route, parsed: ParsedBody(body), context: context)
+    }
+
+    /// Translates a start or an update/end body already parsed.
+    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
         let app = route.appId ?? ""
         let object: JSONObject
         switch BodyDecoding.object(body) {

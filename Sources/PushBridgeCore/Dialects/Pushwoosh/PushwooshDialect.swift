@@ -13,6 +13,11 @@ public struct PushwooshDialect: Dialect {
 
     /// Translates a startLiveActivity or updateLiveActivity body.
     public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
+        translate(route: route, parsed: ParsedBody(body), context: context)
+    }
+
+    /// Translates a startLiveActivity or updateLiveActivity body already parsed.
+    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
         var findings: [Finding] = []
         let envelope: PushwooshEnvelope
         switch PushwooshEnvelope.read(body, route: route.kind, findings: &findings) {

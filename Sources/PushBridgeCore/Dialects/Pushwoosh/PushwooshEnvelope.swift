@@ -9,7 +9,7 @@ struct PushwooshEnvelope {
     var notifications: [JSONObject]
 
     /// Reads the envelope. Errors never include the value of `auth`.
-    static func read(_ body: [UInt8], route: RouteKind, findings: inout [Finding]) -> Result<PushwooshEnvelope, PushwooshEnvelopeErrors> {
+    static func read(_ body: ParsedBody, route: RouteKind, findings: inout [Finding]) -> Result<PushwooshEnvelope, PushwooshEnvelopeErrors> {
         let root: JSONObject
         switch BodyDecoding.object(body) {
         case .success(let o): root = o
