@@ -11,9 +11,10 @@ public struct AuditStoreConfiguration: Sendable {
     public var busyTimeout: Duration = .seconds(5)
     /// Page size for a new database file (bytes); 8 KiB keeps a ~2 KB row off overflow pages.
     public var pageSize = 8_192
-    /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 16,384
-    /// (16 MiB): the right edges of the indexes stay cached between commits.
-    public var cacheKiB = 16_384
+    /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 4,096
+    /// (4 MiB, 512 pages of 8 KiB): enough for the right edges of the indexes to stay cached
+    /// between commits, small enough for the proxy's 64 MB memory target.
+    public var cacheKiB = 4_096
     /// WAL pages between automatic checkpoints. Default 4,000 (about 32 MiB at 8 KiB pages):
     /// index pages rewritten by every commit are copied to the database once per checkpoint,
     /// so a longer interval writes fewer pages in all.

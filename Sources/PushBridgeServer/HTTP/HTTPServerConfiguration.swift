@@ -21,8 +21,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int = 0
     /// Memory per connection for the request line and headers, in bytes
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a request whose headers do not fit is refused by
-    /// libmicrohttpd itself. Default 32 KiB.
-    public var headerMemoryBytes: Int = 32 * 1024
+    /// libmicrohttpd itself. Default 16 KiB (the pool is resident for every open connection).
+    public var headerMemoryBytes: Int = 16 * 1024
     /// How long a connection may sit idle (no bytes in either direction, handler not running)
     /// before it is closed (`MHD_OPTION_CONNECTION_TIMEOUT`, whole seconds, rounded up).
     /// Default 30 s.

@@ -103,8 +103,41 @@ public final class Metrics: Sendable {
     public func requestFinished() { state.withLock { $0.inflight -= 1 } }
 
     /// `a[12].b[0]` → `a[].b[]`.
+    /// ``foldIndices(_:)`` for an ASCII path, on bytes (the same result, without walking
+    /// `Character`s).
+    static func foldIndicesASCII(_ path: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count)
+        var inIndex = false
+        var digits: [UInt8] = []
+        for b in path.utf8 {
+            if inIndex {
+                if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { digits.append(b); continue }
+                if b == UInt8(ascii: "]") && !digits.isEmpty {
+                    out.append(contentsOf: [UInt8(ascii: "["), UInt8(ascii: "]")])
+                } else {
+                    out.append(UInt8(ascii: "["))
+                    out.append(contentsOf: digits)
+                    out.append(b)
+                }
+                inIndex = false
+                digits.removeAll(keepingCapacity: true)
+            } else if b == UInt8(ascii: "[") {
+                inIndex = true
+            } else {
+                out.append(b)
+            }
+        }
+        if inIndex {
+            out.append(UInt8(ascii: "["))
+            out.append(contentsOf: digits)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func foldIndices(_ path: String) -> String {
-        guard path.contains("[") else { return path }
+        guard path.utf8.contains(UInt8(ascii: "[")) else { return path }
+        if path.utf8.allSatisfy({ $0 < 0x80 }) { return foldIndicesASCII(path) }
         var out = ""
         var inIndex = false
         var digits = ""
