@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 #endif
 
-/// One `pushbridge serve` child process, its stderr in a file, its port read from the first
-/// log line (`address=127.0.0.1:PORT`).
+/// One `pushbridge serve` child process, its stderr in a file, its port read from its
+/// `msg=listening address=127.0.0.1:PORT` log line.
 final class ServeProcess: Sendable {
     let process: Process
     let port: UInt16
@@ -25,7 +25,7 @@ final class ServeProcess: Sendable {
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-            if text.contains("\n"), let first = text.split(separator: "\n").first,
+            if let first = text.split(separator: "\n").first(where: { $0.contains("msg=listening") && text.contains($0 + "\n") }),
                let fields = LogfmtParser.parse(String(first)),
                let address = fields.first(where: { $0.0 == "address" })?.1,
                let port = address.split(separator: ":").last.flatMap({ UInt16($0) }) {
