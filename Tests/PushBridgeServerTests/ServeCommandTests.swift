@@ -22,36 +22,18 @@ struct ServeCommandTests {
                    "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
         """.utf8).write(to: config)
 
-        let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--config", config.path]
-        process.environment = ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey]
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
-        // The first line says where it listens.
-        let handle = stderr.fileHandleForReading
-        let firstLine = try await offPool { () -> String in
-            var bytes: [UInt8] = []
-            while true {
-                let chunk = handle.readData(ofLength: 1)
-                if chunk.isEmpty || chunk.first == 0x0A { break }
-                bytes.append(chunk.first!)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let fields = Dictionary(LogfmtParser.parse(firstLine) ?? [], uniquingKeysWith: { a, _ in a })
-        let address = try #require(fields["address"], "no address in \(firstLine)")
-        let port = try #require(address.split(separator: ":").last.map(String.init))
+        let serve = try await ServeProcess.start(config: config.path, environment: ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey],
+                                                 logPath: dir.appendingPathComponent("serve.log").path)
+        let port = String(serve.port)
 
         let body = Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-reference/body.json")))
         async let reply = try RawHTTPClient.send(port: UInt16(port)!, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
                                                  headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")], body: body)
         try await Task.sleep(for: .milliseconds(300))
-        process.terminate() // SIGTERM while the upstream is still answering
+        async let exited = serve.terminate() // SIGTERM while the upstream is still answering
         let answered = try await reply
         #expect(answered.status == 201, "the request in flight was cut: \(answered.status)")
-        let exit = try await offPool { process.waitUntilExit(); return process.terminationStatus }
+        let exit = try await exited
         #expect(exit == 0)
         let rows = try AuditReader(path: audit).list(limit: 10)
         #expect(rows.count == 1)
@@ -74,25 +56,9 @@ struct ServeCommandTests {
             """.utf8).write(to: config)
         }
         try write(mode: "openpush")
-        let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--config", config.path]
-        process.environment = ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey]
-        let stderr = Pipe()
-        process.standardError = stderr
-        try process.run()
-        let handle = stderr.fileHandleForReading
-        let firstLine = try await offPool { () -> String in
-            var bytes: [UInt8] = []
-            while true {
-                let chunk = handle.readData(ofLength: 1)
-                if chunk.isEmpty || chunk.first == 0x0A { break }
-                bytes.append(chunk.first!)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let fields = Dictionary(LogfmtParser.parse(firstLine) ?? [], uniquingKeysWith: { a, _ in a })
-        let port = try #require(fields["address"]?.split(separator: ":").last.flatMap { UInt16($0) }, "no address in \(firstLine)")
+        let serve = try await ServeProcess.start(config: config.path, environment: ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey],
+                                                 logPath: dir.appendingPathComponent("serve.log").path)
+        let port = serve.port
         func start(_ id: String) async throws -> Int {
             try await RawHTTPClient.send(port: port, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
                                          headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")],
@@ -101,7 +67,7 @@ struct ServeCommandTests {
         #expect(try await start("hup_1") == 201)
         #expect(upstream.all.count == 1 && legacy.all.isEmpty)
         try write(mode: "observe")
-        kill(process.processIdentifier, SIGHUP)
+        kill(serve.process.processIdentifier, SIGHUP)
         // Once the reload lands, the next start goes to the legacy provider.
         var reachedLegacy = false
         for i in 0..<50 where !reachedLegacy {
@@ -110,9 +76,8 @@ struct ServeCommandTests {
             if !reachedLegacy { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(reachedLegacy, "SIGHUP did not switch the app to observe")
-        #expect(process.isRunning, "SIGHUP stopped the process")
-        process.terminate()
-        let exit = try await offPool { process.waitUntilExit(); return process.terminationStatus }
+        #expect(serve.process.isRunning, "SIGHUP stopped the process")
+        let exit = try await serve.terminate()
         #expect(exit == 0)
     }
 }

@@ -1,0 +1,140 @@
+import Foundation
+import PushBridgeCore
+@testable import PushBridgeServer
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushbridge serve` killed with SIGKILL twenty times under load and restarted each time on
+/// the same files: every answer a caller got is in the audit as answered, both SQLite files
+/// pass `integrity_check`, rows a kill left open are `unknown` after the restart, and a
+/// Pushwoosh start scheduled before the kills (and due during them) reaches OpenPush exactly once.
+@Suite(.serialized)
+struct CrashSafetyTests {
+    static let kills = 20
+    static let scheduledActivity = "CRASH_SCHEDULED_1"
+
+    @Test func twentyKillsUnderLoadLoseNoAnswerAndSendTheScheduledStartOnce() async throws {
+        // A little latency upstream, so kills find requests in flight.
+        let upstream = try RecordingSandbox(beforeAnswering: { _ in try? await Task.sleep(for: .milliseconds(40)) })
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let audit = dir.appendingPathComponent("audit.sqlite").path
+        let scheduler = dir.appendingPathComponent("audit-scheduled.sqlite").path
+        let config = dir.appendingPathComponent("config.json").path
+        try Data(Self.config(audit: audit, upstream: upstream.baseURL).utf8).write(to: URL(fileURLWithPath: config))
+        let environment = ProxyHarness.environment
+        let suiteStart = ContinuousClock.now
+
+        var serve = try await ServeProcess.start(config: config, environment: environment, logPath: dir.appendingPathComponent("serve-0.log").path)
+        defer { kill(serve.process.processIdentifier, SIGKILL) }
+        // The scheduled start: at the next whole minute at least 4 s ahead (send_date has minutes only).
+        let now = Int64(Date().timeIntervalSince1970)
+        let sendAt = ((now + 4 + 59) / 60) * 60
+        let scheduling = try await RawHTTPClient.send(port: serve.port, method: "POST", target: "/json/1.3/startLiveActivity",
+                                                      headers: [("Content-Type", "application/json")], body: Self.scheduledBody(sendAt: sendAt))
+        #expect(scheduling.status == 200 && scheduling.text.contains("sch_"), "\(scheduling.status) \(scheduling.text)")
+        let schedulingId = try #require(scheduling.header("x-pushbridge-request-id"))
+
+        let load = CrashLoad()
+        load.setPort(serve.port)
+        let clients = Task { await load.run(clients: 3, limit: .seconds(110)) }
+        // Spread the kills so that the scheduled start comes due while they go on.
+        let span = Double(max(sendAt - now + 4, 15))
+        let killsStart = ContinuousClock.now
+        var pendingAtKills = 0, killedWhilePending = 0
+        for k in 1...Self.kills {
+            let left = max(0.2, span - (ContinuousClock.now - killsStart).seconds)
+            let uptime = Double.random(in: 0.1...min(4, max(0.3, 2 * left / Double(Self.kills - k + 1))))
+            try await Task.sleep(for: .seconds(uptime))
+            load.setPort(nil)
+            try await serve.killHard()
+            let pending = try Self.count(audit, "outcome = 'pending'")
+            pendingAtKills += pending
+            if pending > 0 { killedWhilePending += 1 }
+            serve = try await ServeProcess.start(config: config, environment: environment, logPath: dir.appendingPathComponent("serve-\(k).log").path)
+            load.setPort(serve.port)
+        }
+        // Load a little longer on the last process, then wait (bounded) for the scheduled send.
+        let due = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < due, try Self.scheduledState(scheduler) != "sent" { try await Task.sleep(for: .milliseconds(100)) }
+        load.stop()
+        await clients.value
+        #expect(try await serve.terminate() == 0)
+        let elapsed = ContinuousClock.now - suiteStart
+
+        // Every complete answer has a completed row that says the same.
+        let answers = load.all
+        #expect(answers.count > 20, "only \(answers.count) answers under load")
+        let reader = try AuditReader(path: audit)
+        var mismatched: [String] = []
+        for a in answers {
+            let row = try reader.show(requestId: a.requestId)
+            if row?.outcome == "pending" || row?.outcome == "unknown" || row?.responseStatus != a.status {
+                mismatched.append("\(a.requestId): answered \(a.status), audit \(row?.outcome ?? "none") \(row?.responseStatus ?? -1)")
+            }
+        }
+        #expect(mismatched.isEmpty, "\(mismatched.count) of \(answers.count) answers: \(mismatched.prefix(5))")
+        // Integrity, and no row left open; what the kills left open is now unknown.
+        #expect(try Self.integrity(audit) == "ok")
+        #expect(try Self.integrity(scheduler) == "ok")
+        #expect(try Self.count(audit, "outcome = 'pending'") == 0)
+        #expect(try Self.count(audit, "outcome = 'unknown'") == pendingAtKills, "pending at the kills: \(pendingAtKills)")
+        #expect(killedWhilePending > 0, "no kill found a request in flight")
+
+        // The scheduled start: sent, to OpenPush once (any resend with the same key and replayed).
+        #expect(try Self.scheduledState(scheduler) == "sent")
+        #expect(try reader.show(requestId: schedulingId)?.outcome == "sent")
+        let sends = upstream.all.filter { String(decoding: $0.body, as: UTF8.self).contains(Self.scheduledActivity) }
+        let keys = Set(sends.map { (try? JSONParser.parse($0.body))?.objectValue?["idempotency_key"]?.stringValue ?? "none" })
+        let started = sends.filter { (200..<300).contains($0.response.status) && !$0.response.headers.contains { $0.name.lowercased() == "idempotent-replayed" && $0.value == "true" } }
+        #expect(sends.count >= 1 && keys.count == 1 && !keys.contains("none"), "sends \(sends.count), keys \(keys)")
+        #expect(started.count == 1, "started \(started.count) times in \(sends.count) sends")
+        #expect(upstream.all.allSatisfy { $0.response.status != 429 }, "the sandbox rate-limited the load")
+        print("crash safety: \(Self.kills) kills in \(elapsed), \(answers.count) answers, \(pendingAtKills) rows open at kills (\(killedWhilePending) kills), scheduled start sent \(sends.count)×")
+        await upstream.server.stop(gracePeriod: .seconds(1))
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    static func config(audit: String, upstream: String) -> String {
+        """
+        {"listen": "127.0.0.1:0", "audit_db": "\(audit)", "openpush": {"base_url": "\(upstream)"},
+         "limits": {"upstream_timeout_ms": 2000, "upstream_connect_timeout_ms": 500},
+         "delivery": {"sends_per_window": 100000, "queue_limit": 1000, "backoff_base_ms": 50, "backoff_max_ms": 100},
+         "apps": \(ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))}
+        """
+    }
+
+    static func scheduledBody(sendAt: Int64) -> [UInt8] {
+        let date = Date(timeIntervalSince1970: Double(sendAt))
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return Array(#"""
+        {"request":{"application":"XXXXX-XXXXX","auth":"\#(ProxyHarness.pushwooshAuth)","notifications":[{"content":"c","title":"t",
+         "live_activity":{"event":"start","title":"o","content-state":{"status":"s"},"attributes-type":"FoodDeliveryAttributes","attributes":{}},
+         "live_activity_id":"\#(scheduledActivity)","filter":"FILTER_NAME_1","send_date":"\#(f.string(from: date))"}]}}
+        """#.utf8)
+    }
+
+    static func count(_ path: String, _ condition: String) throws -> Int {
+        let db = try SQLiteDatabase(path: path)
+        return Int(try db.rows("SELECT count(*) FROM requests WHERE \(condition)").first?.first?.integerValue ?? -1)
+    }
+
+    static func integrity(_ path: String) throws -> String? {
+        try SQLiteDatabase(path: path).rows("PRAGMA integrity_check").first?.first?.textValue
+    }
+
+    static func scheduledState(_ path: String) throws -> String? {
+        let db = try SQLiteDatabase(path: path)
+        return try db.rows("SELECT state FROM scheduled_starts").first?.first?.textValue
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `pushbridge serve` child process, its stderr in a file, its port read from its
+/// `msg=listening address=127.0.0.1:PORT` log line.
+final class ServeProcess: Sendable {
+    let process: Process
+    let port: UInt16
+    let logPath: String
+
+    /// Starts the built binary on `config` and waits (at most 15 s) until it says where it listens.
+    static func start(config: String, environment: [String: String], logPath: String) async throws -> ServeProcess {
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve", "--config", config]
+        process.environment = environment
+        process.standardError = log
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try log.close()
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            if let first = text.split(separator: "\n").first(where: { $0.contains("msg=listening") && text.contains($0 + "\n") }),
+               let fields = LogfmtParser.parse(String(first)),
+               let address = fields.first(where: { $0.0 == "address" })?.1,
+               let port = address.split(separator: ":").last.flatMap({ UInt16($0) }) {
+                return ServeProcess(process: process, port: port, logPath: logPath)
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw RawHTTPClient.Failure(description: "pushbridge serve did not start: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+    }
+
+    private init(process: Process, port: UInt16, logPath: String) {
+        self.process = process
+        self.port = port
+        self.logPath = logPath
+    }
+
+    /// `kill -9`, then waits for the exit.
+    func killHard() async throws {
+        kill(process.processIdentifier, SIGKILL)
+        try await offPool { [process] in process.waitUntilExit() }
+    }
+
+    /// SIGTERM, then waits for the exit; returns its status.
+    func terminate() async throws -> Int32 {
+        process.terminate()
+        return try await offPool { [process] in process.waitUntilExit(); return process.terminationStatus }
+    }
+}
