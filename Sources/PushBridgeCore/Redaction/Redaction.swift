@@ -15,6 +15,23 @@ public enum Redaction {
         dialect == .pushwoosh ? ["devices"] : []
     }
 
+    /// ``secretKeys`` with ``dialectSecretKeys(_:)``, built once.
+    static let pushwooshSecretKeys = secretKeys.union(dialectSecretKeys(.pushwoosh))
+
+    /// Every key that is secret in `dialect`.
+    static func allSecretKeys(_ dialect: DialectName?) -> Set<String> {
+        dialect == .pushwoosh ? pushwooshSecretKeys : secretKeys
+    }
+
+    /// Whether `key`, compared case-insensitively, is in `keys` (which are lower case). An
+    /// ASCII key without capitals is looked up as it is; others are lower-cased first.
+    static func isSecretKey(_ key: String, in keys: Set<String>) -> Bool {
+        if key.utf8.allSatisfy({ $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }) {
+            return keys.contains(key)
+        }
+        return keys.contains(key.lowercased())
+    }
+
     /// Secrets shorter than this are not swept from free text (a one-character "token" would
     /// otherwise erase that character everywhere); they are still redacted under their key.
     public static let minimumSweepLength = 6
@@ -53,15 +70,15 @@ public enum Redaction {
     public static func secrets(inInbound body: [UInt8], dialect: DialectName?) -> Set<String> {
         guard let value = try? JSONParser.parse(body) else { return [] }
         var found = Set<String>()
-        collectSecrets(value, keys: secretKeys.union(dialectSecretKeys(dialect)), into: &found)
+        collectSecrets(value, keys: allSecretKeys(dialect), into: &found)
         return found
     }
 
     /// `value` with secrets replaced, and the secrets that were found in it.
     public static func redacted(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) {
         var found = Set<String>()
-        collectSecrets(value, keys: secretKeys.union(dialectSecretKeys(dialect)), into: &found)
-        let keyed = redactKeys(value, keys: secretKeys.union(dialectSecretKeys(dialect)), fingerprint: fingerprint)
+        collectSecrets(value, keys: allSecretKeys(dialect), into: &found)
+        let keyed = redactKeys(value, keys: allSecretKeys(dialect), fingerprint: fingerprint)
         return (sweep(keyed, secrets: found, fingerprint: fingerprint), found)
     }
 
@@ -142,7 +159,7 @@ public enum Redaction {
             var out = JSONObject()
             out.reserveCapacity(object.count)
             for member in object.members {
-                if keys.contains(member.key.lowercased()) {
+                if isSecretKey(member.key, in: keys) {
                     out.appendUnchecked(member.key, fingerprintLeaves(member.value, fingerprint: fingerprint))
                 } else {
                     out.appendUnchecked(member.key, redactKeys(member.value, keys: keys, fingerprint: fingerprint))
@@ -175,7 +192,7 @@ public enum Redaction {
             for item in items { collectSecrets(item, keys: keys, into: &found) }
         case .object(let object):
             for member in object.members {
-                if keys.contains(member.key.lowercased()) {
+                if isSecretKey(member.key, in: keys) {
                     collectLeaves(member.value, into: &found)
                 } else {
                     collectSecrets(member.value, keys: keys, into: &found)

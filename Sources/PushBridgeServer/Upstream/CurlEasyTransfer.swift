@@ -170,10 +170,9 @@ extension CurlEasyTransfer {
         var lines = ["Expect:"]
         var hasUserAgent = false
         for (name, value) in headers {
-            guard !name.isEmpty, !name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline }),
-                  !value.contains(where: \.isNewline)
+            guard Self.isValidHeader(name: name, value: value)
             else { throw UpstreamFailure(kind: .other, message: "invalid request header \"\(name.filter { !$0.isNewline })\"", provablyNotSent: true) }
-            if name.lowercased() == "user-agent" { hasUserAgent = true }
+            if name.utf8.count == 10, name.lowercased() == "user-agent" { hasUserAgent = true }
             // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
@@ -185,6 +184,17 @@ extension CurlEasyTransfer {
             headerList = appended
         }
         try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList))
+    }
+
+    /// A non-empty name without `:`, whitespace or line breaks, and a value without line
+    /// breaks. ASCII (every header PushBridge sends) is checked on bytes; anything else by
+    /// `Character`, which knows the Unicode line separators.
+    static func isValidHeader(name: String, value: String) -> Bool {
+        if !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }),
+           value.utf8.allSatisfy({ $0 < 0x80 && !(0x0A...0x0D).contains($0) }) {
+            return true
+        }
+        return !name.isEmpty && !name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline }) && !value.contains(where: \.isNewline)
     }
 
     private func set(_ option: CURLoption, _ value: Int) throws(UpstreamFailure) {
