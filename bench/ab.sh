@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A/B of two pushbridge binaries in one run: bench/ab.sh BIN_A BIN_B [ROUNDS] [SECONDS].
+# One nginx upstream; both binaries serve config/bench.json side by side (audit files on disk);
+# each round runs OneSignal start and Pushwoosh start at 16 connections and OneSignal at 1
+# connection against A then B, printing wrk's RESULT line plus cpu_us, the proxy's
+# utime+stime per request. On shared machines compare A and B within a round, over rounds.
+set -uo pipefail
+A=$1; B=$2; rounds=${3:-3}; secs=${4:-3}
+cd "$(dirname "$0")/.."
+work=$(mktemp -d /tmp/pushbridge-ab.XXXXXX); pids=()
+trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf $work' EXIT
+base=$((40000 + RANDOM % 10000)); up=$base; pa=$((base+1)); pb=$((base+2))
+mkdir -p $work/up
+cat > $work/up/nginx.conf <<CONF
+daemon off; worker_processes 1; pid $work/up/nginx.pid; error_log $work/up/error.log warn;
+events { worker_connections 4096; }
+http { access_log off; client_body_temp_path $work/up; proxy_temp_path $work/up; fastcgi_temp_path $work/up; uwsgi_temp_path $work/up; scgi_temp_path $work/up;
+  keepalive_requests 1000000;
+  server { listen 127.0.0.1:$up; location / { default_type application/json; return 201 '{"notification_id":"msg_x"}'; } } }
+CONF
+"$(command -v nginx || echo /usr/sbin/nginx)" -p $work/up -c $work/up/nginx.conf 2>$work/up/stderr & pids+=($!)
+for x in a b; do port=$pa; [ $x = b ] && port=$pb
+python3 - $work/$x.json $port $up $work/$x.sqlite <<'PY'
+import json, sys
+out, pb, up, audit = sys.argv[1:]
+c = json.load(open("config/bench.json")); c["listen"] = f"127.0.0.1:{pb}"; c["openpush"]["base_url"] = f"http://127.0.0.1:{up}"; c["audit_db"] = audit
+json.dump(c, open(out, "w"))
+PY
+done
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=k $A serve --config $work/a.json 2>/dev/null & apid=$!; pids+=($apid)
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=k $B serve --config $work/b.json 2>/dev/null & bpid=$!; pids+=($bpid)
+sleep 1.5
+os_body=fixtures/onesignal-start-reference/body.json; pw_body=fixtures/pushwoosh-start-filter-reference/body.json
+os_path=/apps/bench-app/activities/activity/DeliveryAttributes; pw_path=/json/1.3/startLiveActivity
+one() { # pid port conns body path auth
+  local t0=$(awk '{print $14+$15}' /proc/$1/stat) line
+  line=$(BENCH_BODY=$4 BENCH_AUTH=$6 wrk -t$([ $3 = 1 ] && echo 1 || echo 2) -c$3 -d${secs}s -s bench/http/post.lua "http://127.0.0.1:$2$5" | grep ^RESULT)
+  local t1=$(awk '{print $14+$15}' /proc/$1/stat)
+  local n=$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')
+  echo "$line cpu_us=$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}')"
+}
+for x in a b; do p=$pa; [ $x = b ] && p=$pb; BENCH_BODY=$os_body BENCH_AUTH="Key bench-onesignal-key" wrk -t1 -c4 -d1s -s bench/http/post.lua http://127.0.0.1:$p$os_path >/dev/null; done
+for r in $(seq $rounds); do
+  for x in a b; do pid=$apid; p=$pa; [ $x = b ] && { pid=$bpid; p=$pb; }
+    echo "round $r $x os16 $(one $pid $p 16 $os_body $os_path 'Key bench-onesignal-key')"
+    echo "round $r $x pw16 $(one $pid $p 16 $pw_body $pw_path '')"
+    echo "round $r $x lat1 $(one $pid $p 1 $os_body $os_path 'Key bench-onesignal-key')"
+  done
+done
+for x in a b; do pid=$apid; [ $x = b ] && pid=$bpid; echo "$x VmHWM $(awk '/VmHWM/{print $2}' /proc/$pid/status) kB"; done
