@@ -22,100 +22,31 @@ final class TestHTTPServer: Sendable {
         func header(_ name: String) -> String? { headers.first { $0.name == name.lowercased() }?.value }
     }
 
-    private struct State {
-        var accepted = 0
-        var received: [Received] = []
-        var open: Set<Int32> = []
-        var stopped = false
-    }
+    private let server: RawSocketServer
 
     /// The port bound on 127.0.0.1.
-    let port: UInt16
-    private let listenFD: Int32
-    private let state = Mutex(State())
+    var port: UInt16 { server.port }
 
     /// Binds 127.0.0.1:0 and starts accepting.
     init() throws {
-        let (fd, port) = try Self.bindLoopback(listen: true)
-        self.listenFD = fd
-        self.port = port
-        Thread.detachNewThread { [self] in acceptLoop() }
+        server = try RawSocketServer { request, fd, reader in TestHTTPServer.respond(to: request, on: fd, reader: &reader) }
     }
 
     /// `http://127.0.0.1:PORT` + path.
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
     /// Connections accepted so far.
-    var acceptedConnections: Int { state.withLock { $0.accepted } }
+    var acceptedConnections: Int { server.acceptedConnections }
     /// Requests read so far, in order.
-    var received: [Received] { state.withLock { $0.received } }
+    var received: [Received] { server.received }
 
     /// Stops accepting and drops every open connection.
-    func stop() {
-        state.withLock { s in
-            s.stopped = true
-            for fd in s.open { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
-        shutdown(listenFD, Int32(SHUT_RDWR))
-    }
+    func stop() { server.stop() }
 
     /// A port on 127.0.0.1 that refuses connections: bound, never listened on, then closed.
-    static func refusedPort() throws -> UInt16 {
-        let (fd, port) = try bindLoopback(listen: false)
-        close(fd)
-        return port
-    }
-
-    private static func bindLoopback(listen shouldListen: Bool) throws -> (Int32, UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bind(fd, sa, len) == 0 && (!shouldListen || listen(fd, 128) == 0) && getsockname(fd, sa, &len) == 0
-            }
-        }
-        guard ok else { close(fd); throw POSIXError(.EADDRINUSE) }
-        return (fd, UInt16(bigEndian: addr.sin_port))
-    }
-
-    private func acceptLoop() {
-        while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            let keep = state.withLock { s -> Bool in
-                if s.stopped { return false }
-                s.accepted += 1
-                s.open.insert(fd)
-                return true
-            }
-            guard keep else { close(fd); break }
-            Thread.detachNewThread { [self] in serve(fd) }
-        }
-        close(listenFD)
-    }
-
-    private func serve(_ fd: Int32) {
-        var reader = SocketReader(fd: fd)
-        while let request = reader.readRequest() {
-            state.withLock { $0.received.append(request) }
-            guard respond(to: request, on: fd, reader: &reader) else { break }
-            if request.header("connection")?.lowercased() == "close" { break }
-        }
-        state.withLock { _ = $0.open.remove(fd) }
-        close(fd)
-    }
+    static func refusedPort() throws -> UInt16 { try RawSocketServer.refusedPort() }
 
     /// Writes the canned answer; `false` when the connection must end.
-    private func respond(to request: Received, on fd: Int32, reader: inout SocketReader) -> Bool {
+    private static func respond(to request: Received, on fd: Int32, reader: inout SocketReader) -> Bool {
         let path = request.target.split(separator: "?").first.map(String.init) ?? request.target
         let n = request.target.split(separator: "=").last.flatMap { Int($0) } ?? 0
         switch path {
@@ -148,18 +79,9 @@ final class TestHTTPServer: Sendable {
         }
     }
 
-    private func write(_ fd: Int32, status: String, headers: [String], body: [UInt8]) -> Bool {
-        let head = (["HTTP/1.1 \(status)", "Content-Length: \(body.count)"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
-        return sendAll(fd, Array(head.utf8) + body)
+    private static func write(_ fd: Int32, status: String, headers: [String], body: [UInt8]) -> Bool {
+        RawSocketServer.write(fd, status: status, headers: headers, body: body)
     }
 
-    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            sent += n
-        }
-        return true
-    }
+    private static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool { RawSocketServer.sendAll(fd, bytes) }
 }
