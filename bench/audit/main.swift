@@ -1,4 +1,6 @@
-// audit-bench: rows per second the audit writer commits with synchronous=FULL.
+// audit-bench: rows per second the audit writer commits, each durable before its caller is
+// resumed (fdatasync of the WAL by the pipelined syncer, or synchronous=FULL with
+// AUDIT_PIPELINED=0).
 // usage: audit-bench [ROWS] [CONCURRENCY]   (defaults 100000, 64)
 // Each row is ~2 KB (inbound body, translation, bodies) with 3 findings. Two phases:
 // `record` (one transaction-ful insert per request) and `begin+finish` (the proxy's pattern:
@@ -33,6 +35,8 @@ let completion = AuditCompletion(
     upstreamLatencyMs: 3.2, attempts: [AuditAttempt(at: 0, status: 201, latencyMs: 3.2)], responseStatus: 200,
     responseBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#)
 
+let pipelined = ProcessInfo.processInfo.environment["AUDIT_PIPELINED"] != "0"
+let durability = pipelined ? "durable before ack (fdatasync of the WAL)" : "durable before ack (synchronous=FULL)"
 let findingCount = ProcessInfo.processInfo.environment["AUDIT_FINDINGS"].flatMap { Int($0) } ?? 3
 let entryTemplate = { () -> AuditEntry in
     var entry = template
@@ -44,10 +48,11 @@ func run(phase: String, pairs: Bool) async throws {
     let histogram = Mutex([Int: Int]())
     var configuration = AuditStoreConfiguration()
     if let text = ProcessInfo.processInfo.environment["AUDIT_PAGE_SIZE"], let size = Int(text) { configuration.pageSize = size }
+    configuration.pipelinedSync = pipelined
     let busy = Mutex(Duration.zero)
     configuration.onCommit = { sample in
         histogram.withLock { $0[sample.batchSize, default: 0] += 1 }
-        busy.withLock { $0 += sample.transactionDuration }
+        busy.withLock { $0 += sample.writeDuration }
     }
     let store = try AuditStore(path: directory.appendingPathComponent("\(phase).sqlite").path, configuration: configuration)
     let perCaller = rows / concurrency
@@ -77,7 +82,7 @@ func run(phase: String, pairs: Bool) async throws {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let total = perCaller * concurrency
     let statistics = store.statistics
-    print("\(phase): \(total) rows, \(concurrency) callers, \(String(format: "%.2f", seconds)) s, \(Int(Double(total) / seconds)) rows/s (target 50000), \(statistics.transactions) transactions, waited for room \(statistics.waitedForRoom)")
+    print("\(phase): \(total) rows, \(concurrency) callers, \(String(format: "%.2f", seconds)) s, \(Int(Double(total) / seconds)) rows/s (target 50000), \(durability), \(statistics.transactions) transactions, waited for room \(statistics.waitedForRoom)")
     let buckets: [(String, ClosedRange<Int>)] = [("1", 1...1), ("2-9", 2...9), ("10-31", 10...31), ("32-63", 32...63), ("64-99", 64...99), ("100+", 100...Int.max)]
     let counts = histogram.withLock { $0 }
     let line = buckets.map { name, range in

@@ -17,6 +17,16 @@ enum AuditDatabase {
         return database
     }
 
+    /// Switches the writer's connection to pipelined sync when it can: opens the WAL for
+    /// ``AuditSyncer`` (and syncs its directory), then sets `synchronous=NORMAL`. Returns nil,
+    /// leaving `synchronous=FULL`, when the WAL cannot be opened.
+    static func openWALSync(_ database: SQLiteDatabase) throws -> SQLiteFileSync? {
+        guard let walPath = database.walPath, let file = try? SQLiteFileSync(path: walPath) else { return nil }
+        try file.synchronizeDirectory()
+        try database.execute("PRAGMA synchronous = NORMAL")
+        return file
+    }
+
     /// Marks rows a stopped process left `pending` as `unknown`; returns how many.
     static func markPendingUnknown(_ database: SQLiteDatabase, now: Int64) throws -> Int {
         try database.transaction {

@@ -8,7 +8,7 @@ public struct AuditStatistics: Sendable, Equatable {
     public var operations = 0
     /// Callers that found the queue full and waited for room (none was dropped).
     public var waitedForRoom = 0
-    /// The last transaction's duration, `BEGIN` to the end of `COMMIT`.
+    /// The last transaction's duration, `BEGIN` until its commit was durable.
     public var lastWriteLatency: Duration?
     /// The largest transaction so far.
     public var largestBatch = 0

@@ -19,7 +19,19 @@ public struct AuditStoreConfiguration: Sendable {
     /// index pages rewritten by every commit are copied to the database once per checkpoint,
     /// so a longer interval writes fewer pages in all.
     public var walAutocheckpointPages = 4_000
-    /// Called on the writer thread after every commit (keep it cheap): for metrics.
+    /// Whether commits are made durable by a separate thread (pipelined group commit): the
+    /// writer commits with `synchronous=NORMAL` and goes on with the next batch while the
+    /// ``AuditSyncer`` `fdatasync`s the WAL; callers are resumed only after that sync, so an
+    /// acknowledged write is exactly as durable as under `synchronous=FULL` (the argument is
+    /// in `AuditSyncer.swift`). `false`: every commit fsyncs itself (`synchronous=FULL`).
+    /// Default `true`.
+    public var pipelinedSync = true
+    /// With ``pipelinedSync``: at most this many committed batches wait for an `fdatasync`
+    /// to begin (besides the one being synced) before the writer waits to gather a bigger
+    /// batch. Default 1: the writer's next transaction overlaps the current sync.
+    public var maxUnsyncedBatches = 1
+    /// Called after every commit once it is durable, on the audit's writer or syncer thread
+    /// (keep it cheap): for metrics.
     public var onCommit: (@Sendable (AuditCommitSample) -> Void)?
 
     /// The defaults.
@@ -30,8 +42,12 @@ public struct AuditStoreConfiguration: Sendable {
 public struct AuditCommitSample: Sendable {
     /// Operations in the transaction.
     public var batchSize: Int
-    /// Time from `BEGIN` to the end of `COMMIT` (the fsync included).
+    /// Time from `BEGIN` until the commit was durable (its fsync included): what the batch's
+    /// callers waited for.
     public var transactionDuration: Duration
     /// The longest any of its operations waited from submission to commit.
     public var maxLatency: Duration
+    /// Time from `BEGIN` to the end of `COMMIT` on the writer thread: how long the writer was
+    /// busy with it (with pipelined sync, the `fdatasync` is not in it).
+    public var writeDuration: Duration
 }

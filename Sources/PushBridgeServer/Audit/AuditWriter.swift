@@ -4,8 +4,9 @@ import Synchronization
 
 /// The one thread that owns the audit's write connection, with its bounded queue.
 ///
-/// Why `@unchecked Sendable` is sound: callers on any thread touch only `state` (a `Mutex`)
-/// and the two semaphores (thread-safe by contract). `statements` — the connection and its
+/// Why `@unchecked Sendable` is sound: callers on any thread, and the ``AuditSyncer``'s
+/// thread, touch only `state` (a `Mutex`), the semaphore (thread-safe by contract) and the
+/// immutable `configuration`. `statements` — the connection and its
 /// prepared statements — is created, used and released only on the writer thread, inside
 /// `run(path:)`, and never escapes it.
 final class AuditWriter: @unchecked Sendable {
@@ -101,25 +102,43 @@ final class AuditWriter: @unchecked Sendable {
 
     private func run(path: String, opened: (Result<Int, AuditError>) -> Void) {
         var statements: AuditStatements?
+        var syncer: AuditSyncer?
         do {
             let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
             let recovered = try AuditDatabase.markPendingUnknown(database, now: AuditClock.nowMilliseconds())
             statements = try AuditStatements(database: database)
+            if configuration.pipelinedSync, let file = try AuditDatabase.openWALSync(database) {
+                syncer = AuditSyncer(file: file, maxPendingBatches: configuration.maxUnsyncedBatches) { [self] batch, error in
+                    acknowledge(batch, durabilityError: error)
+                }
+            }
             opened(.success(recovered))
         } catch {
             state.withLock { $0.closing = true; $0.closed = true }
             opened(.failure(AuditError.wrap(error)))
             return
         }
-        while let batch = nextBatch(), let current = statements {
+        while true {
+            syncer?.waitForRoom()
+            guard let batch = nextBatch(), let current = statements else { break }
             if batch.isEmpty {
                 wake.wait()
+                continue
+            }
+            let committed = write(batch, with: current)
+            if let syncer, committed.batchError == nil {
+                syncer.submit(committed)
             } else {
-                write(batch, with: current)
+                // synchronous=FULL: COMMIT returned after its fsync. A failed transaction left
+                // nothing to sync.
+                acknowledge(committed, durabilityError: nil)
             }
         }
-        // Close the connection (its last close checkpoints the WAL) before anyone waiting in
-        // close() resumes, so a closed store's file is quiet.
+        // Every commit made durable and acknowledged, then the connection closed (its last
+        // close checkpoints the WAL), before anyone waiting in close() resumes, so a closed
+        // store's file is quiet.
+        syncer?.stop()
+        syncer = nil
         statements = nil
         let waiters = state.withLock { state in
             state.closed = true

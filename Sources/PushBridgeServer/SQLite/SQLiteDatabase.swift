@@ -13,6 +13,7 @@ public final class SQLiteDatabase {
     /// Opens (and by default creates) the database at `path`, or an in-memory database for
     /// `":memory:"`. Extended result codes are switched on.
     public init(path: String, options: SQLiteOpenOptions = SQLiteOpenOptions()) throws(SQLiteError) {
+        SQLiteLibrary.configured
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(path, &connection, options.flags, nil)
         guard code == SQLITE_OK, let connection else {
@@ -67,6 +68,15 @@ public final class SQLiteDatabase {
 
     /// Rows changed by the last `INSERT`, `UPDATE` or `DELETE`.
     public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The path of the main database's write-ahead log (`<file>-wal`), or nil for a database
+    /// with no file (`:memory:`, temporary). The file exists only while the database is in WAL
+    /// mode and a connection has it open.
+    public var walPath: String? {
+        guard let name = sqlite3_db_filename(handle, "main"), name.pointee != 0,
+              let wal = sqlite3_filename_wal(name) else { return nil }
+        return String(cString: wal)
+    }
 
     /// Whether a transaction is open (the connection is not in autocommit mode).
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Pipelined group commit: makes the writer's committed batches durable with `fdatasync` of
+/// the WAL on its own thread, and only then acknowledges them, while the writer already runs
+/// the next transaction. The writer's connection uses `synchronous=NORMAL`, so its `COMMIT`
+/// writes the WAL frames without syncing them.
+///
+/// Why an acknowledged operation is exactly as durable as under `synchronous=FULL`:
+///
+/// 1. A caller is resumed with success only by ``AuditWriter/acknowledge(_:durabilityError:)``,
+///    called here after an `fdatasync` that *began after* its batch's `COMMIT` returned. By then
+///    SQLite had `pwrite`n every frame of the transaction, ending with its commit frame, to
+///    the `-wal` file. `fdatasync` (the call SQLite itself makes under FULL) flushes every dirty
+///    page of the inode, whichever descriptor wrote it, plus the file size, and flushes the
+///    device cache; so the whole transaction, and every earlier one in the WAL, is on disk.
+/// 2. The WAL header those frames hang from is durable too: SQLite writes and syncs a new
+///    header before the first frame of every WAL generation even under NORMAL (its
+///    checkpoint sync flags stay on; only the per-commit sync is dropped), and that first
+///    sync of a newly created WAL also syncs the directory. This class syncs the directory
+///    once as well when it opens the file.
+/// 3. Recovery after a crash replays the WAL from its header up to the last commit frame whose
+///    salts and cumulative checksum are valid. Frames of later batches that were being written
+///    while (or after) we synced may be torn or missing; they fail the checksum or have no
+///    commit frame and are dropped — the same as a crash in the middle of a FULL commit. They
+///    belong to batches no caller was told about.
+/// 4. Frames are only overwritten when SQLite restarts the WAL, which it does only once a
+///    checkpoint has copied every frame into the database file and synced that file
+///    (`nBackfill == mxFrame`); checkpoints sync the WAL before copying and the database after,
+///    under NORMAL as under FULL. So no acknowledged transaction lives only in frames that are
+///    overwritten. Truncation (`journal_size_limit`, `wal_checkpoint(TRUNCATE)`) happens at the
+///    same point and keeps the inode, so this descriptor stays the WAL's; SQLite deletes the
+///    WAL only when the last connection closes, and the writer stops this syncer first.
+/// 5. If `fdatasync` fails, the kernel may already have dropped the unsynced pages, so a retry
+///    proves nothing: that batch's callers and every later one fail with the I/O error (the
+///    store is then broken, as a FULL connection whose fsync fails is).
+///
+/// What does differ: another connection (a report, `audit list`) can see a batch up to one
+/// `fdatasync` before its callers are told; after a power cut such a row may be gone, but no
+/// request was answered on the strength of it. A `kill -9` loses nothing either way (written
+/// pages live in the kernel's cache).
+final class AuditSyncer: Sendable {
+    private struct State {
+        var pending: [AuditCommittedBatch] = []
+        var stopping = false
+        var failure: AuditError?
+    }
+
+    private let file: SQLiteFileSync
+    private let acknowledge: @Sendable (AuditCommittedBatch, AuditError?) -> Void
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let room: DispatchSemaphore
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts the syncer thread for the WAL `file`. `acknowledge` resumes a batch's callers
+    /// (with the sync's error, if any); it runs on the syncer thread.
+    init(file: SQLiteFileSync, maxPendingBatches: Int, acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) {
+        self.file = file
+        self.acknowledge = acknowledge
+        self.room = DispatchSemaphore(value: max(1, maxPendingBatches))
+        let thread = Thread { [self] in run() }
+        thread.name = "pushbridge-audit-syncer"
+        thread.start()
+    }
+
+    /// Blocks while `maxPendingBatches` committed batches are waiting for a sync to *begin*.
+    /// The writer calls it before it takes its next batch: a batch committed now would only
+    /// be synced by the same `fdatasync` as the one already waiting, so the operations
+    /// arriving meanwhile are better gathered into one bigger transaction (fewer pages
+    /// written per row) than committed in many small ones.
+    func waitForRoom() {
+        room.wait()
+        room.signal()
+    }
+
+    /// Hands over a batch whose `COMMIT` has returned.
+    func submit(_ batch: AuditCommittedBatch) {
+        room.wait()
+        state.withLock { $0.pending.append(batch) }
+        wake.signal()
+    }
+
+    /// Syncs and acknowledges everything submitted, then ends the thread. Called once, by the
+    /// writer, before it closes its connection.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        finished.wait()
+    }
+
+    private func run() {
+        while true {
+            wake.wait()
+            // Everything taken here had its COMMIT return before this sync begins.
+            let (batches, stopping, earlierFailure) = state.withLock { state in
+                defer { state.pending = [] }
+                return (state.pending, state.stopping, state.failure)
+            }
+            for _ in batches { room.signal() }
+            if !batches.isEmpty {
+                var failure = earlierFailure
+                if failure == nil {
+                    do {
+                        try file.synchronize()
+                    } catch {
+                        failure = .database(error)
+                        state.withLock { $0.failure = failure }
+                    }
+                }
+                for batch in batches { acknowledge(batch, failure) }
+            }
+            if stopping && state.withLock({ $0.pending.isEmpty }) { break }
+        }
+        finished.signal()
+    }
+}
