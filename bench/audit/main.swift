@@ -57,6 +57,7 @@ func run(phase: String, pairs: Bool) async throws {
     let store = try AuditStore(path: directory.appendingPathComponent("\(phase).sqlite").path, configuration: configuration)
     let perCaller = rows / concurrency
     let clock = ContinuousClock()
+    let cpuBefore = processCPUSeconds()
     let elapsed = try await clock.measure {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<concurrency {
@@ -79,6 +80,7 @@ func run(phase: String, pairs: Bool) async throws {
         }
     }
     await store.close()
+    let cpuSeconds = processCPUSeconds() - cpuBefore
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let total = perCaller * concurrency
     let statistics = store.statistics
@@ -90,7 +92,16 @@ func run(phase: String, pairs: Bool) async throws {
     }.joined(separator: "  ")
     print("  ops per transaction: \(line)")
     let busySeconds = busy.withLock { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+    print("  process CPU: \(String(format: "%.1f", cpuSeconds * 1e6 / Double(total))) µs per row (user+system, all threads)")
     print("  writer busy in transactions: \(String(format: "%.2f", busySeconds)) s of \(String(format: "%.2f", seconds)) s")
+}
+
+/// User plus system CPU time of the whole process so far.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let seconds = { (t: timeval) in Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 try await run(phase: "record", pairs: false)

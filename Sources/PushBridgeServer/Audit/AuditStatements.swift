@@ -61,10 +61,8 @@ final class AuditStatements {
     }
 
     private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws(SQLiteError) {
-        // Reset after every run, not before: after a failed step, `sqlite3_reset` repeats
+        // Resets after every run, not before: after a failed step, `sqlite3_reset` repeats
         // that step's error, which belongs to the failed run, not to the next one.
-        defer { try? statement.reset() }
-        try statement.bind(values)
-        try statement.run()
+        try statement.run(borrowing: values)
     }
 }

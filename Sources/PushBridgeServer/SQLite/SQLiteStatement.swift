@@ -9,7 +9,7 @@ public final class SQLiteStatement {
     public let sql: String
     /// The database it belongs to (kept alive by this reference).
     public let database: SQLiteDatabase
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     init(database: SQLiteDatabase, sql: String) throws(SQLiteError) {
         var statement: OpaquePointer?
