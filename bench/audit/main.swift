@@ -58,6 +58,7 @@ func run(phase: String, pairs: Bool) async throws {
     let perCaller = rows / concurrency
     let clock = ContinuousClock()
     let cpuBefore = processCPUSeconds()
+    let writtenBefore = processBytesWritten()
     let elapsed = try await clock.measure {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<concurrency {
@@ -81,6 +82,7 @@ func run(phase: String, pairs: Bool) async throws {
     }
     await store.close()
     let cpuSeconds = processCPUSeconds() - cpuBefore
+    let written = processBytesWritten() - writtenBefore
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let total = perCaller * concurrency
     let statistics = store.statistics
@@ -92,8 +94,15 @@ func run(phase: String, pairs: Bool) async throws {
     }.joined(separator: "  ")
     print("  ops per transaction: \(line)")
     let busySeconds = busy.withLock { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-    print("  process CPU: \(String(format: "%.1f", cpuSeconds * 1e6 / Double(total))) µs per row (user+system, all threads)")
+    print("  process CPU: \(String(format: "%.1f", cpuSeconds * 1e6 / Double(total))) µs per row (user+system, all threads); \(written / total / 1024) KiB written per row (WAL and checkpoints)")
     print("  writer busy in transactions: \(String(format: "%.2f", busySeconds)) s of \(String(format: "%.2f", seconds)) s")
+}
+
+/// Bytes this process has passed to write calls so far (`wchar` of /proc/self/io), 0 when unknown.
+func processBytesWritten() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
+    let line = text.split(separator: "\n").first { $0.hasPrefix("wchar:") }
+    return line.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
 }
 
 /// User plus system CPU time of the whole process so far.
