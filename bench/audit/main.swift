@@ -49,6 +49,8 @@ func run(phase: String, pairs: Bool) async throws {
     var configuration = AuditStoreConfiguration()
     if let text = ProcessInfo.processInfo.environment["AUDIT_PAGE_SIZE"], let size = Int(text) { configuration.pageSize = size }
     configuration.pipelinedSync = pipelined
+    if let text = ProcessInfo.processInfo.environment["AUDIT_CACHE_KIB"], let kib = Int(text) { configuration.cacheKiB = kib }
+    if let text = ProcessInfo.processInfo.environment["AUDIT_CHECKPOINT_PAGES"], let pages = Int(text) { configuration.walAutocheckpointPages = pages }
     let busy = Mutex(Duration.zero)
     configuration.onCommit = { sample in
         histogram.withLock { $0[sample.batchSize, default: 0] += 1 }

@@ -30,6 +30,9 @@ public struct AuditStoreConfiguration: Sendable {
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.
     public var maxUnsyncedBatches = 1
+    /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
+    /// only); throwing fails that sync as a failing `fdatasync` would.
+    var beforeWALSync: (@Sendable () throws -> Void)?
     /// Called after every commit once it is durable, on the audit's writer or syncer thread
     /// (keep it cheap): for metrics.
     public var onCommit: (@Sendable (AuditCommitSample) -> Void)?

@@ -48,6 +48,7 @@ final class AuditSyncer: Sendable {
     }
 
     private let file: SQLiteFileSync
+    private let beforeSync: (@Sendable () throws -> Void)?
     private let acknowledge: @Sendable (AuditCommittedBatch, AuditError?) -> Void
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
@@ -55,9 +56,12 @@ final class AuditSyncer: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the syncer thread for the WAL `file`. `acknowledge` resumes a batch's callers
-    /// (with the sync's error, if any); it runs on the syncer thread.
-    init(file: SQLiteFileSync, maxPendingBatches: Int, acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) {
+    /// (with the sync's error, if any); it runs on the syncer thread. `beforeSync` is a test
+    /// seam (see ``AuditStoreConfiguration/beforeWALSync``).
+    init(file: SQLiteFileSync, maxPendingBatches: Int, beforeSync: (@Sendable () throws -> Void)? = nil,
+         acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) {
         self.file = file
+        self.beforeSync = beforeSync
         self.acknowledge = acknowledge
         self.room = DispatchSemaphore(value: max(1, maxPendingBatches))
         let thread = Thread { [self] in run() }
@@ -103,9 +107,10 @@ final class AuditSyncer: Sendable {
                 var failure = earlierFailure
                 if failure == nil {
                     do {
+                        try beforeSync?()
                         try file.synchronize()
                     } catch {
-                        failure = .database(error)
+                        failure = AuditError.wrap(error)
                         state.withLock { $0.failure = failure }
                     }
                 }

@@ -108,7 +108,8 @@ final class AuditWriter: @unchecked Sendable {
             let recovered = try AuditDatabase.markPendingUnknown(database, now: AuditClock.nowMilliseconds())
             statements = try AuditStatements(database: database)
             if configuration.pipelinedSync, let file = try AuditDatabase.openWALSync(database) {
-                syncer = AuditSyncer(file: file, maxPendingBatches: configuration.maxUnsyncedBatches) { [self] batch, error in
+                syncer = AuditSyncer(file: file, maxPendingBatches: configuration.maxUnsyncedBatches,
+                                     beforeSync: configuration.beforeWALSync) { [self] batch, error in
                     acknowledge(batch, durabilityError: error)
                 }
             }
