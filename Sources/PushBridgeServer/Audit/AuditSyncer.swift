@@ -10,7 +10,9 @@ import Synchronization
 /// Why an acknowledged operation is exactly as durable as under `synchronous=FULL`:
 ///
 /// 1. A caller is resumed with success only by ``AuditWriter/acknowledge(_:durabilityError:)``,
-///    called here after an `fdatasync` that *began after* its batch's `COMMIT` returned. By then
+///    called here (on the syncer thread, or on the writer's own thread when nothing else is
+///    waiting, see ``synchronizeHereIfIdle(_:)``) after an `fdatasync` that *began after* its
+///    batch's `COMMIT` returned. By then
 ///    SQLite had `pwrite`n every frame of the transaction, ending with its commit frame, to
 ///    the `-wal` file. `fdatasync` (the call SQLite itself makes under FULL) flushes every dirty
 ///    page of the inode, whichever descriptor wrote it, plus the file size, and flushes the
@@ -27,8 +29,9 @@ import Synchronization
 ///    belong to batches no caller was told about.
 /// 4. Frames are only overwritten when SQLite restarts the WAL, which it does only once a
 ///    checkpoint has copied every frame into the database file and synced that file
-///    (`nBackfill == mxFrame`); checkpoints sync the WAL before copying and the database after,
-///    under NORMAL as under FULL. So no acknowledged transaction lives only in frames that are
+///    (`nBackfill == mxFrame`, and the database is synced whenever a checkpoint reaches the
+///    end of the WAL); checkpoints sync the WAL before copying and the database after, under
+///    NORMAL as under FULL (SQLite keeps its checkpoint sync flags, `walSyncFlags >> 2`). So no acknowledged transaction lives only in frames that are
 ///    overwritten. Truncation (`journal_size_limit`, `wal_checkpoint(TRUNCATE)`) happens at the
 ///    same point and keeps the inode, so this descriptor stays the WAL's; SQLite deletes the
 ///    WAL only when the last connection closes, and the writer stops this syncer first.
@@ -44,6 +47,8 @@ final class AuditSyncer: Sendable {
     private struct State {
         var pending: [AuditCommittedBatch] = []
         var stopping = false
+        /// A sync (on either thread) is between taking its batches and acknowledging them.
+        var syncing = false
         var failure: AuditError?
     }
 
@@ -94,30 +99,55 @@ final class AuditSyncer: Sendable {
         finished.wait()
     }
 
+    /// Syncs and acknowledges `batch` on the calling (writer) thread, if no earlier batch is
+    /// waiting for or inside a sync; returns false, doing nothing, otherwise. The writer calls
+    /// it when no operation is waiting for it either: with nothing to overlap, a hand-off to
+    /// the syncer thread would only add that thread's wake-up to a lone caller's latency.
+    func synchronizeHereIfIdle(_ batch: AuditCommittedBatch) -> Bool {
+        let idle = state.withLock { state -> Bool in
+            guard state.pending.isEmpty, !state.syncing else { return false }
+            state.syncing = true
+            return true
+        }
+        guard idle else { return false }
+        acknowledge(batch, synchronize())
+        state.withLock { $0.syncing = false }
+        return true
+    }
+
     private func run() {
         while true {
             wake.wait()
             // Everything taken here had its COMMIT return before this sync begins.
-            let (batches, stopping, earlierFailure) = state.withLock { state in
-                defer { state.pending = [] }
-                return (state.pending, state.stopping, state.failure)
+            let (batches, stopping) = state.withLock { state in
+                let taken = state.pending
+                state.pending = []
+                if !taken.isEmpty { state.syncing = true }
+                return (taken, state.stopping)
             }
             for _ in batches { room.signal() }
             if !batches.isEmpty {
-                var failure = earlierFailure
-                if failure == nil {
-                    do {
-                        try beforeSync?()
-                        try file.synchronize()
-                    } catch {
-                        failure = AuditError.wrap(error)
-                        state.withLock { $0.failure = failure }
-                    }
-                }
+                let failure = synchronize()
                 for batch in batches { acknowledge(batch, failure) }
+                state.withLock { $0.syncing = false }
             }
             if stopping && state.withLock({ $0.pending.isEmpty }) { break }
         }
         finished.signal()
+    }
+
+    /// One `fdatasync` of the WAL; nil when it succeeded. After a failure every later call
+    /// fails with the same error without trying again (see point 5 above).
+    private func synchronize() -> AuditError? {
+        if let earlier = state.withLock({ $0.failure }) { return earlier }
+        do {
+            try beforeSync?()
+            try file.synchronize()
+            return nil
+        } catch {
+            let failure = AuditError.wrap(error)
+            state.withLock { $0.failure = failure }
+            return failure
+        }
     }
 }

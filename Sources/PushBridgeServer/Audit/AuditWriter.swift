@@ -128,7 +128,9 @@ final class AuditWriter: @unchecked Sendable {
             }
             let committed = write(batch, with: current)
             if let syncer, committed.batchError == nil {
-                syncer.submit(committed)
+                // Nothing waiting to overlap with: sync here (no hand-off latency for a lone caller).
+                let nothingQueued = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
+                if !(nothingQueued && syncer.synchronizeHereIfIdle(committed)) { syncer.submit(committed) }
             } else {
                 // synchronous=FULL: COMMIT returned after its fsync. A failed transaction left
                 // nothing to sync.
