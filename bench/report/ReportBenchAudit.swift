@@ -37,7 +37,7 @@ enum ReportBenchAudit {
                 """)
             let finding = try db.prepare("INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             let shadow = try db.prepare("""
-                INSERT INTO shadow_comparisons VALUES (?, ?, ?, ?, ?, ?, 'openpush', ?, ?, NULL, 'legacy', ?, ?, ?, ?)
+                INSERT INTO shadow_comparisons VALUES (?, ?, ?, ?, ?, ?, 'openpush', ?, ?, NULL, 'legacy', ?, ?, ?, ?, NULL, NULL)
                 """)
             for i in 0..<rows {
                 let at = start + Int64(i) * span / Int64(rows)
