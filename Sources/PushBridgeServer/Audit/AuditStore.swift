@@ -1,5 +1,6 @@
-/// The audit of every request: SQLite in WAL with `synchronous=FULL`, written by one thread
-/// with group commits, read on separate connections.
+/// The audit of every request: SQLite in WAL, written by one thread with group commits, read
+/// on separate connections. Every write is on disk before it returns (the WAL is synced
+/// after each commit, see ``AuditStoreConfiguration/pipelinedSync``).
 ///
 /// Every write is `async` and returns only once the transaction holding it has committed:
 /// the proxy begins a row before it calls upstream and finishes it before it answers, so an
