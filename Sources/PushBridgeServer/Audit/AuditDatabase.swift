@@ -22,7 +22,9 @@ enum AuditDatabase {
     /// leaving `synchronous=FULL`, when the WAL cannot be opened.
     static func openWALSync(_ database: SQLiteDatabase) throws -> SQLiteFileSync? {
         guard let walPath = database.walPath, let file = try? SQLiteFileSync(path: walPath) else { return nil }
-        try file.synchronizeDirectory()
+        // Best effort, as SQLite's own directory sync is (some file systems refuse to fsync a
+        // directory): SQLite also syncs it with the first header sync of a new WAL.
+        try? file.synchronizeDirectory()
         try database.execute("PRAGMA synchronous = NORMAL")
         return file
     }

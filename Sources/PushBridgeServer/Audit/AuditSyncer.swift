@@ -20,8 +20,8 @@ import Synchronization
 /// 2. The WAL header those frames hang from is durable too: SQLite writes and syncs a new
 ///    header before the first frame of every WAL generation even under NORMAL (its
 ///    checkpoint sync flags stay on; only the per-commit sync is dropped), and that first
-///    sync of a newly created WAL also syncs the directory. This class syncs the directory
-///    once as well when it opens the file.
+///    sync of a newly created WAL also syncs the directory (the writer also syncs it, best
+///    effort, when it opens the WAL for this class).
 /// 3. Recovery after a crash replays the WAL from its header up to the last commit frame whose
 ///    salts and cumulative checksum are valid. Frames of later batches that were being written
 ///    while (or after) we synced may be torn or missing; they fail the checksum or have no
