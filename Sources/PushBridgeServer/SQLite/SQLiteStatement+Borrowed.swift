@@ -16,6 +16,11 @@ extension SQLiteStatement {
         guard values.count == expected else {
             throw SQLiteError(code: SQLITE_RANGE, message: "statement takes \(expected) arguments, got \(values.count)", sql: sql)
         }
+        // Also on a failed bind: no borrowed pointer stays bound once its loan has ended.
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
         do {
             try values.withUnsafeBufferPointer { try bindBorrowed($0, from: 0) }
         } catch let error as SQLiteError {
