@@ -34,12 +34,29 @@ struct LogLineEncoder: Sendable {
     }
 
     private func logfmt(_ fields: [LogField]) -> String {
-        var line = ""
+        // One byte buffer, one String at the end: no intermediate strings per field.
+        var line: [UInt8] = []
+        line.reserveCapacity(64 + fields.count * 24)
         for (i, field) in fields.enumerated() {
-            if i > 0 { line += " " }
-            line += field.key + "=" + Self.logfmtValue(field.value.description)
+            if i > 0 { line.append(UInt8(ascii: " ")) }
+            line.append(contentsOf: field.key.utf8)
+            line.append(UInt8(ascii: "="))
+            switch field.value {
+            case .string(let text) where Self.isBareASCII(text):
+                line.append(contentsOf: text.utf8)
+            case .int(let number):
+                line.append(contentsOf: String(number).utf8)  // a small string: no allocation
+            case let value:
+                line.append(contentsOf: Self.logfmtValue(value.description).utf8)
+            }
         }
-        return line + "\n"
+        line.append(UInt8(ascii: "\n"))
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Printable ASCII without space, `=`, quote or backslash, and not empty: written bare.
+    private static func isBareASCII(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
     }
 
     private func json(_ fields: [LogField]) -> String {
@@ -59,9 +76,7 @@ struct LogLineEncoder: Sendable {
     /// control character; otherwise quoted with `\"`, `\\`, `\n`, `\r`, `\t` and `\uXXXX`.
     static func logfmtValue(_ value: String) -> String {
         // Fast path (most values): printable ASCII without space, `=`, quote or backslash.
-        if !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            return value
-        }
+        if isBareASCII(value) { return value }
         let bare = !value.isEmpty && value.unicodeScalars.allSatisfy { $0 != " " && $0 != "=" && !needsEscape($0) }
         return bare ? value : "\"" + escaped(value) + "\""
     }
