@@ -183,8 +183,12 @@ final class HTTPServerCore: Sendable {
         }
         if let decidedEarly { return MHDConnection.queue(decidedEarly, on: connection) }
 
+        // Run the handler on this thread up to its first suspension (for a proxied request,
+        // the audit write): one hand-off to the task pool fewer per request. A handler that
+        // never suspends answers from here; the resume below then only flags the connection,
+        // which this thread picks up once the callback returns.
         let handler = self.handler
-        let work = Task {
+        let work = Task.immediate {
             let response = await handler(request)
             self.finish(exchange, with: response)
         }
