@@ -152,22 +152,34 @@ public enum Redaction {
     // MARK: Walking
 
     static func redactKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue {
+        redactedKeys(value, keys: keys, fingerprint: fingerprint) ?? value
+    }
+
+    /// ``redactKeys(_:keys:fingerprint:)``, or nil when nothing in `value` is under a secret
+    /// key: the untouched parts of the tree are shared, not rebuilt.
+    private static func redactedKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue? {
         switch value {
         case .array(let items):
-            return .array(items.map { redactKeys($0, keys: keys, fingerprint: fingerprint) })
-        case .object(let object):
-            var out = JSONObject()
-            out.reserveCapacity(object.count)
-            for member in object.members {
-                if isSecretKey(member.key, in: keys) {
-                    out.appendUnchecked(member.key, fingerprintLeaves(member.value, fingerprint: fingerprint))
-                } else {
-                    out.appendUnchecked(member.key, redactKeys(member.value, keys: keys, fingerprint: fingerprint))
-                }
+            var out: [JSONValue]?
+            for (i, item) in items.enumerated() {
+                guard let changed = redactedKeys(item, keys: keys, fingerprint: fingerprint) else { continue }
+                if out == nil { out = items }
+                out?[i] = changed
             }
-            return .object(out)
+            return out.map(JSONValue.array)
+        case .object(let object):
+            var out: [JSONMember]?
+            for (i, member) in object.members.enumerated() {
+                let changed = isSecretKey(member.key, in: keys)
+                    ? fingerprintLeaves(member.value, fingerprint: fingerprint)
+                    : redactedKeys(member.value, keys: keys, fingerprint: fingerprint)
+                guard let changed else { continue }
+                if out == nil { out = object.members }
+                out?[i] = JSONMember(member.key, changed)
+            }
+            return out.map { .object(JSONObject(members: $0)) }
         default:
-            return value
+            return nil
         }
     }
 
@@ -215,14 +227,49 @@ public enum Redaction {
 
     /// Applies `transform` to every string and every object key.
     static func map(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue {
+        mapped(value, transform) ?? value
+    }
+
+    /// ``map(_:_:)``, or nil when `transform` changed nothing: the untouched parts of the
+    /// tree are shared, not rebuilt. Keys of a ``JSONObject`` are unique, so replacing changed
+    /// values in place is what rebuilding would give; when a key changes, the object is
+    /// rebuilt key by key (two keys that become one keep the later value).
+    private static func mapped(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue? {
         switch value {
-        case .string(let text): return .string(transform(text))
-        case .array(let items): return .array(items.map { map($0, transform) })
+        case .string(let text):
+            let new = transform(text)
+            return new == text ? nil : .string(new)
+        case .array(let items):
+            var out: [JSONValue]?
+            for (i, item) in items.enumerated() {
+                guard let changed = mapped(item, transform) else { continue }
+                if out == nil { out = items }
+                out?[i] = changed
+            }
+            return out.map(JSONValue.array)
         case .object(let object):
+            var keys: [String]?, values: [JSONValue]?
+            for (i, member) in object.members.enumerated() {
+                let key = transform(member.key)
+                if key != member.key {
+                    if keys == nil { keys = object.members.map(\.key) }
+                    keys?[i] = key
+                }
+                if let changed = mapped(member.value, transform) {
+                    if values == nil { values = object.members.map(\.value) }
+                    values?[i] = changed
+                }
+            }
+            if keys == nil && values == nil { return nil }
+            let finalKeys = keys ?? object.members.map(\.key), finalValues = values ?? object.members.map(\.value)
+            if keys == nil {
+                return .object(JSONObject(members: zip(finalKeys, finalValues).map { JSONMember($0, $1) }))
+            }
             var out = JSONObject()
-            for member in object.members { out[transform(member.key)] = map(member.value, transform) }
+            for (key, value) in zip(finalKeys, finalValues) { out[key] = value }
             return .object(out)
-        default: return value
+        default:
+            return nil
         }
     }
 }
