@@ -44,6 +44,11 @@ struct LogLineEncoder: Sendable {
             switch field.value {
             case .string(let text) where Self.isBareASCII(text):
                 line.append(contentsOf: text.utf8)
+            case .string(let text) where text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }):
+                // Printable ASCII with a space or `=` (messages, reasons): quoted, nothing to escape.
+                line.append(UInt8(ascii: "\""))
+                line.append(contentsOf: text.utf8)
+                line.append(UInt8(ascii: "\""))
             case .int(let number):
                 line.append(contentsOf: String(number).utf8)  // a small string: no allocation
             case let value:
