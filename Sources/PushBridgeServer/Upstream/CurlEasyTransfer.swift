@@ -1,12 +1,15 @@
 import CCurl
 
-/// One upstream call in flight: owns its `CURL` easy handle, the header list, the body bytes
-/// and the error buffer, and frees them all in `deinit`. Confined to the I/O thread, so not
+/// One upstream call in flight: uses a ``CurlEasyHandle`` (reset when the call ends, so it
+/// can serve the next one) and owns the header list, the body bytes and the error buffer,
+/// which it frees in `deinit`. Confined to the I/O thread, so not
 /// `Sendable`; curl reaches it from its callbacks through an unretained `Unmanaged` pointer,
 /// which is safe because the loop holds a strong reference until the handle leaves the multi.
 final class CurlEasyTransfer {
+    /// The easy handle's owner (the loop returns it to its idle list when the call ends).
+    let easy: CurlEasyHandle
     /// The easy handle.
-    let handle: UnsafeMutableRawPointer
+    var handle: UnsafeMutableRawPointer { easy.raw }
     /// When `send` was called (latency is measured from here).
     let start: ContinuousClock.Instant
     private let continuation: CheckedContinuation<UpstreamResponse, Never>
@@ -21,11 +24,9 @@ final class CurlEasyTransfer {
     private var completed = false
 
     /// Prepares the handle; throws (with nothing sent) when the request cannot be expressed.
-    init(request: UpstreamRequest, start: ContinuousClock.Instant, continuation: CheckedContinuation<UpstreamResponse, Never>, configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
-        guard let handle = curl_easy_init() else {
-            throw UpstreamFailure(kind: .other, message: "curl_easy_init failed", provablyNotSent: true)
-        }
-        self.handle = handle
+    init(request: UpstreamRequest, easy: CurlEasyHandle, start: ContinuousClock.Instant, continuation: CheckedContinuation<UpstreamResponse, Never>,
+         configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+        self.easy = easy
         self.start = start
         self.continuation = continuation
         self.maxResponseBytes = configuration.maxResponseBytes
@@ -40,7 +41,8 @@ final class CurlEasyTransfer {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        // First, so the handle no longer points at the buffers freed below.
+        easy.reset()
         curl_slist_free_all(headerList)
         bodyBuffer.deallocate()
         errorBuffer.deallocate()
