@@ -44,11 +44,9 @@ struct LogLineEncoder: Sendable {
             switch field.value {
             case .string(let text) where Self.isBareASCII(text):
                 line.append(contentsOf: text.utf8)
-            case .string(let text) where text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }):
-                // Printable ASCII with a space or `=` (messages, reasons): quoted, nothing to escape.
-                line.append(UInt8(ascii: "\""))
-                line.append(contentsOf: text.utf8)
-                line.append(UInt8(ascii: "\""))
+            case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
+                // ASCII that needs quotes (messages, finding reasons): escaped byte by byte.
+                Self.appendQuotedASCII(text, to: &line)
             case .int(let number):
                 line.append(contentsOf: String(number).utf8)  // a small string: no allocation
             case let value:
@@ -57,6 +55,26 @@ struct LogLineEncoder: Sendable {
         }
         line.append(UInt8(ascii: "\n"))
         return String(decoding: line, as: UTF8.self)
+    }
+
+    /// `"text"` with `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` for other controls and DEL,
+    /// exactly as ``escaped(_:)`` writes ASCII text, without going through Unicode scalars.
+    private static func appendQuotedASCII(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Printable ASCII without space, `=`, quote or backslash, and not empty: written bare.
