@@ -36,3 +36,22 @@ struct RedactionSharingTests {
         #expect(PathEncoding.encodeSegment("") == "")
     }
 }
+
+/// The key-length shortcut must not let a secret key through in any spelling.
+struct RedactionKeyFilterTests {
+    @Test func everySecretKeyIsFoundInAnyCaseAndOthersOfTheSameLengthAreNot() {
+        let fingerprint: (String) -> String = { "fp(\($0.count))" }
+        for key in Redaction.secretKeys.union(["devices"]) {
+            for spelling in [key, key.uppercased(), key.prefix(1).uppercased() + key.dropFirst()] {
+                let out = Redaction.inboundBody(Array(#"{"\#(spelling)":"VALUE_123456","x":{"\#(spelling)":7}}"#.utf8), dialect: .pushwoosh, fingerprint: fingerprint)
+                #expect(!out.contains("VALUE_123456") && !out.contains(":7"), "\(spelling)")
+            }
+        }
+        // Same lengths as secret keys, not secret: kept.
+        let kept = Redaction.inboundBody(Array(#"{"auto":"a","tokens":"b","api_kez":"c"}"#.utf8), dialect: .pushwoosh, fingerprint: fingerprint)
+        #expect(kept == #"{"auto":"a","tokens":"b","api_kez":"c"}"#)
+        // A non-ASCII spelling that lower-cases to a secret key (Kelvin sign K) is still found.
+        let kelvin = Redaction.inboundBody(Array(#"{"to\#u{212A}en":"VALUE_123456"}"#.utf8), dialect: .onesignal, fingerprint: fingerprint)
+        #expect(!kelvin.contains("VALUE_123456"))
+    }
+}

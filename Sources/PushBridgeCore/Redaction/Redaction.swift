@@ -15,6 +15,12 @@ public enum Redaction {
         dialect == .pushwoosh ? ["devices"] : []
     }
 
+    /// A bit per UTF-8 length of the keys of ``pushwooshSecretKeys`` (a superset of every
+    /// dialect's): an ASCII key of another length is not secret. Lengths past 63 are looked up.
+    static let secretKeyLengths: UInt64 = pushwooshSecretKeys.reduce(0) { mask, key in
+        key.utf8.count < 64 ? mask | (1 << UInt64(key.utf8.count)) : mask
+    }
+
     /// ``secretKeys`` with ``dialectSecretKeys(_:)``, built once.
     static let pushwooshSecretKeys = secretKeys.union(dialectSecretKeys(.pushwoosh))
 
@@ -26,6 +32,10 @@ public enum Redaction {
     /// Whether `key`, compared case-insensitively, is in `keys` (which are lower case). An
     /// ASCII key without capitals is looked up as it is; others are lower-cased first.
     static func isSecretKey(_ key: String, in keys: Set<String>) -> Bool {
+        // Most keys are ASCII and of a length no secret key has: no hashing for them.
+        assert(keys.isSubset(of: pushwooshSecretKeys), "the length filter knows only the built-in secret keys")
+        let length = key.utf8.count
+        if length < 64, secretKeyLengths & (1 << UInt64(length)) == 0, key.utf8.allSatisfy({ $0 < 0x80 }) { return false }
         if key.utf8.allSatisfy({ $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }) {
             return keys.contains(key)
         }
