@@ -2,7 +2,7 @@
 # A/B of two pushbridge binaries in one run: bench/ab.sh BIN_A BIN_B [ROUNDS] [SECONDS].
 # One nginx upstream; both binaries serve config/bench.json side by side (audit files on disk);
 # each round runs OneSignal start and Pushwoosh start at 16 connections and OneSignal at 1
-# connection against A then B, printing wrk's RESULT line plus cpu_us, the proxy's
+# connection against A and B (alternating which goes first), printing wrk's RESULT line plus cpu_us, the proxy's
 # utime+stime per request. On shared machines compare A and B within a round, over rounds.
 # AB_CELLS="os16 lat1" runs only those cells (of os16 pw16 lat1 os64).
 # AB_AUDIT_DIR=/dev/shm puts both audit files on tmpfs (no fsync cost: CPU and hand-offs only).
@@ -44,7 +44,8 @@ one() { # pid port conns body path auth
 }
 for x in a b; do p=$pa; [ $x = b ] && p=$pb; BENCH_BODY=$os_body BENCH_AUTH="Key bench-onesignal-key" wrk -t1 -c4 -d1s -s bench/http/post.lua http://127.0.0.1:$p$os_path >/dev/null; done
 for r in $(seq $rounds); do
-  for x in a b; do pid=$apid; p=$pa; [ $x = b ] && { pid=$bpid; p=$pb; }
+  order="a b"; [ $((r % 2)) = 0 ] && order="b a"  # alternate who goes first
+  for x in $order; do pid=$apid; p=$pa; [ $x = b ] && { pid=$bpid; p=$pb; }
     for cell in ${AB_CELLS:-os16 pw16 lat1}; do case $cell in
       os16) echo "round $r $x os16 $(one $pid $p 16 $os_body $os_path 'Key bench-onesignal-key')";;
       os64) echo "round $r $x os64 $(one $pid $p 64 $os_body $os_path 'Key bench-onesignal-key')";;
