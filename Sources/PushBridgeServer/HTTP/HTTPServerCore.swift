@@ -16,10 +16,6 @@ final class HTTPServerCore: Sendable {
 
     let configuration: HTTPServerConfiguration
     let handler: HTTPHandler
-    /// Up to this many running handlers (the new one included), a new handler starts on the
-    /// polling thread (`Task.immediate`); past it, on the task pool. Measured on 2 cores:
-    /// inline saves ~40 µs of latency at one connection but costs ~15% of throughput at 64.
-    static let inlineBelow = 2
     let registry = Mutex(Registry())
     /// Holds every running handler to ``HTTPServerConfiguration/handlerDeadline`` (one thread
     /// for all requests rather than a timer task each).
@@ -164,12 +160,12 @@ final class HTTPServerCore: Sendable {
 
     /// Suspends the connection and runs the handler against a deadline.
     private func dispatch(_ request: HTTPRequest, for exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
-        let running = registry.withLock { registry -> Int? in
-            if registry.draining { return nil }
+        let accepted = registry.withLock { registry in
+            if registry.draining { return false }
             registry.running[ObjectIdentifier(exchange)] = exchange
-            return registry.running.count
+            return true
         }
-        guard let running else {
+        guard accepted else {
             var response = configuration.failureResponder(.shuttingDown, request)
             response.headers.append((name: "Connection", value: "close"))
             return answerNow(response, exchange, on: connection)
@@ -188,22 +184,9 @@ final class HTTPServerCore: Sendable {
         if let decidedEarly { return MHDConnection.queue(decidedEarly, on: connection) }
 
         let handler = self.handler
-        let work: Task<Void, Never>
-        if running <= Self.inlineBelow {
-            // Lightly loaded: run the handler on this thread up to its first suspension (for
-            // a proxied request, the audit write), one hand-off to the task pool fewer. A
-            // handler that never suspends answers from here; its resume only flags the
-            // connection, which this thread picks up once the callback returns. Under load the
-            // one polling thread would become the bottleneck, so the pool takes the handler.
-            work = Task.immediate {
-                let response = await handler(request)
-                self.finish(exchange, with: response)
-            }
-        } else {
-            work = Task {
-                let response = await handler(request)
-                self.finish(exchange, with: response)
-            }
+        let work = Task {
+            let response = await handler(request)
+            self.finish(exchange, with: response)
         }
         exchange.adopt([work])
         deadlines.watch(exchange)
