@@ -61,18 +61,32 @@ struct LogLineEncoder: Sendable {
     /// exactly as ``escaped(_:)`` writes ASCII text, without going through Unicode scalars.
     private static func appendQuotedASCII(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
-            default: out.append(b)
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs that need no escape are copied whole.
+            var run = 0
+            for i in bytes.indices {
+                let b = bytes[i]
+                let escape: UInt8
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape = b
+                case 0x0A: escape = UInt8(ascii: "n")
+                case 0x0D: escape = UInt8(ascii: "r")
+                case 0x09: escape = UInt8(ascii: "t")
+                case 0x00..<0x20, 0x7F: escape = 0
+                default: continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                run = i + 1
+                if escape != 0 {
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(escape)
+                } else {
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
         }
         out.append(UInt8(ascii: "\""))
     }
