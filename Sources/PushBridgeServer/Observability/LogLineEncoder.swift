@@ -18,11 +18,15 @@ struct LogLineEncoder: Sendable {
 
     /// The line for an event whose `ts` is already formatted (the lines of one batch share it).
     func encode(timestamp: String, level: LogLevel, message: String, fields: [LogField]) -> String {
-        var all: [LogField] = [LogField("ts", .string(timestamp)), LogField("level", .string(level.rawValue)), LogField("msg", .string(message))]
+        var all: [LogField] = []
         all.reserveCapacity(fields.count + 3)
+        all.append(LogField("ts", .string(timestamp)))
+        all.append(LogField("level", .string(level.rawValue)))
+        all.append(LogField("msg", .string(message)))
         // A handful of keys: a linear scan is cheaper than hashing each one into a set.
-        var seen: [String] = ["ts", "level", "msg"]
+        var seen: [String] = []
         seen.reserveCapacity(fields.count + 3)
+        seen.append(contentsOf: ["ts", "level", "msg"])
         for field in fields {
             let key = Self.uniqueKey(Self.sanitize(field.key), seen: &seen)
             all.append(LogField(key, truncate(field.value)))
@@ -36,7 +40,11 @@ struct LogLineEncoder: Sendable {
     private func logfmt(_ fields: [LogField]) -> String {
         // One byte buffer, one String at the end: no intermediate strings per field.
         var line: [UInt8] = []
-        line.reserveCapacity(64 + fields.count * 24)
+        var estimate = 8  // room for the whole line at once: no regrowth for long reasons
+        for field in fields {
+            if case .string(let text) = field.value { estimate += field.key.utf8.count + text.utf8.count + 4 } else { estimate += field.key.utf8.count + 28 }
+        }
+        line.reserveCapacity(estimate)
         for (i, field) in fields.enumerated() {
             if i > 0 { line.append(UInt8(ascii: " ")) }
             line.append(contentsOf: field.key.utf8)

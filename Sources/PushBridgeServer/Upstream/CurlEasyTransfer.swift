@@ -12,7 +12,7 @@ final class CurlEasyTransfer {
     var handle: UnsafeMutableRawPointer { easy.raw }
     /// When `send` was called (latency is measured from here).
     let start: ContinuousClock.Instant
-    private let continuation: CheckedContinuation<UpstreamResponse, Never>
+    private let continuation: UnsafeContinuation<UpstreamResponse, Never>
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let bodyBuffer: UnsafeMutableRawBufferPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -24,7 +24,7 @@ final class CurlEasyTransfer {
     private var completed = false
 
     /// Prepares the handle; throws (with nothing sent) when the request cannot be expressed.
-    init(request: UpstreamRequest, easy: CurlEasyHandle, start: ContinuousClock.Instant, continuation: CheckedContinuation<UpstreamResponse, Never>,
+    init(request: UpstreamRequest, easy: CurlEasyHandle, start: ContinuousClock.Instant, continuation: UnsafeContinuation<UpstreamResponse, Never>,
          configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
         self.easy = easy
         self.start = start

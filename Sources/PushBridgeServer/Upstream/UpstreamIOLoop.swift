@@ -13,7 +13,7 @@ final class UpstreamIOLoop: @unchecked Sendable {
     struct Pending: Sendable {
         var request: UpstreamRequest
         var start: ContinuousClock.Instant
-        var continuation: CheckedContinuation<UpstreamResponse, Never>
+        var continuation: UnsafeContinuation<UpstreamResponse, Never>
     }
 
     private struct Inbox {
