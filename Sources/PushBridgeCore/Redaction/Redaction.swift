@@ -87,8 +87,8 @@ public enum Redaction {
     /// `value` with secrets replaced, and the secrets that were found in it.
     public static func redacted(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) {
         var found = Set<String>()
-        collectSecrets(value, keys: allSecretKeys(dialect), into: &found)
-        let keyed = redactKeys(value, keys: allSecretKeys(dialect), fingerprint: fingerprint)
+        // One walk finds the secrets and fingerprints them under their keys.
+        let keyed = redactedKeys(value, keys: allSecretKeys(dialect), fingerprint: fingerprint, collecting: &found) ?? value
         return (sweep(keyed, secrets: found, fingerprint: fingerprint), found)
     }
 
@@ -162,17 +162,19 @@ public enum Redaction {
     // MARK: Walking
 
     static func redactKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue {
-        redactedKeys(value, keys: keys, fingerprint: fingerprint) ?? value
+        var ignored = Set<String>()
+        return redactedKeys(value, keys: keys, fingerprint: fingerprint, collecting: &ignored) ?? value
     }
 
     /// ``redactKeys(_:keys:fingerprint:)``, or nil when nothing in `value` is under a secret
-    /// key: the untouched parts of the tree are shared, not rebuilt.
-    private static func redactedKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue? {
+    /// key: the untouched parts of the tree are shared, not rebuilt. The values found under
+    /// secret keys are added to `found` (what ``collectSecrets(_:keys:into:)`` finds).
+    private static func redactedKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String, collecting found: inout Set<String>) -> JSONValue? {
         switch value {
         case .array(let items):
             var out: [JSONValue]?
             for (i, item) in items.enumerated() {
-                guard let changed = redactedKeys(item, keys: keys, fingerprint: fingerprint) else { continue }
+                guard let changed = redactedKeys(item, keys: keys, fingerprint: fingerprint, collecting: &found) else { continue }
                 if out == nil { out = items }
                 out?[i] = changed
             }
@@ -180,9 +182,13 @@ public enum Redaction {
         case .object(let object):
             var out: [JSONMember]?
             for (i, member) in object.members.enumerated() {
-                let changed = isSecretKey(member.key, in: keys)
-                    ? fingerprintLeaves(member.value, fingerprint: fingerprint)
-                    : redactedKeys(member.value, keys: keys, fingerprint: fingerprint)
+                let changed: JSONValue?
+                if isSecretKey(member.key, in: keys) {
+                    collectLeaves(member.value, into: &found)
+                    changed = fingerprintLeaves(member.value, fingerprint: fingerprint)
+                } else {
+                    changed = redactedKeys(member.value, keys: keys, fingerprint: fingerprint, collecting: &found)
+                }
                 guard let changed else { continue }
                 if out == nil { out = object.members }
                 out?[i] = JSONMember(member.key, changed)
