@@ -8,7 +8,9 @@
 # Pushwoosh start bodies), PushBridge's peak RSS with 1,000 idle keep-alive connections held
 # open during the load, the translation benchmark and the audit writer, prints one table and
 # stops everything it started. Knobs: BENCH_SECONDS (per wrk run, default 5),
-# BENCH_AUDIT_ROWS (default 20000), BENCH_SERVE_SECONDS (start only, for profiling).
+# BENCH_AUDIT_ROWS (default 20000), BENCH_SERVE_SECONDS (start only, for profiling),
+# BENCH_PUSHBRIDGE (a pushbridge binary to measure instead of this tree's, e.g. a saved
+# baseline; the translate and audit benchmarks still come from this tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-5}
@@ -85,8 +87,9 @@ PY
 }
 write_config "$work/bench.json" "$pb_port" "$work/audit.sqlite"
 write_config "$work/bench-shm.json" "$shm_port" "$shm_dir/audit.sqlite"
-PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$bin/pushbridge" serve --config "$work/bench.json" 2>"$work/pushbridge.log" & pb_pid=$!; pids+=($pb_pid)
-PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$bin/pushbridge" serve --config "$work/bench-shm.json" 2>"$work/pushbridge-shm.log" & pids+=($!)
+pushbridge=${BENCH_PUSHBRIDGE:-$bin/pushbridge}
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench.json" 2>"$work/pushbridge.log" & pb_pid=$!; pids+=($pb_pid)
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench-shm.json" 2>"$work/pushbridge-shm.log" & pids+=($!)
 
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
 wait_port "$up_port"; wait_port "$nginx_port"; wait_port "$pb_port"; wait_port "$shm_port"

@@ -26,7 +26,17 @@ public enum Fingerprint {
 
     /// Lower-case hex.
     public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        var digits: [UInt8] = []
+        digits.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            digits.append(hexDigit(byte >> 4))
+            digits.append(hexDigit(byte & 0x0F))
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Bytes from hex digits (either case); `nil` on odd length or a non-hex character.

@@ -57,6 +57,8 @@ struct DeliveryRulesTests {
         let a = IdempotencyKeys.derive(requestId: "req_1", index: 0)
         #expect(a == IdempotencyKeys.derive(requestId: "req_1", index: 0) && a != IdempotencyKeys.derive(requestId: "req_1", index: 1))
         #expect(a.count == 36 && Array(a)[14] == "5")
+        // Pinned: keys already stored (audit, scheduler file) must be derived the same way forever.
+        #expect(a == "2839557a-829e-5713-9c52-f14146b6d2e8")
         var start = OpenPushStart(appId: "a", activityType: "T")
         start.idempotencyKey = "5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2"
         let kept = IdempotencyKeys.assign([OpenPushRequest(.start(start))], requestId: "req_1")

@@ -13,4 +13,12 @@ struct FingerprintTests {
         #expect(!Fingerprint.constantTimeEquals("k1", "k2"))
         #expect(!Fingerprint.constantTimeEquals("k1", "k12"))
     }
+
+    @Test func hexWritesTwoLowerCaseDigitsPerByteAndRoundTrips() {
+        #expect(Fingerprint.hex([0x00, 0x0F, 0x10, 0xA5, 0xFF]) == "000f10a5ff")
+        let all = (0...255).map { UInt8($0) }
+        #expect(Fingerprint.hex(all) == all.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
+        #expect(Fingerprint.bytes(fromHex: Fingerprint.hex(all)) == all)
+        #expect(Fingerprint.hex([UInt8]()) == "")
+    }
 }

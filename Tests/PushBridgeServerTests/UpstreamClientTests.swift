@@ -71,6 +71,25 @@ struct UpstreamClientTests {
         #expect(server.acceptedConnections == 1)
     }
 
+    @Test func aReusedEasyHandleCarriesNothingOverFromTheCallBefore() async throws {
+        defer { finish() }
+        // PATCH with a body, a custom header and a short deadline that expires...
+        let stalled = await client.send(UpstreamRequest(method: "PATCH", url: server.url("/stall"), headers: [("X-Once", "1")], body: [1, 2, 3],
+                                                        timeout: .milliseconds(300)))
+        #expect(stalled.failure?.kind == .timedOut)
+        // ...then a refused connection, whose request size must read 0 again...
+        let port = try TestHTTPServer.refusedPort()
+        let refused = try #require(await client.send(UpstreamRequest(method: "POST", url: "http://127.0.0.1:\(port)/x", body: [1])).failure)
+        #expect(refused.kind == .connectFailed && refused.provablyNotSent)
+        // ...then a plain GET on the same handle: no body, no method, no header, no deadline left over.
+        for _ in 0..<3 {
+            let get = try #require(await client.send(UpstreamRequest(method: "GET", url: server.url("/echo"))).reply)
+            #expect(get.status == 200 && get.body.isEmpty)
+            let received = try #require(server.received.last)
+            #expect(received.method == "GET" && received.body.isEmpty && received.header("x-once") == nil)
+        }
+    }
+
     @Test func refusedConnectionIsConnectFailedAndProvablyNotSent() async throws {
         defer { finish() }
         let port = try TestHTTPServer.refusedPort()

@@ -1,13 +1,19 @@
 /// Percent-encoding and decoding of single URL path segments.
 public enum PathEncoding {
-    private static let unreserved: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
+    /// RFC 3986 unreserved: `A-Z a-z 0-9 - . _ ~`.
+    private static func isUnreserved(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "~")
+    }
 
     /// Encodes everything but RFC 3986 unreserved characters.
     public static func encodeSegment(_ s: String) -> String {
+        // Ids are nearly always unreserved already: then the text is the encoding.
+        if s.utf8.allSatisfy(isUnreserved) { return s }
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for b in s.utf8 {
-            if unreserved.contains(b) {
+            if isUnreserved(b) {
                 out.unicodeScalars.append(UnicodeScalar(b))
             } else {
                 out += "%" + (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true)

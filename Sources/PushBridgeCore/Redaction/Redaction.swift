@@ -15,6 +15,12 @@ public enum Redaction {
         dialect == .pushwoosh ? ["devices"] : []
     }
 
+    /// A bit per UTF-8 length of the keys of ``pushwooshSecretKeys`` (a superset of every
+    /// dialect's): an ASCII key of another length is not secret. Lengths past 63 are looked up.
+    static let secretKeyLengths: UInt64 = pushwooshSecretKeys.reduce(0) { mask, key in
+        key.utf8.count < 64 ? mask | (1 << UInt64(key.utf8.count)) : mask
+    }
+
     /// ``secretKeys`` with ``dialectSecretKeys(_:)``, built once.
     static let pushwooshSecretKeys = secretKeys.union(dialectSecretKeys(.pushwoosh))
 
@@ -26,6 +32,10 @@ public enum Redaction {
     /// Whether `key`, compared case-insensitively, is in `keys` (which are lower case). An
     /// ASCII key without capitals is looked up as it is; others are lower-cased first.
     static func isSecretKey(_ key: String, in keys: Set<String>) -> Bool {
+        // Most keys are ASCII and of a length no secret key has: no hashing for them.
+        assert(keys.isSubset(of: pushwooshSecretKeys), "the length filter knows only the built-in secret keys")
+        let length = key.utf8.count
+        if length < 64, secretKeyLengths & (1 << UInt64(length)) == 0, key.utf8.allSatisfy({ $0 < 0x80 }) { return false }
         if key.utf8.allSatisfy({ $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }) {
             return keys.contains(key)
         }
@@ -77,8 +87,8 @@ public enum Redaction {
     /// `value` with secrets replaced, and the secrets that were found in it.
     public static func redacted(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) {
         var found = Set<String>()
-        collectSecrets(value, keys: allSecretKeys(dialect), into: &found)
-        let keyed = redactKeys(value, keys: allSecretKeys(dialect), fingerprint: fingerprint)
+        // One walk finds the secrets and fingerprints them under their keys.
+        let keyed = redactedKeys(value, keys: allSecretKeys(dialect), fingerprint: fingerprint, collecting: &found) ?? value
         return (sweep(keyed, secrets: found, fingerprint: fingerprint), found)
     }
 
@@ -152,22 +162,40 @@ public enum Redaction {
     // MARK: Walking
 
     static func redactKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue {
+        var ignored = Set<String>()
+        return redactedKeys(value, keys: keys, fingerprint: fingerprint, collecting: &ignored) ?? value
+    }
+
+    /// ``redactKeys(_:keys:fingerprint:)``, or nil when nothing in `value` is under a secret
+    /// key: the untouched parts of the tree are shared, not rebuilt. The values found under
+    /// secret keys are added to `found` (what ``collectSecrets(_:keys:into:)`` finds).
+    private static func redactedKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String, collecting found: inout Set<String>) -> JSONValue? {
         switch value {
         case .array(let items):
-            return .array(items.map { redactKeys($0, keys: keys, fingerprint: fingerprint) })
-        case .object(let object):
-            var out = JSONObject()
-            out.reserveCapacity(object.count)
-            for member in object.members {
-                if isSecretKey(member.key, in: keys) {
-                    out.appendUnchecked(member.key, fingerprintLeaves(member.value, fingerprint: fingerprint))
-                } else {
-                    out.appendUnchecked(member.key, redactKeys(member.value, keys: keys, fingerprint: fingerprint))
-                }
+            var out: [JSONValue]?
+            for (i, item) in items.enumerated() {
+                guard let changed = redactedKeys(item, keys: keys, fingerprint: fingerprint, collecting: &found) else { continue }
+                if out == nil { out = items }
+                out?[i] = changed
             }
-            return .object(out)
+            return out.map(JSONValue.array)
+        case .object(let object):
+            var out: [JSONMember]?
+            for (i, member) in object.members.enumerated() {
+                let changed: JSONValue?
+                if isSecretKey(member.key, in: keys) {
+                    collectLeaves(member.value, into: &found)
+                    changed = fingerprintLeaves(member.value, fingerprint: fingerprint)
+                } else {
+                    changed = redactedKeys(member.value, keys: keys, fingerprint: fingerprint, collecting: &found)
+                }
+                guard let changed else { continue }
+                if out == nil { out = object.members }
+                out?[i] = JSONMember(member.key, changed)
+            }
+            return out.map { .object(JSONObject(members: $0)) }
         default:
-            return value
+            return nil
         }
     }
 
@@ -215,14 +243,49 @@ public enum Redaction {
 
     /// Applies `transform` to every string and every object key.
     static func map(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue {
+        mapped(value, transform) ?? value
+    }
+
+    /// ``map(_:_:)``, or nil when `transform` changed nothing: the untouched parts of the
+    /// tree are shared, not rebuilt. Keys of a ``JSONObject`` are unique, so replacing changed
+    /// values in place is what rebuilding would give; when a key changes, the object is
+    /// rebuilt key by key (two keys that become one keep the later value).
+    private static func mapped(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue? {
         switch value {
-        case .string(let text): return .string(transform(text))
-        case .array(let items): return .array(items.map { map($0, transform) })
+        case .string(let text):
+            let new = transform(text)
+            return new == text ? nil : .string(new)
+        case .array(let items):
+            var out: [JSONValue]?
+            for (i, item) in items.enumerated() {
+                guard let changed = mapped(item, transform) else { continue }
+                if out == nil { out = items }
+                out?[i] = changed
+            }
+            return out.map(JSONValue.array)
         case .object(let object):
+            var keys: [String]?, values: [JSONValue]?
+            for (i, member) in object.members.enumerated() {
+                let key = transform(member.key)
+                if key != member.key {
+                    if keys == nil { keys = object.members.map(\.key) }
+                    keys?[i] = key
+                }
+                if let changed = mapped(member.value, transform) {
+                    if values == nil { values = object.members.map(\.value) }
+                    values?[i] = changed
+                }
+            }
+            if keys == nil && values == nil { return nil }
+            let finalKeys = keys ?? object.members.map(\.key), finalValues = values ?? object.members.map(\.value)
+            if keys == nil {
+                return .object(JSONObject(members: zip(finalKeys, finalValues).map { JSONMember($0, $1) }))
+            }
             var out = JSONObject()
-            for member in object.members { out[transform(member.key)] = map(member.value, transform) }
+            for (key, value) in zip(finalKeys, finalValues) { out[key] = value }
             return .object(out)
-        default: return value
+        default:
+            return nil
         }
     }
 }

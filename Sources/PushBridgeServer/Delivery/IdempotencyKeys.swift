@@ -19,11 +19,21 @@ public enum IdempotencyKeys {
 
     /// The derived key: a version-5-style UUID from SHA-256(`pushbridge:<request id>:<index>`).
     public static func derive(requestId: String, index: Int) -> String {
-        var b = Array(Fingerprint.sha256("pushbridge:\(requestId):\(index)").prefix(16))
+        var b = Array(Fingerprint.sha256("pushbridge:" + requestId + ":" + String(index)).prefix(16))
         b[6] = (b[6] & 0x0F) | 0x50
         b[8] = (b[8] & 0x3F) | 0x80
-        let h = Fingerprint.hex(b)
-        let parts = [h.prefix(8), h.dropFirst(8).prefix(4), h.dropFirst(12).prefix(4), h.dropFirst(16).prefix(4), h.dropFirst(20)]
-        return parts.joined(separator: "-")
+        // 8-4-4-4-12 lower-case hex digits, written into one buffer.
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (i, byte) in b.enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hexDigit(byte >> 4))
+            text.append(hexDigit(byte & 0x0F))
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

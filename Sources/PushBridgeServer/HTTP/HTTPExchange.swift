@@ -33,10 +33,6 @@ final class HTTPExchange: Sendable {
         var discarded = 0
         /// The request given to the handler (kept for the responder of a late failure).
         var request: HTTPRequest?
-        /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`;
-        /// the lock, not the type, makes sharing it safe). Set only while suspended and not
-        /// yet resumed.
-        var suspendedConnection: UInt?
         /// The answer; set once.
         var response: HTTPResponse?
         /// The handler task, cancelled when the answer is decided.
@@ -47,6 +43,11 @@ final class HTTPExchange: Sendable {
     let target: String
     /// The guarded state.
     let state = Mutex(State())
+    /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`; the
+    /// lock, not the type, makes sharing it safe), set only while suspended and not yet
+    /// resumed. It has its own lock so that resuming, which wakes the polling thread, does not
+    /// hold ``state``: that thread takes ``state`` as soon as it wakes, to queue the answer.
+    private let suspendedConnection = Mutex<UInt?>(nil)
 
     /// An exchange for a request line with `target`.
     init(target: String) {
@@ -57,17 +58,32 @@ final class HTTPExchange: Sendable {
     /// resumes the connection if it is suspended. Returns whether this call decided it.
     @discardableResult
     func finish(_ response: HTTPResponse) -> Bool {
-        state.withLock { state in
-            guard state.response == nil else { return false }
+        let tasks = state.withLock { state -> [Task<Void, Never>]? in
+            guard state.response == nil else { return nil }
             state.response = response
-            for task in state.tasks { task.cancel() }
-            state.tasks = []
-            if let bits = state.suspendedConnection, let connection = OpaquePointer(bitPattern: bits) {
-                state.suspendedConnection = nil
-                // Under the lock: suspend happened under it too, so resume never precedes it.
-                MHD_resume_connection(connection)
-            }
-            return true
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        guard let tasks else { return false }
+        for task in tasks { task.cancel() }
+        // The answer is set before the resume, and `suspend` ran under ``state`` after checking
+        // for an answer, so a connection is never resumed before it is suspended, nor left
+        // suspended with its answer decided.
+        suspendedConnection.withLock { bits in
+            guard let b = bits, let connection = OpaquePointer(bitPattern: b) else { return }
+            bits = nil
+            // Under this lock: `close` takes it too, so the connection cannot go meanwhile.
+            MHD_resume_connection(connection)
+        }
+        return true
+    }
+
+    /// Suspends `connection` and remembers it for ``finish(_:)``. Call from the polling
+    /// thread, holding ``state``'s lock, after seeing that no answer is decided yet.
+    func suspend(_ connection: OpaquePointer) {
+        suspendedConnection.withLock { bits in
+            bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            MHD_suspend_connection(connection)
         }
     }
 
@@ -78,8 +94,8 @@ final class HTTPExchange: Sendable {
     /// cancel the tasks still running for it. The request's headers and body are released
     /// (the deadline watch may hold the exchange a little longer).
     func close() {
+        suspendedConnection.withLock { $0 = nil }
         let tasks = state.withLock { state in
-            state.suspendedConnection = nil
             state.request = nil
             state.headers = []
             state.body = []

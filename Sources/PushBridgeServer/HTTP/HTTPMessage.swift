@@ -6,7 +6,9 @@ public struct HTTPRequest: Sendable {
     /// `GET`, `POST`, …
     public var method: String
     /// The path with its query string, as sent.
-    public var target: String
+    public var target: String { didSet { path = Self.path(of: target) } }
+    /// The path without the query string (kept with ``target``, computed once).
+    public private(set) var path: String
     /// Header names lower-cased, in arrival order.
     public var headers: [(name: String, value: String)]
     /// The body bytes.
@@ -18,15 +20,15 @@ public struct HTTPRequest: Sendable {
     public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
         self.method = method
         self.target = target
+        self.path = Self.path(of: target)
         self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
         self.body = body
         self.remoteAddress = remoteAddress
     }
 
-    /// The path without the query string.
-    public var path: String {
-        if let q = target.firstIndex(of: "?") { return String(target[..<q]) }
-        return target
+    private static func path(of target: String) -> String {
+        guard target.utf8.contains(UInt8(ascii: "?")), let q = target.firstIndex(of: "?") else { return target }
+        return String(target[..<q])
     }
 
     /// The query parameters (not percent-decoded beyond `+`/`%XX`).

@@ -170,15 +170,13 @@ final class HTTPServerCore: Sendable {
             response.headers.append((name: "Connection", value: "close"))
             return answerNow(response, exchange, on: connection)
         }
-        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
         let decidedEarly = exchange.state.withLock { state -> HTTPResponse? in
             if let response = state.response {
                 state.phase = .answered
                 return response
             }
             state.phase = .suspended
-            state.suspendedConnection = bits
-            MHD_suspend_connection(connection)
+            exchange.suspend(connection)
             return nil
         }
         if let decidedEarly { return MHDConnection.queue(decidedEarly, on: connection) }

@@ -18,9 +18,10 @@ struct LabeledCounters: Sendable {
 
     /// Adds `amount` to the series with these label values (one per label name).
     mutating func add(_ labelValues: [String], _ amount: UInt64 = 1) {
-        let key = labelValues.map(cut)
-        if values[key] != nil {
-            values[key, default: 0] &+= amount
+        // Usually every value fits: no copy, and one hash lookup for a series that exists.
+        let key = labelValues.allSatisfy { $0.utf8.count <= maxLabelValueBytes } ? labelValues : labelValues.map(cut)
+        if let existing = values.index(forKey: key) {
+            values.values[existing] &+= amount
         } else if values.count < maxSeries {
             values[key] = amount
         } else {

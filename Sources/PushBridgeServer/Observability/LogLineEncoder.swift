@@ -18,11 +18,15 @@ struct LogLineEncoder: Sendable {
 
     /// The line for an event whose `ts` is already formatted (the lines of one batch share it).
     func encode(timestamp: String, level: LogLevel, message: String, fields: [LogField]) -> String {
-        var all: [LogField] = [LogField("ts", .string(timestamp)), LogField("level", .string(level.rawValue)), LogField("msg", .string(message))]
+        var all: [LogField] = []
         all.reserveCapacity(fields.count + 3)
+        all.append(LogField("ts", .string(timestamp)))
+        all.append(LogField("level", .string(level.rawValue)))
+        all.append(LogField("msg", .string(message)))
         // A handful of keys: a linear scan is cheaper than hashing each one into a set.
-        var seen: [String] = ["ts", "level", "msg"]
+        var seen: [String] = []
         seen.reserveCapacity(fields.count + 3)
+        seen.append(contentsOf: ["ts", "level", "msg"])
         for field in fields {
             let key = Self.uniqueKey(Self.sanitize(field.key), seen: &seen)
             all.append(LogField(key, truncate(field.value)))
@@ -34,12 +38,70 @@ struct LogLineEncoder: Sendable {
     }
 
     private func logfmt(_ fields: [LogField]) -> String {
-        var line = ""
-        for (i, field) in fields.enumerated() {
-            if i > 0 { line += " " }
-            line += field.key + "=" + Self.logfmtValue(field.value.description)
+        // One byte buffer, one String at the end: no intermediate strings per field.
+        var line: [UInt8] = []
+        var estimate = 8  // room for the whole line at once: no regrowth for long reasons
+        for field in fields {
+            if case .string(let text) = field.value { estimate += field.key.utf8.count + text.utf8.count + 4 } else { estimate += field.key.utf8.count + 28 }
         }
-        return line + "\n"
+        line.reserveCapacity(estimate)
+        for (i, field) in fields.enumerated() {
+            if i > 0 { line.append(UInt8(ascii: " ")) }
+            line.append(contentsOf: field.key.utf8)
+            line.append(UInt8(ascii: "="))
+            switch field.value {
+            case .string(let text) where Self.isBareASCII(text):
+                line.append(contentsOf: text.utf8)
+            case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
+                // ASCII that needs quotes (messages, finding reasons): escaped byte by byte.
+                Self.appendQuotedASCII(text, to: &line)
+            case .int(let number):
+                line.append(contentsOf: String(number).utf8)  // a small string: no allocation
+            case let value:
+                line.append(contentsOf: Self.logfmtValue(value.description).utf8)
+            }
+        }
+        line.append(UInt8(ascii: "\n"))
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// `"text"` with `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` for other controls and DEL,
+    /// exactly as ``escaped(_:)`` writes ASCII text, without going through Unicode scalars.
+    private static func appendQuotedASCII(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs that need no escape are copied whole.
+            var run = 0
+            for i in bytes.indices {
+                let b = bytes[i]
+                let escape: UInt8
+                switch b {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape = b
+                case 0x0A: escape = UInt8(ascii: "n")
+                case 0x0D: escape = UInt8(ascii: "r")
+                case 0x09: escape = UInt8(ascii: "t")
+                case 0x00..<0x20, 0x7F: escape = 0
+                default: continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
+                run = i + 1
+                if escape != 0 {
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(escape)
+                } else {
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Printable ASCII without space, `=`, quote or backslash, and not empty: written bare.
+    private static func isBareASCII(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
     }
 
     private func json(_ fields: [LogField]) -> String {
@@ -59,9 +121,7 @@ struct LogLineEncoder: Sendable {
     /// control character; otherwise quoted with `\"`, `\\`, `\n`, `\r`, `\t` and `\uXXXX`.
     static func logfmtValue(_ value: String) -> String {
         // Fast path (most values): printable ASCII without space, `=`, quote or backslash.
-        if !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            return value
-        }
+        if isBareASCII(value) { return value }
         let bare = !value.isEmpty && value.unicodeScalars.allSatisfy { $0 != " " && $0 != "=" && !needsEscape($0) }
         return bare ? value : "\"" + escaped(value) + "\""
     }

@@ -20,6 +20,29 @@ public enum RFC3339 {
         let (seconds, millis) = floorDivide(milliseconds, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civil(fromDays: days)
+        if (0...9999).contains(year) {
+            // The usual case, written straight into the string's 24 bytes.
+            return String(unsafeUninitializedCapacity: 24) { buffer in
+                var at = 0
+                func put(_ value: Int64, _ width: Int, then separator: UInt8) {
+                    var v = value
+                    for k in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[at + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                        v /= 10
+                    }
+                    buffer[at + width] = separator
+                    at += width + 1
+                }
+                put(year, 4, then: UInt8(ascii: "-"))
+                put(month, 2, then: UInt8(ascii: "-"))
+                put(day, 2, then: UInt8(ascii: "T"))
+                put(secondOfDay / 3600, 2, then: UInt8(ascii: ":"))
+                put(secondOfDay / 60 % 60, 2, then: UInt8(ascii: ":"))
+                put(secondOfDay % 60, 2, then: UInt8(ascii: "."))
+                put(millis, 3, then: UInt8(ascii: "Z"))
+                return at
+            }
+        }
         return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
             + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
             + "." + pad(millis, 3) + "Z"

@@ -4,8 +4,19 @@ import Foundation
 public enum RequestID {
     /// A new id.
     public static func make(nowMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) -> String {
-        let t = String(UInt64(max(0, nowMs)), radix: 16)
-        let r = String(UInt32.random(in: .min ... .max), radix: 16)
-        return "req_" + String(repeating: "0", count: max(0, 12 - t.count)) + t + String(repeating: "0", count: 8 - r.count) + r
+        var out: [UInt8] = Array("req_".utf8)
+        out.reserveCapacity(24)
+        appendHex(UInt64(max(0, nowMs)), minimumDigits: 12, to: &out)
+        appendHex(UInt64(UInt32.random(in: .min ... .max)), minimumDigits: 8, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Lower-case hex digits of `value`, zero-padded on the left to `minimumDigits`.
+    static func appendHex(_ value: UInt64, minimumDigits: Int, to out: inout [UInt8]) {
+        let digits = max(minimumDigits, (64 - value.leadingZeroBitCount + 3) / 4)
+        for i in stride(from: digits - 1, through: 0, by: -1) {
+            let nibble = UInt8(truncatingIfNeeded: i < 16 ? value >> UInt64(i * 4) : 0) & 0x0F
+            out.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+        }
     }
 }

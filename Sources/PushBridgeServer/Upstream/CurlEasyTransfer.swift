@@ -1,15 +1,18 @@
 import CCurl
 
-/// One upstream call in flight: owns its `CURL` easy handle, the header list, the body bytes
-/// and the error buffer, and frees them all in `deinit`. Confined to the I/O thread, so not
+/// One upstream call in flight: uses a ``CurlEasyHandle`` (reset when the call ends, so it
+/// can serve the next one) and owns the header list, the body bytes and the error buffer,
+/// which it frees in `deinit`. Confined to the I/O thread, so not
 /// `Sendable`; curl reaches it from its callbacks through an unretained `Unmanaged` pointer,
 /// which is safe because the loop holds a strong reference until the handle leaves the multi.
 final class CurlEasyTransfer {
+    /// The easy handle's owner (the loop returns it to its idle list when the call ends).
+    let easy: CurlEasyHandle
     /// The easy handle.
-    let handle: UnsafeMutableRawPointer
+    var handle: UnsafeMutableRawPointer { easy.raw }
     /// When `send` was called (latency is measured from here).
     let start: ContinuousClock.Instant
-    private let continuation: CheckedContinuation<UpstreamResponse, Never>
+    private let continuation: UnsafeContinuation<UpstreamResponse, Never>
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let bodyBuffer: UnsafeMutableRawBufferPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -21,11 +24,9 @@ final class CurlEasyTransfer {
     private var completed = false
 
     /// Prepares the handle; throws (with nothing sent) when the request cannot be expressed.
-    init(request: UpstreamRequest, start: ContinuousClock.Instant, continuation: CheckedContinuation<UpstreamResponse, Never>, configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
-        guard let handle = curl_easy_init() else {
-            throw UpstreamFailure(kind: .other, message: "curl_easy_init failed", provablyNotSent: true)
-        }
-        self.handle = handle
+    init(request: UpstreamRequest, easy: CurlEasyHandle, start: ContinuousClock.Instant, continuation: UnsafeContinuation<UpstreamResponse, Never>,
+         configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+        self.easy = easy
         self.start = start
         self.continuation = continuation
         self.maxResponseBytes = configuration.maxResponseBytes
@@ -40,7 +41,8 @@ final class CurlEasyTransfer {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        // First, so the handle no longer points at the buffers freed below.
+        easy.reset()
         curl_slist_free_all(headerList)
         bodyBuffer.deallocate()
         errorBuffer.deallocate()
@@ -91,17 +93,36 @@ final class CurlEasyTransfer {
 
     fileprivate func receiveHeader(_ data: UnsafeRawBufferPointer) -> Int {
         guard admit(data.count) else { return 0 }
-        var end = data.count  // strip CR/LF on bytes: "\r\n" is one Character in Swift
-        while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
-        let line = String(decoding: UnsafeRawBufferPointer(rebasing: data[..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        if let header = Self.parseHeaderLine(data) {
+            responseHeaders.append(header)
+        } else if data.starts(with: "HTTP/".utf8) {
             responseHeaders.removeAll()  // a new response (after 100 Continue or a 1xx)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingSpaces()
-            responseHeaders.append((name: name, value: value))
         }
         return data.count
+    }
+
+    /// A header line (`Name: value`, CR/LF already or still at its end) as its lower-cased
+    /// name and its value without surrounding spaces and tabs; nil for a status line, the
+    /// blank line or a line without a colon. Parsed on bytes: curl hands over raw bytes, and
+    /// names are ASCII tokens (anything else is lower-cased as a `String`).
+    static func parseHeaderLine(_ data: UnsafeRawBufferPointer) -> (name: String, value: String)? {
+        var end = data.count
+        while end > 0, data[end - 1] == 0x0A || data[end - 1] == 0x0D { end -= 1 }
+        guard !data.starts(with: "HTTP/".utf8), let colon = data[..<end].firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let nameBytes = UnsafeRawBufferPointer(rebasing: data[..<colon])
+        let name: String
+        if nameBytes.allSatisfy({ $0 < 0x80 }) {
+            name = String(unsafeUninitializedCapacity: nameBytes.count) { buffer in
+                for (i, b) in nameBytes.enumerated() { buffer[i] = (0x41...0x5A).contains(b) ? b | 0x20 : b }
+                return nameBytes.count
+            }
+        } else {
+            name = String(decoding: nameBytes, as: UTF8.self).lowercased()
+        }
+        var start = colon + 1
+        while start < end, data[start] == 0x20 || data[start] == 0x09 { start += 1 }
+        while end > start, data[end - 1] == 0x20 || data[end - 1] == 0x09 { end -= 1 }
+        return (name: name, value: String(decoding: UnsafeRawBufferPointer(rebasing: data[start..<end]), as: UTF8.self))
     }
 
     private func admit(_ count: Int) -> Bool {
@@ -215,14 +236,5 @@ extension CurlEasyTransfer {
 
     private func setoptFailure(_ option: CURLoption, _ code: CURLcode) -> UpstreamFailure {
         UpstreamFailure(kind: .other, message: "curl option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue), provablyNotSent: true)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSpaces() -> String {
-        var s = self
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" { s.removeLast() }
-        return String(s)
     }
 }

@@ -28,7 +28,9 @@ public final class UpstreamClient: Sendable {
     /// Never throws and never waits longer than the request's deadline (plus scheduling slack).
     public func send(_ request: UpstreamRequest) async -> UpstreamResponse {
         let start = ContinuousClock.now
-        return await withCheckedContinuation { continuation in
+        // Unchecked: every path resumes exactly once (a failed submit here; otherwise the I/O
+        // thread, through `CurlEasyTransfer.complete`, which guards against a second resume).
+        return await withUnsafeContinuation { continuation in
             let pending = UpstreamIOLoop.Pending(request: request, start: start, continuation: continuation)
             if !loop.submit(pending) {
                 let failure = UpstreamFailure(kind: .shutDown, message: "the upstream client was shut down", provablyNotSent: true, latency: ContinuousClock.now - start)

@@ -13,7 +13,7 @@ final class UpstreamIOLoop: @unchecked Sendable {
     struct Pending: Sendable {
         var request: UpstreamRequest
         var start: ContinuousClock.Instant
-        var continuation: CheckedContinuation<UpstreamResponse, Never>
+        var continuation: UnsafeContinuation<UpstreamResponse, Never>
     }
 
     private struct Inbox {
@@ -26,6 +26,8 @@ final class UpstreamIOLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     private let finished = Mutex(false)
     private var running: [UnsafeMutableRawPointer: CurlEasyTransfer] = [:]
+    /// Easy handles whose call ended, for the next calls (at most `maxIdleConnections`).
+    private var idle: [CurlEasyHandle] = []
 
     init(configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
         self.configuration = configuration
@@ -69,6 +71,7 @@ final class UpstreamIOLoop: @unchecked Sendable {
                 guard let transfer = running.removeValue(forKey: easy) else { return }
                 multi.remove(easy)
                 transfer.finish(code)
+                if idle.count < configuration.maxIdleConnections { idle.append(transfer.easy) }
             }
             multi.poll(timeoutMilliseconds: 1000)
         }
@@ -77,13 +80,16 @@ final class UpstreamIOLoop: @unchecked Sendable {
             transfer.complete(.failure(Self.shutDown(transfer.start, notSent: transfer.requestBytesWritten == 0)))
         }
         running = [:]
+        idle = []
         finished.withLock { $0 = true }
     }
 
     private func start(_ p: Pending) {
         let transfer: CurlEasyTransfer
         do {
-            transfer = try CurlEasyTransfer(request: p.request, start: p.start, continuation: p.continuation, configuration: configuration)
+            let easy: CurlEasyHandle
+            if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasyHandle() }
+            transfer = try CurlEasyTransfer(request: p.request, easy: easy, start: p.start, continuation: p.continuation, configuration: configuration)
         } catch {
             var failure = error
             failure.latency = ContinuousClock.now - p.start
