@@ -181,4 +181,61 @@ import Testing
         await second.stop()
         await upstream.server.stop(gracePeriod: .seconds(1))
     }
+
+    /// A Pushwoosh request with two starts to one subscription, at `first` and `second` (Unix s).
+    static func twoStarts(first: Int64, second: Int64) -> [UInt8] {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        func notification(_ at: Int64, _ id: String) -> String {
+            """
+            {"content": "Your order is being prepared", "title": "Food Delivery",
+             "live_activity": {"event": "start", "title": "Order status", "content-state": {"status": "Third"},
+                               "attributes-type": "FoodDeliveryAttributes", "attributes": {}},
+             "live_activity_id": "\(id)", "devices": ["sub_ios_alice"],
+             "send_date": "\(f.string(from: Date(timeIntervalSince1970: TimeInterval(at))))", "timezone": "UTC"}
+            """
+        }
+        return Array("""
+            {"request": {"application": "XXXXX-XXXXX", "auth": "\(ProxyHarness.pushwooshAuth)",
+             "notifications": [\(notification(first, "SCHEDULED_FIRST")), \(notification(second, "SCHEDULED_SECOND"))]}}
+            """.utf8)
+    }
+
+    @Test func cancellingTheLastOpenStartWithTheAuditCompletesTheRowAsTheOthersWent() async throws {
+        let upstream = try RecordingSandbox()
+        let now = Int64(Date().timeIntervalSince1970)
+        let first = (now / 60 + 2 * 24 * 60) * 60, second = first + 86_400
+        let clock = ManualDeliveryClock(startMilliseconds: now * 1000)
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
+        let reply = try await proxy.send(path: ProxySchedulerLiveTests.path, body: Self.twoStarts(first: first, second: second))
+        #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+        let requestId = try #require(reply.headers["x-pushbridge-request-id"])
+        #expect(try proxy.runtime.scheduler.store.starts(ofRequest: requestId).count == 2)
+        // The first start goes at its time; the row waits for the second.
+        clock.set(first * 1000 + 1000)
+        proxy.runtime.scheduler.wake()
+        #expect(await eventually(10) { (try? proxy.runtime.scheduler.store.starts(ofRequest: requestId).first?.state) == .sent })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try AuditReader(path: proxy.auditPath).show(requestId: requestId)?.outcome == "scheduled")
+        // The second is cancelled with the CLI while the proxy runs, the audit named.
+        let schedulerPath = proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path
+        let cancelled = try await CLIRunner.runAsync(["scheduled", "cancel", ScheduledStart.makeId(requestId: requestId, ordinal: 1),
+                                                      "--db", schedulerPath, "--audit-db", proxy.auditPath])
+        #expect(cancelled.status == 0, "\(cancelled.stdout)\(cancelled.stderr)")
+        let row = try #require(try AuditReader(path: proxy.auditPath).show(requestId: requestId))
+        let sent = try #require(try proxy.runtime.scheduler.store.starts(ofRequest: requestId).first)
+        #expect(row.outcome == "sent" && row.upstreamStatus == 201 && row.errorMessage == nil, "\(row)")
+        #expect(row.upstreamBody?.contains(sent.notificationId ?? "none") == true && row.attempts?.contains("201") == true)
+        #expect(try Self.mirror(proxy.auditPath, requestId).first == .text("sent"))
+        #expect(!(row.upstreamBody ?? "").contains("sub_ios_alice") && !(row.attempts ?? "").contains("sub_ios_alice"))
+        // Nothing more is sent, even past the second time.
+        clock.set(second * 1000 + 1000)
+        proxy.runtime.scheduler.wake()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(upstream.all.count == 1)
+        await proxy.stop()
+        await upstream.server.stop(gracePeriod: .seconds(1))
+    }
 }

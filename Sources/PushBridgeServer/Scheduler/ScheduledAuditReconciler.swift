@@ -73,21 +73,15 @@ struct ScheduledAuditReconciler {
                                             status: start.upstreamStatus, error: start.error)
             changed = true
         }
-        guard row.outcome == AuditOutcome.scheduled.rawValue, let (outcome, message) = ScheduledStart.auditOutcome(of: starts) else {
+        let completion = ScheduledStart.auditCompletion(of: starts, attempts: { ordinal in row.sends.first { $0.ordinal == ordinal }?.attempts ?? [] }, now: now())
+        guard row.outcome == AuditOutcome.scheduled.rawValue, let completion else {
             if changed { log.info("scheduled start states copied into the audit", ["request_id": .string(row.requestId)]) }
             return changed
         }
-        let attempts = starts.flatMap { start in row.sends.first { $0.ordinal == start.ordinal }?.attempts ?? [] }
-        let last = starts.max { ($0.finishedAt ?? 0, $0.ordinal) < ($1.finishedAt ?? 0, $1.ordinal) }
-        let notificationId = last?.notificationId ?? starts.compactMap(\.notificationId).last
-        let completion = AuditCompletion(
-            finishedAt: last?.finishedAt ?? now(), outcome: outcome, upstreamStatus: last?.upstreamStatus,
-            upstreamBody: notificationId.map { JSONWriter.string(.object(["notification_id": .string($0)])) },
-            upstreamLatencyMs: attempts.isEmpty ? nil : attempts.reduce(0) { $0 + $1.latencyMs }, attempts: attempts, errorMessage: message)
         guard try await audit.settleScheduled(row.requestId, completion) else { return changed }
         log.info("scheduled request completed in the audit from the scheduler's record", [
-            "request_id": .string(row.requestId), "outcome": .string(outcome.rawValue),
-            "scheduled_ids": .string(starts.map(\.id).joined(separator: ",")), "notification_id": .string(notificationId ?? ""),
+            "request_id": .string(row.requestId), "outcome": .string(completion.outcome.rawValue),
+            "scheduled_ids": .string(starts.map(\.id).joined(separator: ",")), "notification_ids": .string(starts.compactMap(\.notificationId).joined(separator: ",")),
         ])
         return true
     }
