@@ -4,10 +4,11 @@ extension AuditReader {
     /// on a large audit: it reads only the rows still open.
     public func unsettledScheduled() throws(AuditError) -> [AuditScheduledRow] {
         let rows = try query("""
-            SELECT request_id, received_at, outcome FROM requests
-            WHERE outcome = 'scheduled'
-               OR request_id IN (SELECT request_id FROM scheduled_sends WHERE state IN ('pending', 'sending'))
-            ORDER BY received_at, id
+            SELECT request_id, received_at, outcome FROM requests WHERE outcome = 'scheduled'
+            UNION
+            SELECT r.request_id, r.received_at, r.outcome FROM scheduled_sends s JOIN requests r ON r.request_id = s.request_id
+            WHERE s.state IN ('pending', 'sending')
+            ORDER BY 2, 1
             """)
         var found: [AuditScheduledRow] = []
         for row in rows {
