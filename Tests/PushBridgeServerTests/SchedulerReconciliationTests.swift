@@ -133,6 +133,8 @@ import Testing
     @Test func aScheduledRowWhoseStartWasNeverStoredIsRejectedAtRestart() async throws {
         let upstream = try RecordingSandbox()
         let s = try await Self.schedule(upstream: upstream)
+        let other = try await s.proxy.send(path: ProxySchedulerLiveTests.path, body: ProxySchedulerLiveTests.body(sendAt: s.sendAt + 3600))
+        let kept = try #require(other.headers["x-pushbridge-request-id"])
         await s.proxy.stop()
         // The crash between the audit's commit and the scheduler file's insert: no start.
         try SQLiteDatabase(path: s.schedulerPath).execute("DELETE FROM scheduled_starts WHERE request_id = ?", [.text(s.requestId)])
@@ -144,12 +146,28 @@ import Testing
         let mirror = try Self.mirror(second.auditPath, s.requestId)
         #expect(mirror.first == .text("failed"))
         #expect(second.log.lines.contains { $0.contains(s.requestId) && $0.contains("outcome=rejected") } && second.log.output.contains("count=1"), "\(second.log.output)")
+        #expect(try AuditReader(path: second.auditPath).show(requestId: kept)?.outcome == "scheduled")
         // A request scheduled on the running proxy is not taken for a lost one.
         let reply = try await second.send(path: ProxySchedulerLiveTests.path, body: ProxySchedulerLiveTests.body(sendAt: s.sendAt + 86_400))
         let fresh = try #require(reply.headers["x-pushbridge-request-id"])
         #expect(await second.runtime.scheduler.reconcileAudit() == 0)
         #expect(try AuditReader(path: second.auditPath).show(requestId: fresh)?.outcome == "scheduled")
         #expect(upstream.all.isEmpty)
+        await second.stop()
+        await upstream.server.stop(gracePeriod: .seconds(1))
+    }
+
+    @Test func anEmptySchedulerFileIsTakenForANewFileAndItsScheduledRowsAreLeftAlone() async throws {
+        let upstream = try RecordingSandbox()
+        let s = try await Self.schedule(upstream: upstream)
+        await s.proxy.stop()
+        // As when delivery.scheduler_db now names a new file: the start is not in it.
+        try SQLiteDatabase(path: s.schedulerPath).execute("DELETE FROM scheduled_starts", [])
+
+        let second = try Self.restart(s, upstream: upstream)
+        #expect(await eventually(5) { second.log.output.contains("holds no start") }, "\(second.log.output)")
+        #expect(try AuditReader(path: second.auditPath).show(requestId: s.requestId)?.outcome == "scheduled")
+        #expect(try Self.mirror(second.auditPath, s.requestId).first == .text("pending"))
         await second.stop()
         await upstream.server.stop(gracePeriod: .seconds(1))
     }

@@ -10,8 +10,10 @@ import PushBridgeCore
 ///   inserts the start into the scheduler's file. Dying (or failing to insert) in between
 ///   leaves a `scheduled` row with no start: nothing will ever be sent. Such a row, received
 ///   before this scheduler was made (so not a request in flight now), becomes `rejected`,
-///   its mirror rows `failed`. The reverse (a start with no audit row) cannot happen: the
-///   audit is written first.
+///   its mirror rows `failed`. Not when the scheduler's file holds no start at all: that
+///   is far more likely a new file (`delivery.scheduler_db` changed) than a crash, so those
+///   rows are left `scheduled` with a warning. The reverse (a start with no audit row)
+///   cannot happen: the audit is written first.
 /// - The scheduler commits `sent`/`failed` (``ScheduledStartStore/finish(_:sent:notificationId:status:error:now:)``),
 ///   then updates the mirror and completes the row. Dying in between leaves the row
 ///   `scheduled` (and the mirror `sending`) although the start was sent or failed. The row is
@@ -20,7 +22,7 @@ import PushBridgeCore
 ///   `{"notification_id": …}` rebuilt from the notification id.
 /// - `pushbridge scheduled cancel` commits `cancelled`, then (only with `--audit-db`) updates
 ///   the audit. Without it, or dying in between, the row stays `scheduled`; it becomes
-///   `rejected` here once all the request's starts are final.
+///   `rejected` here (or `sent`/`failed` as its other starts went) once all are final.
 ///
 /// A start found `sending` is not settled here: ``ScheduledStartStore`` made it `pending`
 /// again when it opened, and the scheduler resends it (see there). Rows are never marked
@@ -46,6 +48,19 @@ struct ScheduledAuditReconciler {
             return 0
         }
         var settled = 0
+        var emptyFile = false
+        do {
+            emptyFile = try store.count() == 0
+        } catch {
+            log.error("could not read the scheduler's file to reconcile the audit", ["error": .string("\(error)")])
+            return 0
+        }
+        let unstored = rows.filter { $0.outcome == AuditOutcome.scheduled.rawValue && $0.receivedAt < cutoff }.count
+        if emptyFile, unstored > 0 {
+            log.warning("the scheduler's file holds no start but the audit has scheduled rows; left as they are (is delivery.scheduler_db the file they were stored in?)",
+                        ["file": .string(store.path), "count": .int(Int64(unstored))])
+            return 0
+        }
         for row in rows {
             do {
                 if try await reconcile(row) { settled += 1 }

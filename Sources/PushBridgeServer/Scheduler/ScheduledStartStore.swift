@@ -82,6 +82,11 @@ public final class ScheduledStartStore: Sendable {
         return try select("WHERE state IN (\(marks)) ORDER BY send_at", states.map { .text($0.rawValue) })
     }
 
+    /// How many starts the file holds, in any state.
+    public func count() throws -> Int {
+        Int(try db.withLock { try $0.rows("SELECT count(*) FROM scheduled_starts") }.first?.first?.integerValue ?? 0)
+    }
+
     /// The starts of one inbound request.
     public func starts(ofRequest requestId: String) throws -> [ScheduledStart] {
         try select("WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
