@@ -42,6 +42,8 @@ public struct ScheduledStart: Sendable, Equatable {
     public var upstreamStatus: Int?
     /// Why it failed.
     public var error: String?
+    /// When it became final (sent, failed or cancelled), Unix milliseconds.
+    public var finishedAt: Int64?
 
     /// A pending start.
     public init(id: String, requestId: String, ordinal: Int, appName: String, request: OpenPushRequest, time: SendTime) {

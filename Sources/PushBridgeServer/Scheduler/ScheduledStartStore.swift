@@ -16,11 +16,22 @@ public final class ScheduledStartStore: Sendable {
     /// The file.
     public let path: String
 
-    private static let columns = "id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, notification_id, upstream_status, error"
+    private static let columns = "id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, notification_id, upstream_status, error, finished_at"
 
     /// Opens (creating and migrating) the scheduler file. With `recover` (a proxy starting),
-    /// sends left `sending` by a process that stopped are made `pending` again (their
-    /// idempotency key makes a resend safe); the CLI opens it without.
+    /// sends left `sending` by a process that stopped are made `pending` again; the CLI opens
+    /// it without.
+    ///
+    /// Why `sending` goes back to `pending` (and not to `failed` or `unknown`): the process
+    /// died after the claim and before `finish` committed, so OpenPush may or may not have
+    /// started the activity. Marking it final would lose a start that never left. Sending it
+    /// again cannot start it twice: its body, kept until `finish`, carries the
+    /// `idempotency_key` derived from the request id and ordinal (``IdempotencyKeys``), the
+    /// same key as the first try, so OpenPush answers a start it already made as a replay
+    /// with the same notification id. The audit row stays `scheduled` (its mirror `sending`)
+    /// until that resend completes it. The limit: OpenPush keeps keys for
+    /// `OpenPushLimits.idempotencyWindowSeconds` (30 days); a process down longer than that
+    /// with a start in flight could start it twice.
     public init(path: String, recover: Bool = true) throws {
         let database = try SQLiteDatabase(path: path)
         try database.execute("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
@@ -71,6 +82,11 @@ public final class ScheduledStartStore: Sendable {
         return try select("WHERE state IN (\(marks)) ORDER BY send_at", states.map { .text($0.rawValue) })
     }
 
+    /// How many starts the file holds, in any state.
+    public func count() throws -> Int {
+        Int(try db.withLock { try $0.rows("SELECT count(*) FROM scheduled_starts") }.first?.first?.integerValue ?? 0)
+    }
+
     /// The starts of one inbound request.
     public func starts(ofRequest requestId: String) throws -> [ScheduledStart] {
         try select("WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
@@ -109,7 +125,7 @@ public final class ScheduledStartStore: Sendable {
     }
 
     private static func decode(_ row: [SQLiteValue]) -> ScheduledStart? {
-        guard row.count == 14, let id = row[0].textValue, let requestId = row[1].textValue, let ordinal = row[2].integerValue,
+        guard row.count == 15, let id = row[0].textValue, let requestId = row[1].textValue, let ordinal = row[2].integerValue,
               let app = row[3].textValue, let target = row[4].textValue, let sendAt = row[5].integerValue,
               let state = row[8].textValue.flatMap(ScheduledStart.State.init(rawValue:)) else { return nil }
         var request: OpenPushRequest?
@@ -126,6 +142,7 @@ public final class ScheduledStartStore: Sendable {
         s.notificationId = row[11].textValue
         s.upstreamStatus = row[12].integerValue.map(Int.init)
         s.error = row[13].textValue
+        s.finishedAt = row[14].integerValue
         return s
     }
 }

@@ -21,6 +21,9 @@ public final class StartScheduler: Sendable {
     private let log: EventLog
     private let key: @Sendable (String) -> String?
     private let control = Mutex(Control())
+    /// When this scheduler was made (audit clock): audit rows received before it belong to
+    /// an earlier process, so a `scheduled` one with no start in the file is not in flight.
+    private let createdAt = AuditClock.nowMilliseconds()
 
     /// A scheduler; `key` gives the current REST key of a configured app by name.
     public init(store: ScheduledStartStore, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
@@ -33,9 +36,13 @@ public final class StartScheduler: Sendable {
 
     private var clock: any DeliveryClock { delivery.clock }
 
-    /// Starts the loop.
+    /// Starts the loop, after bringing the audit in line with the scheduler's file
+    /// (``reconcileAudit()``).
     public func start() {
-        let task = Task { await self.loop() }
+        let task = Task {
+            _ = await self.reconcileAudit()
+            await self.loop()
+        }
         control.withLock { $0.loop = task }
     }
 
@@ -48,6 +55,14 @@ public final class StartScheduler: Sendable {
         }
         task?.cancel()
         await task?.value
+    }
+
+    /// Completes the audit rows that a process stopped between a commit in the scheduler's
+    /// file and the audit's left behind (see ``ScheduledAuditReconciler``); returns how many
+    /// requests it settled. ``start()`` runs it before the first send.
+    public func reconcileAudit() async -> Int {
+        let clock = self.clock
+        return await ScheduledAuditReconciler(store: store, audit: audit, log: log, cutoff: createdAt, now: { clock.nowMilliseconds() }).run()
     }
 
     /// A new start was stored: re-read the earliest send time.
@@ -136,10 +151,7 @@ public final class StartScheduler: Sendable {
     /// Completes the request's audit row once none of its starts is pending.
     func completeAudit(_ requestId: String, attempts: [UpstreamAttempt]) async {
         guard let siblings = try? store.starts(ofRequest: requestId),
-              !siblings.contains(where: { $0.state == .pending || $0.state == .sending }) else { return }
-        let outcome: AuditOutcome
-        if siblings.contains(where: { $0.state == .failed }) { outcome = .failed } else if siblings.contains(where: { $0.state == .sent }) { outcome = .sent } else { outcome = .rejected }
-        let message = siblings.compactMap(\.error).first ?? (outcome == .rejected ? "cancelled before its send time" : nil)
+              let (outcome, message) = ScheduledStart.auditOutcome(of: siblings) else { return }
         let completion = AuditCompletion(
             finishedAt: clock.nowMilliseconds(), outcome: outcome, upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
             upstreamLatencyMs: attempts.isEmpty ? nil : attempts.reduce(0) { $0 + $1.latencyMs },
