@@ -8,6 +8,13 @@ import Testing
 @Suite(.serialized) struct ProxySchedulerLiveTests {
     static let path = "/json/1.3/startLiveActivity"
 
+    /// Now (Unix seconds), a send time two days ahead on a minute boundary, and a test clock
+    /// standing at now.
+    static func twoDaysAhead() -> (now: Int64, sendAt: Int64, clock: ManualDeliveryClock) {
+        let now = Int64(Date().timeIntervalSince1970)
+        return (now, (now / 60 + 2 * 24 * 60) * 60, ManualDeliveryClock(startMilliseconds: now * 1000))
+    }
+
     /// A Pushwoosh start to one subscription, `send_date` two days ahead (UTC, minute precision).
     static func body(sendAt: Int64) -> [UInt8] {
         let f = DateFormatter()
@@ -27,9 +34,7 @@ import Testing
 
     @Test func aScheduledStartSurvivesARestartAndIsSentOnceAtItsTime() async throws {
         let upstream = try RecordingSandbox()
-        let now = Int64(Date().timeIntervalSince1970)
-        let sendAt = (now / 60 + 2 * 24 * 60) * 60
-        let clockA = ManualDeliveryClock(startMilliseconds: now * 1000)
+        let (now, sendAt, clockA) = Self.twoDaysAhead()
         let first = try ProxyHarness(upstream: upstream.baseURL, clock: clockA)
 
         let reply = try await first.send(path: Self.path, body: Self.body(sendAt: sendAt))

@@ -9,9 +9,7 @@ import Testing
 @Suite(.serialized) struct ProxySchedulingFailureTests {
     @Test func aStartTheSchedulerCannotStoreIsAuditedAsTheFailureTheCallerWasGiven() async throws {
         let upstream = try RecordingSandbox()
-        let now = Int64(Date().timeIntervalSince1970)
-        let sendAt = (now / 60 + 2 * 24 * 60) * 60
-        let clock = ManualDeliveryClock(startMilliseconds: now * 1000)
+        let (_, sendAt, clock) = ProxySchedulerLiveTests.twoDaysAhead()
         let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
         // A real refusal from the scheduler's SQLite file, as a full or failing disk gives.
         let schedulerPath = proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path

@@ -23,9 +23,7 @@ import Testing
     static let rowColumns = "outcome, finished_at, upstream_status, upstream_body, upstream_latency_ms, attempts, error_message"
 
     static func schedule(upstream: RecordingSandbox) async throws -> Scheduled {
-        let now = Int64(Date().timeIntervalSince1970)
-        let sendAt = (now / 60 + 2 * 24 * 60) * 60
-        let clock = ManualDeliveryClock(startMilliseconds: now * 1000)
+        let (_, sendAt, clock) = ProxySchedulerLiveTests.twoDaysAhead()
         let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
         let reply = try await proxy.send(path: ProxySchedulerLiveTests.path, body: ProxySchedulerLiveTests.body(sendAt: sendAt))
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
