@@ -45,8 +45,11 @@ struct CrashSafetyTests {
         let killsStart = ContinuousClock.now
         var pendingAtKills = 0, killedWhilePending = 0
         for k in 1...Self.kills {
-            let left = max(0.2, span - (ContinuousClock.now - killsStart).seconds)
-            let uptime = Double.random(in: 0.1...min(4, max(0.3, 2 * left / Double(Self.kills - k + 1))))
+            // Kill k at its share of the span, give or take a third of a share, so the kills
+            // cover the send time however long each restart takes on a loaded machine.
+            let share = span / Double(Self.kills)
+            let at = share * (Double(k) + Double.random(in: -0.33...0.33))
+            let uptime = max(0.1, at - (ContinuousClock.now - killsStart).seconds)
             try await Task.sleep(for: .seconds(uptime))
             load.setPort(nil)
             try await serve.killHard()
@@ -56,8 +59,10 @@ struct CrashSafetyTests {
             serve = try await ServeProcess.start(config: config, environment: environment, logPath: dir.appendingPathComponent("serve-\(k).log").path)
             load.setPort(serve.port)
         }
-        // Load a little longer on the last process, then wait (bounded) for the scheduled send.
-        let due = ContinuousClock.now + .seconds(20)
+        // Load a little longer on the last process, then wait (bounded) for the scheduled send:
+        // 20 s past its send time at the least.
+        let untilSendTime = Double(max(0, sendAt - Int64(Date().timeIntervalSince1970)))
+        let due = ContinuousClock.now + .seconds(20 + untilSendTime)
         while ContinuousClock.now < due, try Self.scheduledState(scheduler) != "sent" { try await Task.sleep(for: .milliseconds(100)) }
         load.stop()
         await clients.value
@@ -84,7 +89,8 @@ struct CrashSafetyTests {
         #expect(killedWhilePending > 0, "no kill found a request in flight")
 
         // The scheduled start: sent, to OpenPush once (any resend with the same key and replayed).
-        #expect(try Self.scheduledState(scheduler) == "sent")
+        let diagnosis = try Self.scheduledDiagnosis(scheduler, logs: dir)
+        #expect(try Self.scheduledState(scheduler) == "sent", "\(diagnosis)")
         #expect(try reader.show(requestId: schedulingId)?.outcome == "sent")
         let sends = upstream.all.filter { String(decoding: $0.body, as: UTF8.self).contains(Self.scheduledActivity) }
         let keys = Set(sends.map { (try? JSONParser.parse($0.body))?.objectValue?["idempotency_key"]?.stringValue ?? "none" })
@@ -94,7 +100,7 @@ struct CrashSafetyTests {
         #expect(upstream.all.allSatisfy { $0.response.status != 429 }, "the sandbox rate-limited the load")
         print("crash safety: \(Self.kills) kills in \(elapsed), \(answers.count) answers, \(pendingAtKills) rows open at kills (\(killedWhilePending) kills), scheduled start sent \(sends.count)×")
         await upstream.server.stop(gracePeriod: .seconds(1))
-        try? FileManager.default.removeItem(at: dir)
+        if ProcessInfo.processInfo.environment["KEEP_CRASH_DIR"] == nil { try? FileManager.default.removeItem(at: dir) } else { print("crash dir: \(dir.path)") }
     }
 
     static func config(audit: String, upstream: String) -> String {
@@ -126,6 +132,19 @@ struct CrashSafetyTests {
 
     static func integrity(_ path: String) throws -> String? {
         try SQLiteDatabase(path: path).rows("PRAGMA integrity_check").first?.first?.textValue
+    }
+
+    /// The scheduled start's row and every scheduler line of every process's log: what a
+    /// failure of the "sent once" promise needs to be explained.
+    static func scheduledDiagnosis(_ path: String, logs dir: URL) throws -> String {
+        let row = try SQLiteDatabase(path: path).rows(
+            "SELECT state, send_at, claimed_at, finished_at, upstream_status, error FROM scheduled_starts").first ?? []
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("serve-") }.sorted()) ?? []
+        let lines = files.flatMap { name in
+            ((try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? "")
+                .split(separator: "\n").filter { $0.contains("schedul") && !$0.contains("msg=\"translation finding\"") }.map { "\(name): \($0)" }
+        }
+        return "row \(row); log:\n" + lines.joined(separator: "\n")
     }
 
     static func scheduledState(_ path: String) throws -> String? {
