@@ -83,7 +83,7 @@ extension ProxyService {
                 try await deps.audit.recordScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
                                                      redactedRequest: request, createdAt: inbound.started)
             }
-            try scheduler.store.insert(starts, now: deps.clock())
+            try await scheduler.store.insertOffPool(starts, now: deps.clock())
         } catch {
             deps.log.error("scheduling failed; nothing will be sent", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
             let failure = ProxyFailure.internal("the scheduled start could not be stored; nothing will be sent")

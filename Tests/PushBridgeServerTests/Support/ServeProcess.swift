@@ -12,7 +12,7 @@ final class ServeProcess: Sendable {
 
     /// Starts the built binary on `config` and waits (at most 15 s) until it says where it listens.
     static func start(config: String, environment: [String: String], logPath: String) async throws -> ServeProcess {
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         let process = Process()
         process.executableURL = CLIRunner.binary
