@@ -37,11 +37,7 @@ enum AuditRowEncoding {
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, marked when cut.
     static func truncate(_ text: String?, to limit: Int) -> String? {
         guard let text, text.utf8.count > limit else { return text }
-        let bytes = Array(text.utf8)
-        var end = max(0, limit)
-        // Back up over UTF-8 continuation bytes so no scalar is cut in half.
-        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
-        return String(decoding: bytes[..<end], as: UTF8.self) + "…[truncated: \(bytes.count) bytes]"
+        return text.utf8Prefix(maxBytes: limit) + "…[truncated: \(text.utf8.count) bytes]"
     }
 
     /// The path without its query string, which may carry credentials.

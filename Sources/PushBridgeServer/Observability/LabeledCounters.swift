@@ -35,14 +35,6 @@ struct LabeledCounters: Sendable {
     }
 
     private func cut(_ value: String) -> String {
-        guard value.utf8.count > maxLabelValueBytes else { return value }
-        var kept = String.UnicodeScalarView()
-        var bytes = 0
-        for scalar in value.unicodeScalars {
-            bytes += UTF8.width(scalar)
-            if bytes > maxLabelValueBytes { break }
-            kept.append(scalar)
-        }
-        return String(kept)
+        value.utf8Prefix(maxBytes: maxLabelValueBytes)
     }
 }

@@ -185,13 +185,6 @@ struct LogLineEncoder: Sendable {
 
     private func truncate(_ value: LogValue) -> LogValue {
         guard case .string(let s) = value, s.utf8.count > maxValueBytes else { return value }
-        var kept = String.UnicodeScalarView()
-        var bytes = 0
-        for scalar in s.unicodeScalars {
-            bytes += UTF8.width(scalar)
-            if bytes > maxValueBytes { break }
-            kept.append(scalar)
-        }
-        return .string(String(kept) + "…[truncated]")
+        return .string(s.utf8Prefix(maxBytes: maxValueBytes) + "…[truncated]")
     }
 }

@@ -17,14 +17,7 @@ final class SlowClients: @unchecked Sendable {
             while descriptors.count < count, Date() < end {
                 let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 guard fd >= 0 else { break }
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = port.bigEndian
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
-                guard connected == 0 else { Glibc.close(fd); break }
+                guard connectLoopback(fd, port: port) == 0 else { Glibc.close(fd); break }
                 _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 descriptors.append(fd)
             }
