@@ -14,13 +14,8 @@ trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm 
 base=$((40000 + RANDOM % 10000)); up=$base; pa=$((base+1)); pb=$((base+2))
 mkdir -p $work/up
 audit_dir=${AB_AUDIT_DIR:-$work}; [ "$audit_dir" != "$work" ] && audit_dir=$(mktemp -d "$audit_dir/pushbridge-ab.XXXXXX")
-cat > $work/up/nginx.conf <<CONF
-daemon off; worker_processes 1; pid $work/up/nginx.pid; error_log $work/up/error.log warn;
-events { worker_connections 4096; }
-http { access_log off; client_body_temp_path $work/up; proxy_temp_path $work/up; fastcgi_temp_path $work/up; uwsgi_temp_path $work/up; scgi_temp_path $work/up;
-  keepalive_requests 1000000;
-  server { listen 127.0.0.1:$up; location / { default_type application/json; return 201 '{"notification_id":"msg_x"}'; } } }
-CONF
+. bench/nginx-conf.sh
+upstream_conf $work/up $up
 "$(command -v nginx || echo /usr/sbin/nginx)" -p $work/up -c $work/up/nginx.conf 2>$work/up/stderr & pids+=($!)
 for x in a b; do port=$pa; [ $x = b ] && port=$pb
 python3 - $work/$x.json $port $up $audit_dir/$x.sqlite <<'PY'

@@ -44,33 +44,13 @@ up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base
 shm_dir=$(mktemp -d /dev/shm/pushbridge-bench.XXXXXX)
 
 mkdir -p "$work/up" "$work/proxy"
-cat > "$work/up/nginx.conf" <<CONF
-daemon off; worker_processes 1; pid $work/up/nginx.pid; error_log $work/up/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; client_body_temp_path $work/up; proxy_temp_path $work/up;
-  fastcgi_temp_path $work/up; uwsgi_temp_path $work/up; scgi_temp_path $work/up;
-  keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$up_port;
-    location / { default_type application/json; return 201 '{"notification_id":"msg_x"}'; }
-  }
-}
-CONF
-cat > "$work/proxy/nginx.conf" <<CONF
-daemon off; worker_processes 2; pid $work/proxy/nginx.pid; error_log $work/proxy/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; client_body_temp_path $work/proxy; proxy_temp_path $work/proxy;
-  fastcgi_temp_path $work/proxy; uwsgi_temp_path $work/proxy; scgi_temp_path $work/proxy;
-  keepalive_requests 1000000;
-  upstream openpush { server 127.0.0.1:$up_port; keepalive 128; }
+. bench/nginx-conf.sh
+upstream_conf "$work/up" "$up_port"
+nginx_conf "$work/proxy" 2 "  upstream openpush { server 127.0.0.1:$up_port; keepalive 128; }
   server {
     listen 127.0.0.1:$nginx_port;
-    location / { proxy_pass http://openpush; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-CONF
+    location / { proxy_pass http://openpush; proxy_http_version 1.1; proxy_set_header Connection \"\"; }
+  }"
 "$NGINX" -p "$work/up" -c "$work/up/nginx.conf" 2>"$work/up/stderr" & pids+=($!)
 "$NGINX" -p "$work/proxy" -c "$work/proxy/nginx.conf" 2>"$work/proxy/stderr" & pids+=($!)
 
