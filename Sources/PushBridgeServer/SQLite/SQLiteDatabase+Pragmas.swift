@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension SQLiteDatabase {
     /// Sets PushBridge's durable settings: `journal_mode=WAL` (checked: SQLite silently keeps
@@ -8,11 +11,27 @@ extension SQLiteDatabase {
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         let code = sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
         guard code == SQLITE_OK else { throw SQLiteError.last(code, on: handle, sql: nil) }
-        let mode = try pragma("journal_mode", set: "WAL")
+        let mode = try switchToWAL(within: busyTimeout)
         guard mode?.textValue?.lowercased() == "wal" else {
             throw SQLiteError(code: SQLITE_ERROR, message: "journal_mode stayed \(mode?.textValue ?? "unknown"), WAL is not available", sql: "PRAGMA journal_mode = WAL")
         }
         try execute("PRAGMA synchronous = FULL")
+    }
+
+    /// `PRAGMA journal_mode = WAL`, retried while another connection holds the file: SQLite
+    /// answers `SQLITE_BUSY` at once, without its busy handler, when a second connection is
+    /// switching the same new file at the same moment (processes started together).
+    private func switchToWAL(within timeout: Duration) throws(SQLiteError) -> SQLiteValue? {
+        let deadline = ContinuousClock.now + timeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                return try pragma("journal_mode", set: "WAL")
+            } catch where error.resultCode == SQLITE_BUSY && ContinuousClock.now + pause < deadline {
+                usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
+                pause = min(pause * 2, .milliseconds(50))
+            }
+        }
     }
 
     /// Reads `PRAGMA name`, or sets it with `PRAGMA name = value` and returns what SQLite

@@ -2,6 +2,10 @@ import CSQLite
 
 /// Numbered schema migrations, each applied once, in order, inside its own transaction.
 ///
+/// Safe when several processes open a fresh database at once: each migration's transaction
+/// takes the write lock first (`BEGIN IMMEDIATE`) and re-reads its record under it, so the
+/// processes that lose the race find it applied and skip it.
+///
 /// Applied numbers are recorded in the `pushbridge_migrations` table. A database that records
 /// a number this migrator does not know was migrated by a newer build and is refused.
 public struct SQLiteMigrator {
@@ -56,11 +60,16 @@ public struct SQLiteMigrator {
         }
         var appliedNow: [Int] = []
         for migration in ordered where !applied.contains(migration.number) {
-            try database.transaction {
+            // Another process may have applied it since the read above: the record is read
+            // again under the transaction's write lock, which every migrating process takes.
+            let ran = try database.transaction(.immediate) { () throws -> Bool in
+                let recorded = try database.rows("SELECT 1 FROM \(Self.tableName) WHERE number = ?", [.integer(Int64(migration.number))])
+                guard recorded.isEmpty else { return false }
                 try migration.apply(database)
                 try database.execute("INSERT INTO \(Self.tableName) (number, name) VALUES (?, ?)", [.integer(Int64(migration.number)), .text(migration.name)])
+                return true
             }
-            appliedNow.append(migration.number)
+            if ran { appliedNow.append(migration.number) }
         }
         return appliedNow
     }
