@@ -5,6 +5,7 @@ public enum OpenPushRules {
         var v: [RuleViolation] = []
         if s.event != "start" { v.append(.init(field: "event", rule: "must be exactly \"start\" on this route")) }
         checkActivityId(s.activityId, field: "activity_id", into: &v)
+        checkActivityId(s.activityType, field: "activity_type", into: &v)
         checkNonEmptyObject(s.eventAttributes, field: "event_attributes", into: &v)
         checkNonEmptyObject(s.eventUpdates, field: "event_updates", into: &v)
         checkName(s.name, into: &v)
@@ -71,9 +72,11 @@ public enum OpenPushRules {
         (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
     }
 
+    /// An id that goes into the URL path (activity id, activity type): see ``OpenPushPath/problem(segment:)``.
     private static func checkActivityId(_ id: String?, field: String, into v: inout [RuleViolation]) {
         if isBlank(id) { v.append(.init(field: field, rule: "is required and must be non-blank")) }
         else if id!.contains("/") { v.append(.init(field: field, rule: "must not contain /")) }
+        else if let problem = OpenPushPath.problem(segment: id!) { v.append(.init(field: field, rule: problem)) }
     }
 
     private static func checkNonEmptyObject(_ o: JSONObject?, field: String, into v: inout [RuleViolation]) {

@@ -53,7 +53,7 @@ public struct OpenPushStart: Sendable, Equatable {
 
     /// The request path.
     public var path: String {
-        "/apps/\(PathEncoding.encodeSegment(appId))/activities/activity/\(PathEncoding.encodeSegment(activityType))"
+        OpenPushPath.start(appId: appId, activityType: activityType)
     }
 
     /// The JSON body, in OpenPush's documented field order.

@@ -37,7 +37,7 @@ public struct OpenPushUpdate: Sendable, Equatable {
 
     /// The request path.
     public var path: String {
-        "/apps/\(PathEncoding.encodeSegment(appId))/live_activities/\(PathEncoding.encodeSegment(activityId))/notifications"
+        OpenPushPath.update(appId: appId, activityId: activityId)
     }
 
     /// The JSON body, in OpenPush's documented field order.

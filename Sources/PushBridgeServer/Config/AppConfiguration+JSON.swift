@@ -36,6 +36,7 @@ extension AppConfiguration {
         let op = r.object(o["openpush"], at: opPath, allowed: ["app_id", "rest_key_env"])
         if o["openpush"] == nil { r.report(opPath, "required") }
         let appID = op.flatMap { r.string($0, "app_id", at: opPath, required: true) }
+        if let appID, let problem = OpenPushPath.problem(segment: appID) { r.report("\(opPath).app_id", problem) }
         let key = op.flatMap { r.secretFromEnvironment($0, "rest_key_env", at: opPath, required: !passThrough) }
 
         let callers = decodeCallers(r.array(o, "callers", at: path), at: "\(path).callers", r)

@@ -149,6 +149,8 @@ extension CurlEasyTransfer {
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
         try set(CURLOPT_URL, string: request.url)
+        // The path leaves as it was built and audited: no dot-segment removal by libcurl.
+        try set(CURLOPT_PATH_AS_IS, 1)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)

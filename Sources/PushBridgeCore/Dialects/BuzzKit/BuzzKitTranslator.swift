@@ -78,6 +78,7 @@ struct BuzzKitTranslator {
     static func callerField(_ openPush: String) -> String {
         switch openPush {
         case "activity_id": "activityId"
+        case "activity_type": "attributesType"
         case "event_updates": "contentState"
         case "event_attributes": "attributes"
         case "stale_date": "staleDate"

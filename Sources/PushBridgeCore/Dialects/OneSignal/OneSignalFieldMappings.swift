@@ -8,9 +8,9 @@ enum OneSignalFieldMappings {
 
     static let start: [FieldMapping] = [
         FieldMapping(.start, "{app_id} (path)", "{app_id} (path)", nil, "Mapped to the configured OpenPush app id, or passed through."),
-        FieldMapping(.start, "{activity_type} (path)", "{activity_type} (path)", nil, "Forced as the APNs attributes-type."),
+        FieldMapping(.start, "{activity_type} (path)", "{activity_type} (path)", nil, "Forced as the APNs attributes-type; not . or .., no control characters."),
         FieldMapping(.start, "event", "event", nil, "Must be \"start\"; sent explicitly."),
-        FieldMapping(.start, "activity_id", "activity_id", nil, "Non-blank, no /."),
+        FieldMapping(.start, "activity_id", "activity_id", nil, "Non-blank, no /, not . or .., no control characters."),
         FieldMapping(.start, "event_attributes", "event_attributes", nil, "Carried unchanged (non-empty object)."),
         FieldMapping(.start, "event_updates", "event_updates", nil, "Carried unchanged (non-empty object)."),
         FieldMapping(.start, "name", "name", nil, "Carried; ≤128 characters."),

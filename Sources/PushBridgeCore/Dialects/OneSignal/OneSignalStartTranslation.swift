@@ -43,7 +43,7 @@ enum OneSignalStartTranslation {
         }
         FieldAccounting.dropUnread(r, table: OneSignalFieldMappings.table, route: .start, tablePrefix: "", dialect: "OneSignal",
                                    unknownMessage: OneSignalFieldMappings.dropMessage(forUnknown:), into: &findings)
-        if let error = r.combinedError ?? ViolationReporting.error(for: OpenPushRules.validate(s)) {
+        if let error = r.combinedError ?? ViolationReporting.error(for: OpenPushRules.validate(s), fieldName: { $0 == "activity_type" ? "{activity_type} (path)" : $0 }) {
             return Translation(dialect: .onesignal, route: .start, sourceApp: appId, findings: findings, error: error)
         }
         return Translation(dialect: .onesignal, route: .start, sourceApp: appId, requests: [OpenPushRequest(.start(s))], findings: findings)

@@ -83,6 +83,7 @@ enum PushwooshCommonFields {
         guard let id = r.string("live_activity_id", required: true) else { return nil }
         if OpenPushRules.isBlank(id) { scope.reject(scope.field("live_activity_id"), "must be non-blank"); return nil }
         if id.utf8.contains(UInt8(ascii: "/")) { scope.reject(scope.field("live_activity_id"), "must not contain '/' (OpenPush puts the activity id in a URL path)"); return nil }
+        if let problem = OpenPushPath.problem(segment: id) { scope.reject(scope.field("live_activity_id"), problem); return nil }
         return id
     }
 

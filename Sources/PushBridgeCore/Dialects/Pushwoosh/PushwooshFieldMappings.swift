@@ -34,12 +34,12 @@ enum PushwooshFieldMappings {
                      "OpenPush has no subtitle, and Pushwoosh documents it on updateLiveActivity only; the text is not sent — fold it into title or content."),
         FieldMapping(.start, "notifications[].live_activity.event", "event", nil, "Optional; must be \"start\". OpenPush always receives \"start\"."),
         FieldMapping(.start, "notifications[].live_activity.content-state", "event_updates", nil, "Required non-empty object, carried unchanged."),
-        FieldMapping(.start, "notifications[].live_activity.attributes-type", "path activity_type", nil, "Required; the ActivityAttributes type name in the OpenPush path."),
+        FieldMapping(.start, "notifications[].live_activity.attributes-type", "path activity_type", nil, "Required; the ActivityAttributes type name in the OpenPush path; not '.' or '..', no control characters."),
         FieldMapping(.start, "notifications[].live_activity.attributes", "event_attributes", nil,
                      "Required object; `{}` becomes {\"pushbridge_placeholder\": true} (synthesized) because OpenPush requires a non-empty object and ActivityKit ignores extra keys."),
         FieldMapping(.start, "notifications[].live_activity.dismissal-date", "—", .dropped,
                      "dismissal-date is not documented on startLiveActivity and OpenPush rejects dismissal_date on a start; it is not sent — set it when you end the activity."),
-        FieldMapping(.start, "notifications[].live_activity_id", "activity_id", nil, "Required; non-blank, without '/'."),
+        FieldMapping(.start, "notifications[].live_activity_id", "activity_id", nil, "Required; non-blank, without '/', not '.' or '..', no control characters."),
         FieldMapping(.start, "notifications[].filter", "included_segments", nil,
                      "Filter name → OpenPush segment id through the configured segment map (no map: the name passes through with a caveat; a map without the name rejects)."),
         FieldMapping(.start, "notifications[].filter_code", "included_segments", nil, "Older variant of filter; treated exactly like filter."),
@@ -64,7 +64,7 @@ enum PushwooshFieldMappings {
                      "An update cannot change the activity type; OpenPush finds the activity by its id, so attributes-type is not sent."),
         FieldMapping(.update, "notifications[].live_activity.attributes", "—", .dropped,
                      "Attributes are fixed when an activity starts; OpenPush's update route has no field for them, so they are not sent."),
-        FieldMapping(.update, "notifications[].live_activity_id", "path activity_id", nil, "Required; non-blank, without '/'."),
+        FieldMapping(.update, "notifications[].live_activity_id", "path activity_id", nil, "Required; non-blank, without '/', not '.' or '..', no control characters."),
     ] + ["filter", "filter_code", "devices", "users"].map {
         FieldMapping(.update, "notifications[].\($0)", "—", .dropped,
                      "OpenPush updates every device holding the activity id (as Pushwoosh does); update targeting cannot be narrowed, so \($0) is not sent.")

@@ -18,6 +18,7 @@ enum PushwooshStartTranslation {
             }
             if let type = la.string("attributes-type", required: true) {
                 if OpenPushRules.isBlank(type) { scope.reject(scope.liveField("attributes-type"), "must name the ActivityAttributes type") }
+                else if let problem = OpenPushPath.problem(segment: type) { scope.reject(scope.liveField("attributes-type"), problem) }
                 start.activityType = type
             }
             start.eventUpdates = PushwooshCommonFields.contentState(&la, scope: &scope)
