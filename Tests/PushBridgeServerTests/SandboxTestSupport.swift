@@ -12,7 +12,7 @@ struct SandboxHarness {
     static let segment = "seg_01hq8n4t2v"
     static let type = "DeliveryAttributes"
 
-    let clock = SandboxClock(start: SandboxHarness.t0)
+    let clock = SandboxClock(start: SandboxHarness.t0, frozen: true)
     let service: SandboxService
     /// The server when requests go over real HTTP on 127.0.0.1.
     let server: HTTPServer?

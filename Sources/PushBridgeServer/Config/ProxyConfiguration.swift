@@ -104,10 +104,14 @@ public struct ProxyConfiguration: Sendable {
         public var embedded: Bool = false
         /// A seed file (apps, keys, devices) for the sandbox. Default none.
         public var seedPath: String?
+        /// The embedded sandbox's rate-limit window in seconds (60 requests per window per
+        /// app). Default 60, OpenPush's documented window; shorter only for tests.
+        public var rateWindowSeconds: Int64 = 60
         /// A sandbox setting.
-        public init(embedded: Bool = false, seedPath: String? = nil) {
+        public init(embedded: Bool = false, seedPath: String? = nil, rateWindowSeconds: Int64 = 60) {
             self.embedded = embedded
             self.seedPath = seedPath
+            self.rateWindowSeconds = rateWindowSeconds
         }
     }
 

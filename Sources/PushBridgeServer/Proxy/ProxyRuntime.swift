@@ -56,7 +56,8 @@ public final class ProxyRuntime: Sendable {
         var sandboxURL: String?
         let baseURL: String
         if configuration.sandbox.embedded {
-            let service = try SandboxCommand.makeService(seedPath: configuration.sandbox.seedPath, dbPath: nil)
+            let service = try SandboxCommand.makeService(seedPath: configuration.sandbox.seedPath, dbPath: nil,
+                                                       rateWindowSeconds: configuration.sandbox.rateWindowSeconds)
             let server = try HTTPServer(configuration: HTTPServerConfiguration(), handler: service.handler)
             sandboxServer = server
             sandboxURL = "http://127.0.0.1:\(server.port)"

@@ -61,11 +61,14 @@ public enum SandboxCommand {
     }
 
     /// A sandbox service for the options: its store (SQLite with `dbPath`, else memory), its
-    /// clock (the seed's `now` or the wall clock) and the seed applied.
-    public static func makeService(seedPath: String?, dbPath: String?) throws -> SandboxService {
+    /// clock (running with real time from the seed's `now`, or the wall clock), its rate window
+    /// (`rateWindowSeconds`, OpenPush's 60 s by default) and the seed applied.
+    public static func makeService(seedPath: String?, dbPath: String?,
+                                   rateWindowSeconds: Int64 = OpenPushLimits.rateLimitWindowSeconds) throws -> SandboxService {
         let seed = try seedPath.map { try SandboxSeed.load(path: $0) }
         let clock = SandboxClock(start: seed?.now)
-        let options = SandboxOptions(simulateDeviceRegistration: seed?.simulateDeviceRegistration ?? true)
+        let options = SandboxOptions(simulateDeviceRegistration: seed?.simulateDeviceRegistration ?? true,
+                                     rateWindowSeconds: rateWindowSeconds)
         let service = SandboxService(clock: clock, store: try makeStore(dbPath: dbPath), options: options)
         if let seed { try service.apply(seed) }
         return service

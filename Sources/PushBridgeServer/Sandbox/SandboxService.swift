@@ -51,9 +51,14 @@ public struct SandboxOptions: Sendable {
     /// so an update can follow a start without a real device.
     public var simulateDeviceRegistration: Bool
 
+    /// The rate limit's window in seconds. Default 60, OpenPush's; a shorter one lets a test
+    /// cross several windows without waiting minutes.
+    public var rateWindowSeconds: Int64
+
     /// Options.
-    public init(simulateDeviceRegistration: Bool = true) {
+    public init(simulateDeviceRegistration: Bool = true, rateWindowSeconds: Int64 = OpenPushLimits.rateLimitWindowSeconds) {
         self.simulateDeviceRegistration = simulateDeviceRegistration
+        self.rateWindowSeconds = rateWindowSeconds
     }
 }
 
@@ -62,12 +67,13 @@ final class SandboxEngine {
     let store: any SandboxStore
     let clock: SandboxClock
     let options: SandboxOptions
-    var rateLimiter = SandboxRateLimiter()
+    var rateLimiter: SandboxRateLimiter
 
     init(store: any SandboxStore, clock: SandboxClock, options: SandboxOptions) {
         self.store = store
         self.clock = clock
         self.options = options
+        self.rateLimiter = SandboxRateLimiter(windowSeconds: options.rateWindowSeconds)
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -109,8 +115,9 @@ final class SandboxEngine {
         }
         guard let app else { return .fail(SandboxResponses.error(403, SandboxAuth.deniedMessage)) }
         guard rateLimiter.admit(app: app.id, now: clock.now) else {
-            let message = "rate_limit: at most \(OpenPushLimits.rateLimitCount) requests per \(OpenPushLimits.rateLimitWindowSeconds) seconds per app on the sending routes"
-            return .fail(SandboxResponses.error(429, message, headers: [("Retry-After", String(OpenPushLimits.rateLimitWindowSeconds))]))
+            let window = rateLimiter.windowSeconds
+            let message = "rate_limit: at most \(OpenPushLimits.rateLimitCount) requests per \(window) seconds per app on the sending routes"
+            return .fail(SandboxResponses.error(429, message, headers: [("Retry-After", String(window))]))
         }
         return SandboxResponses.objectBody(request).map { (app, $0) }
     }

@@ -18,7 +18,7 @@ struct UpstreamExchange: Sendable {
 /// recorded. Its clock moves 2 s per request so a long suite never trips the 60/min limit.
 final class RecordingSandbox: Sendable {
     let sandbox: SandboxService
-    let clock = SandboxClock(start: 1_781_049_600)
+    let clock = SandboxClock(start: 1_781_049_600, frozen: true)
     let server: HTTPServer
     private let exchanges = ExchangeLog()
     static let restKey = "op_sandbox_demo_rest_key"
