@@ -25,6 +25,10 @@ public struct TranslationContext: Sendable {
     /// The proxy's id for this request, used where an id must be synthesized (BuzzKit start's
     /// `activity_id`); nil derives one from the body so translation stays deterministic.
     public var requestId: String?
+    /// True when the caller's credential already came in a header (Pushwoosh
+    /// `Authorization: Token …`): the body's `request.auth` is then optional, since the proxy
+    /// has checked the credential before translating.
+    public var credentialInHeader: Bool = false
 
     /// A context; `now` is required so that translation stays a pure function.
     public init(now: Int64, requestId: String? = nil, targetAppId: String? = nil, sourceAppId: String? = nil, segmentMap: [String: String]? = nil,

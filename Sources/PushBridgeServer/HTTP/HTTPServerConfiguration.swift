@@ -36,6 +36,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// Renders the answers the server makes itself (`413`, `504`, `503`), so a proxy can answer
     /// in its caller's dialect. Default: ``HTTPServerFailure/jsonResponse(_:for:)``.
     public var failureResponder: @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse = HTTPServerFailure.jsonResponse
+    /// Runs before a `413` the server answers itself is sent, with the answer
+    /// ``failureResponder`` made: the connection is suspended until it returns, so what it
+    /// records (the proxy's audit row) is written before the caller can see the answer. It
+    /// runs under ``handlerDeadline`` like a handler. Default nil: the `413` is sent at once.
+    public var refusalRecorder: (@Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void)?
 
     /// A configuration with every default.
     public init() {}

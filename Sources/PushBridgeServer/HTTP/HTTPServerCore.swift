@@ -145,10 +145,25 @@ final class HTTPServerCore: Sendable {
             state.body = []
             return HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
         }
-        var response = configuration.failureResponder(.bodyTooLarge(limit: configuration.maxBodyBytes), request)
+        let failure = HTTPServerFailure.bodyTooLarge(limit: configuration.maxBodyBytes)
+        var response = configuration.failureResponder(failure, request)
         // The unread rest of the body makes the connection unusable for another request.
         response.headers.append((name: "Connection", value: "close"))
-        return answerNow(response, exchange, on: connection)
+        guard let recorder = configuration.refusalRecorder else { return answerNow(response, exchange, on: connection) }
+        // The answer waits for the record: suspended like a running handler, under its deadline.
+        registry.withLock { $0.running[ObjectIdentifier(exchange)] = exchange }
+        exchange.state.withLock { state in
+            state.request = request
+            state.phase = .suspended
+            exchange.suspend(connection)
+        }
+        let work = Task {
+            await recorder(failure, request, response)
+            self.finish(exchange, with: response)
+        }
+        exchange.adopt([work])
+        deadlines.watch(exchange)
+        return .YES
     }
 
     /// Queues `response` from inside the access handler, marking the exchange answered.

@@ -40,6 +40,14 @@ public struct AppDirectory: Sendable {
         return .failure(.credentialMatchesNoApp)
     }
 
+    /// Whether `credential` is a configured caller key of some app of `dialect` (pass-through
+    /// apps, which accept any key, do not count): only such a caller may learn that an app id
+    /// is not configured.
+    public func authenticatesAnyApp(_ credential: String?, dialect: DialectName) -> Bool {
+        guard let credential, !credential.isEmpty else { return false }
+        return credentials.apps(presenting: credential).contains { $0.dialect == dialect }
+    }
+
     /// Whether the caller may use the app: pass-through apps accept any presented key (OpenPush
     /// checks it); others need a configured credential, compared in constant time.
     public func authorizes(_ credential: String?, for app: AppConfiguration) -> Bool {

@@ -3,7 +3,8 @@ import PushBridgeCore
 
 /// Reads the secret a caller presents, the way each dialect's API carries it: OneSignal
 /// `Authorization: Key …` (or `Basic …`, the key literally), BuzzKit `Authorization: Bearer …`,
-/// Pushwoosh the `request.auth` body field (or `Authorization: Token …`).
+/// Pushwoosh the `request.auth` body field, or `Authorization: Token …` when the body has no
+/// `auth` (the body wins when both are present; see docs/security.md).
 public enum PresentedCredential {
     /// The secret, or nil when the caller presented none.
     public static func from(request: HTTPRequest, dialect: DialectName, body: JSONObject?) -> String? {
@@ -17,6 +18,14 @@ public enum PresentedCredential {
             if let auth = body?["request"]?.objectValue?["auth"]?.stringValue, !auth.isEmpty { return auth }
             return header ?? nil
         }
+    }
+
+    /// Whether the credential ``from(request:dialect:body:)`` reads comes from a header: always
+    /// for OneSignal and BuzzKit; for Pushwoosh when the body's `auth` is absent, null or "".
+    public static func isInHeader(dialect: DialectName, body: JSONObject?) -> Bool {
+        guard dialect == .pushwoosh, let auth = body?["request"]?.objectValue?["auth"] else { return true }
+        if case .null = auth { return true }
+        return auth.stringValue?.isEmpty ?? false
     }
 
     /// The text after the scheme word (`Key`, `Basic`, `Bearer`, `Token`), trimmed; the whole

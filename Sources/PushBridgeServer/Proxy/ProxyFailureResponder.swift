@@ -1,9 +1,10 @@
 import PushBridgeCore
 
 /// Answers what the HTTP server answers itself (body over the limit, handler past its deadline,
-/// shutting down) in the caller's dialect, and audits the 413s, whose handler never ran.
+/// shutting down) in the caller's dialect, and audits the 413s, whose handler never ran: the
+/// server sends a 413 only once ``recorder(audit:log:)`` has written its row.
 enum ProxyFailureResponder {
-    static func make(audit: AuditStore, log: EventLog) -> @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse {
+    static func make() -> @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse {
         { failure, request in
             guard let route = InboundRoute.match(path: request.target) else { return HTTPServerFailure.jsonResponse(failure, for: request) }
             let proxyFailure: ProxyFailure
@@ -16,16 +17,24 @@ enum ProxyFailureResponder {
             var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
             headers += r.headers.map { (name: $0.0, value: $0.1) }
             if case .bodyTooLarge = failure {
-                let now = AuditClock.nowMilliseconds()
-                let id = RequestID.make(nowMs: now)
-                headers.append(("X-PushBridge-Request-Id", id))
-                let entry = AuditEntry(requestId: id, receivedAt: now, path: request.path, route: route, translation: nil,
-                                       inboundBody: [], keyFingerprint: nil)
-                let completion = AuditCompletion(finishedAt: now, outcome: .rejected, responseStatus: r.status,
-                                                 responseBody: String(decoding: r.body, as: UTF8.self), errorMessage: failure.message)
-                Task { if (try? await audit.record(entry, completion)) == nil { log.error("audit write failed", ["request_id": .string(id)]) } }
+                headers.append(("X-PushBridge-Request-Id", RequestID.make(nowMs: AuditClock.nowMilliseconds())))
             }
             return HTTPResponse(status: r.status, headers: headers, body: r.body)
+        }
+    }
+
+    /// Writes the complete row of a refused 413 (its id is the answer's
+    /// `X-PushBridge-Request-Id`); the server holds the answer until this returns.
+    static func recorder(audit: AuditStore, log: EventLog) -> @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void {
+        { failure, request, response in
+            guard case .bodyTooLarge = failure, let route = InboundRoute.match(path: request.target),
+                  let id = response.headers.first(where: { $0.name == "X-PushBridge-Request-Id" })?.value else { return }
+            let now = AuditClock.nowMilliseconds()
+            let entry = AuditEntry(requestId: id, receivedAt: now, path: request.path, route: route, translation: nil,
+                                   inboundBody: [], keyFingerprint: nil)
+            let completion = AuditCompletion(finishedAt: now, outcome: .rejected, responseStatus: response.status,
+                                             responseBody: String(decoding: response.body, as: UTF8.self), errorMessage: failure.message)
+            if (try? await audit.record(entry, completion)) == nil { log.error("audit write failed", ["request_id": .string(id)]) }
         }
     }
 }

@@ -100,7 +100,8 @@ public final class ProxyRuntime: Sendable {
         http.idleTimeout = configuration.limits.idleTimeout
         // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.
         http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
-        http.failureResponder = ProxyFailureResponder.make(audit: audit, log: log)
+        http.failureResponder = ProxyFailureResponder.make()
+        http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log)
         let server = try HTTPServer(configuration: http, handler: service.handler)
         let adminServer = try configuration.admin.map { admin in
             var adminHTTP = HTTPServerConfiguration()

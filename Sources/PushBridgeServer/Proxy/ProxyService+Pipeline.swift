@@ -26,11 +26,14 @@ extension ProxyService {
                               credential: PresentedCredential.from(request: request, dialect: route.dialect, body: object))
         let credential = inbound.credential
 
-        // Which app, and may this caller use it?
+        // Which app, and may this caller use it? A caller without a configured key gets the same
+        // answer for an unknown app as for a wrong key, so app ids cannot be probed.
         let app: AppConfiguration
+        let refusal = ProxyFailure.unauthorized(credential == nil ? "missing credentials" : "invalid credentials")
         switch snapshot.directory.app(dialect: route.dialect, sourceApp: route.namedSourceApp(body: object), credential: credential) {
         case .success(let a): app = a
         case .failure(.unknownApp(let id)):
+            guard snapshot.directory.authenticatesAnyApp(credential, dialect: route.dialect) else { return await refuse(inbound, refusal, app: id) }
             return await refuse(inbound, .notFound("app \(id) is not configured in PushBridge"), app: id)
         case .failure(.noAppNamed) where route.dialect == .pushwoosh && object == nil:
             let t = dialect.translate(route: route, parsed: body, context: TranslationContext(now: started / 1000))
@@ -38,14 +41,14 @@ extension ProxyService {
         case .failure(.noAppNamed) where route.dialect == .pushwoosh:
             return await refuse(inbound, .badRequest(TranslationError(field: "application", rule: "is required")))
         case .failure:
-            return await refuse(inbound, .unauthorized(credential == nil ? "missing credentials" : "invalid credentials"))
+            return await refuse(inbound, refusal)
         }
-        guard snapshot.directory.authorizes(credential, for: app) else {
-            return await refuse(inbound, .unauthorized(credential == nil ? "missing credentials" : "invalid credentials for app \(app.sourceAppID)"), app: app.name)
-        }
+        guard snapshot.directory.authorizes(credential, for: app) else { return await refuse(inbound, refusal, app: app.name) }
 
         // Translate; every start gets its idempotency key before anything is audited or sent.
-        var translation = dialect.translate(route: route, parsed: body, context: app.translationContext(now: started / 1000, requestId: requestId))
+        var context = app.translationContext(now: started / 1000, requestId: requestId)
+        context.credentialInHeader = PresentedCredential.isInHeader(dialect: route.dialect, body: object)
+        var translation = dialect.translate(route: route, parsed: body, context: context)
         translation.requests = IdempotencyKeys.assign(translation.requests, requestId: requestId)
         deps.log.findings(translation.findings, requestId: requestId, dialect: route.dialect, app: app.name, route: route.kind)
         deps.metrics.recordFindings(translation.findings, dialect: route.dialect)

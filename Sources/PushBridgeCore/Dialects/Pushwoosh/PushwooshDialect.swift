@@ -20,7 +20,7 @@ public struct PushwooshDialect: Dialect {
     public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
         var findings: [Finding] = []
         let envelope: PushwooshEnvelope
-        switch PushwooshEnvelope.read(body, route: route.kind, findings: &findings) {
+        switch PushwooshEnvelope.read(body, route: route.kind, authOptional: context.credentialInHeader, findings: &findings) {
         case .success(let e): envelope = e
         case .failure(let e): return rejected(route: route.kind, sourceApp: nil, findings: findings, errors: e.errors)
         }

@@ -8,8 +8,9 @@ struct PushwooshEnvelope {
     /// The notifications, each an object.
     var notifications: [JSONObject]
 
-    /// Reads the envelope. Errors never include the value of `auth`.
-    static func read(_ body: ParsedBody, route: RouteKind, findings: inout [Finding]) -> Result<PushwooshEnvelope, PushwooshEnvelopeErrors> {
+    /// Reads the envelope. Errors never include the value of `auth`, which is required unless
+    /// `authOptional` (the caller presented its credential in a header instead).
+    static func read(_ body: ParsedBody, route: RouteKind, authOptional: Bool = false, findings: inout [Finding]) -> Result<PushwooshEnvelope, PushwooshEnvelopeErrors> {
         let root: JSONObject
         switch BodyDecoding.object(body) {
         case .success(let o): root = o
@@ -25,13 +26,13 @@ struct PushwooshEnvelope {
 
         var r = FieldReader(request)
         let application = r.string("application", required: true)
-        let auth = r.string("auth", required: true)
+        let auth = r.string("auth", required: !authOptional)
         let list = r.array("notifications", required: true)
         var errors = r.errors
         if let application, OpenPushRules.isBlank(application) {
             errors.append(TranslationError(field: "application", rule: "must be a non-blank Pushwoosh application code"))
         }
-        if let auth, OpenPushRules.isBlank(auth) {
+        if let auth, !authOptional, OpenPushRules.isBlank(auth) {
             errors.append(TranslationError(field: "auth", rule: "must be a non-blank API access token"))
         }
         var notifications: [JSONObject] = []
