@@ -87,7 +87,9 @@ import Testing
         #expect(mirrorUpdated ? row.attempts == sentRow.attempts : row.attempts == nil, "\(row.attempts ?? "nil")")
         let mirror = try Self.mirror(second.auditPath, s.requestId)
         #expect(mirror.first == .text("sent") && mirror.dropFirst().first == .integer(201))
-        // One line for the row, one with the count; neither holds a device id.
+        // One line for the row, one with the count (written once the commit is acknowledged,
+        // which may be after a reader sees it); neither holds a device id.
+        _ = await eventually(10) { second.log.output.contains("count=1") }
         let lines = second.log.lines.filter { $0.contains("from the scheduler's record") || $0.contains("reconciled with the scheduler") }
         #expect(lines.count == 2 && lines.contains { $0.contains(s.requestId) && $0.contains("outcome=sent") && $0.contains(notificationId) }
                 && lines.contains { $0.contains("count=1") }, "\(second.log.output)")
@@ -143,7 +145,8 @@ import Testing
         #expect(row.errorMessage?.contains("never stored") == true && row.errorMessage?.contains("nothing was sent") == true, "\(row.errorMessage ?? "nil")")
         let mirror = try Self.mirror(second.auditPath, s.requestId)
         #expect(mirror.first == .text("failed"))
-        #expect(second.log.lines.contains { $0.contains(s.requestId) && $0.contains("outcome=rejected") } && second.log.output.contains("count=1"), "\(second.log.output)")
+        #expect(await eventually(10) { second.log.lines.contains { $0.contains(s.requestId) && $0.contains("outcome=rejected") } && second.log.output.contains("count=1") },
+                "\(second.log.output)")
         #expect(try AuditReader(path: second.auditPath).show(requestId: kept)?.outcome == "scheduled")
         // A request scheduled on the running proxy is not taken for a lost one.
         let reply = try await second.send(path: ProxySchedulerLiveTests.path, body: ProxySchedulerLiveTests.body(sendAt: s.sendAt + 86_400))

@@ -7,11 +7,9 @@ struct AuditOperation: Sendable {
         case insert(row: [SQLiteValue], findings: [[SQLiteValue]])
         /// The completion columns of an existing row; `requestId` is the last value.
         case finish(requestId: String, values: [SQLiteValue])
-        /// A later change to an existing row (a scheduled send completing): `sql` is a fixed
-        /// statement from this module, never built from input; `requestId` is in `values`.
-        case update(requestId: String, sql: String, values: [SQLiteValue])
-        /// A row of another table (a shadow comparison).
-        case insertOther(sql: String, values: [SQLiteValue])
+        /// A named statement: a later change to a row (a scheduled start completing), a
+        /// scheduled start's mirror, a shadow comparison.
+        case statement(AuditStatement)
     }
 
     var work: Work

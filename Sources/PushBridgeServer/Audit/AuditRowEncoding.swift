@@ -9,7 +9,7 @@ enum AuditRowEncoding {
             text(entry.dialect?.rawValue), text(entry.route?.rawValue), text(entry.sourceApp), text(entry.targetApp),
             text(entry.activityType), text(entry.activityId), text(entry.event), text(entry.keyFingerprint),
             text(entry.inboundBody), text(entry.translated), .integer(Int64(entry.findings.count)),
-        ] + completionValues(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).dropFirst()
+        ] + AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).all.dropFirst().map(\.value)
     }
 
     static func findingRows(_ entry: AuditEntry) -> [[SQLiteValue]] {
@@ -20,18 +20,6 @@ enum AuditRowEncoding {
                 .text(finding.severity.rawValue), .text(finding.message),
             ]
         }
-    }
-
-    /// The completion columns (``AuditStatements/completionColumns``), `finished_at` first.
-    static func completionValues(_ completion: AuditCompletion?, outcome: AuditOutcome, bodyLimit: Int) -> [SQLiteValue] {
-        guard let completion else { return [.null, .null, .null, .null, .null, .null, .null, .text(outcome.rawValue), .null] }
-        let attempts = completion.attempts.isEmpty ? nil : JSONWriter.string(.array(completion.attempts.map(\.json)))
-        return [
-            .integer(completion.finishedAt), integer(completion.upstreamStatus.map(Int64.init)),
-            text(truncate(completion.upstreamBody, to: bodyLimit)), completion.upstreamLatencyMs.map(SQLiteValue.real) ?? .null,
-            text(attempts), integer(completion.responseStatus.map(Int64.init)), text(truncate(completion.responseBody, to: bodyLimit)),
-            .text(outcome.rawValue), text(completion.errorMessage),
-        ]
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, marked when cut.

@@ -47,11 +47,8 @@ final class AuditStatements {
             case .finish(let requestId, let values):
                 try run(finish, values)
                 guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
-            case .update(let requestId, let sql, let values):
-                try database.execute(sql, values)
-                guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
-            case .insertOther(let sql, let values):
-                try database.execute(sql, values)
+            case .statement(let statement):
+                try statement.run(on: database)
             }
         } catch let error as AuditError {
             throw error

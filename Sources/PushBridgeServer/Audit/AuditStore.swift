@@ -48,9 +48,8 @@ public final class AuditStore: Sendable {
     /// Completes a row begun with ``begin(_:)``; returns once committed. Throws
     /// ``AuditError/unknownRequest(_:)`` when there is no such row.
     public func finish(_ requestId: String, _ completion: AuditCompletion) async throws {
-        var values = AuditRowEncoding.completionValues(completion, outcome: completion.outcome, bodyLimit: configuration.bodyLimit)
-        values.append(.text(requestId))
-        try await submit(.finish(requestId: requestId, values: values))
+        let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: configuration.bodyLimit)
+        try await submit(.finish(requestId: requestId, values: columns.all.map(\.value) + [.text(requestId)]))
     }
 
     /// Writes the complete row of a request that never reaches upstream (rejected, refused
@@ -58,6 +57,11 @@ public final class AuditStore: Sendable {
     public func record(_ entry: AuditEntry, _ completion: AuditCompletion) async throws {
         let row = AuditRowEncoding.requestRow(entry, completion, bodyLimit: configuration.bodyLimit)
         try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry)))
+    }
+
+    /// Runs one named statement in the writer's next transaction; returns once committed.
+    func run(_ statement: AuditStatement) async throws {
+        try await submit(.statement(statement))
     }
 
     func submit(_ work: AuditOperation.Work) async throws {

@@ -80,27 +80,6 @@ public struct ShadowComparison: Sendable, Equatable {
     }
 }
 
-extension AuditStore {
-    /// Writes a comparison into `shadow_comparisons`; returns once committed.
-    public func record(_ c: ShadowComparison) async throws {
-        let sql = """
-            INSERT OR REPLACE INTO shadow_comparisons (request_id, compared_at, dialect, route, source_app, verdict, primary_provider, primary_status,
-            primary_latency_ms, primary_error, shadow_provider, shadow_status, shadow_latency_ms, shadow_error, differences, primary_body, shadow_body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """
-        func side(_ s: ShadowComparison.Side) -> [SQLiteValue] {
-            [.text(s.provider), s.status.map { .integer(Int64($0)) } ?? .null, s.latencyMs.map(SQLiteValue.real) ?? .null, s.error.map(SQLiteValue.text) ?? .null]
-        }
-        let limit = configuration.bodyLimit
-        let values: [SQLiteValue] = [.text(c.requestId), .integer(c.comparedAt), .text(c.dialect.rawValue), .text(c.route.rawValue), .text(c.sourceApp),
-                                     .text(c.verdict.rawValue)] + side(c.primary) + side(c.shadow)
-            + [c.reason.map(SQLiteValue.text) ?? .null,
-               AuditRowEncoding.truncate(c.primary.body, to: limit).map(SQLiteValue.text) ?? .null,
-               AuditRowEncoding.truncate(c.shadow.body, to: limit).map(SQLiteValue.text) ?? .null]
-        try await submit(.insertOther(sql: sql, values: values))
-    }
-}
-
 /// Redacts an answer's body for the audit: every secret the inbound request carried
 /// (keys, `auth`, device tokens) is replaced by its fingerprint wherever it appears.
 enum ShadowRedaction {

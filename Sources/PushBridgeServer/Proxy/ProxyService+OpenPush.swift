@@ -72,23 +72,13 @@ extension ProxyService {
                                parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
         let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .scheduled, responseStatus: response.status,
                                          responseBody: String(decoding: response.body, as: UTF8.self))
-        var recorded = false
         do {
-            // Audit first: a start the scheduler could send always has its row.
-            try await deps.audit.record(entry, completion)
-            recorded = true
-            let redacted = entry.translated.flatMap { try? JSONParser.parse(Array($0.utf8)) }?.arrayValue ?? []
-            for s in starts {
-                let request = s.ordinal < redacted.count ? JSONWriter.string(redacted[s.ordinal]) : "{}"
-                try await deps.audit.recordScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
-                                                     redactedRequest: request, createdAt: inbound.started)
-            }
-            try await scheduler.store.insertOffPool(starts, now: deps.clock())
+            try await scheduler.lifecycle.store(starts, entry: entry, completion: completion, now: deps.clock())
         } catch {
             deps.log.error("scheduling failed; nothing will be sent", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
             let failure = ProxyFailure.internal("the scheduled start could not be stored; nothing will be sent")
             let answer = http(inbound.dialect.render(failure: failure, route: inbound.route), inbound.requestId)
-            if recorded { await unschedule(inbound, starts: starts, answer: answer, message: failure.message) }
+            if error.recorded { await unschedule(inbound, starts: starts, lifecycle: scheduler.lifecycle, answer: answer, message: failure.message) }
             finishLog(inbound.requestId, inbound.request, answer.status, inbound.started, route: inbound.route, app: app.name, outcome: AuditOutcome.failed.rawValue)
             return answer
         }
@@ -99,15 +89,12 @@ extension ProxyService {
 
     /// The scheduled start could not be stored after its audit row said `scheduled`: the row
     /// (and its mirror rows) now say what the caller is told — failed, nothing will be sent.
-    private func unschedule(_ inbound: Inbound, starts: [ScheduledStart], answer: HTTPResponse, message: String) async {
+    private func unschedule(_ inbound: Inbound, starts: [ScheduledStart], lifecycle: ScheduledStartLifecycle, answer: HTTPResponse, message: String) async {
         let now = deps.clock()
         let completion = AuditCompletion(finishedAt: now, outcome: .failed, responseStatus: answer.status,
                                          responseBody: String(decoding: answer.body, as: UTF8.self), errorMessage: message)
         do {
-            try await deps.audit.finish(inbound.requestId, completion)
-            for s in starts {
-                try? await deps.audit.updateScheduled(requestId: s.requestId, ordinal: s.ordinal, state: "failed", at: now, error: message)
-            }
+            try await lifecycle.abandon(starts, completion: completion, now: now)
         } catch {
             deps.log.error("audit row of an unstored scheduled start could not be corrected", ["request_id": .string(inbound.requestId)])
         }

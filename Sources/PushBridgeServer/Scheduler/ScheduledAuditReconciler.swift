@@ -84,8 +84,8 @@ struct ScheduledAuditReconciler {
         var changed = false
         for start in starts where start.state.isFinal {
             guard let mirror = row.sends.first(where: { $0.ordinal == start.ordinal }), mirror.state != start.state.rawValue else { continue }
-            try await audit.updateScheduled(requestId: start.requestId, ordinal: start.ordinal, state: start.state.rawValue, at: start.finishedAt ?? now(),
-                                            status: start.upstreamStatus, error: start.error)
+            try await audit.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: start.state, at: start.finishedAt ?? now(),
+                                             status: start.upstreamStatus, error: start.error))
             changed = true
         }
         let completion = ScheduledStart.auditCompletion(of: starts, attempts: { ordinal in row.sends.first { $0.ordinal == ordinal }?.attempts ?? [] }, now: now())
@@ -93,7 +93,7 @@ struct ScheduledAuditReconciler {
             if changed { log.info("scheduled start states copied into the audit", ["request_id": .string(row.requestId)]) }
             return changed
         }
-        guard try await audit.settleScheduled(row.requestId, completion) else { return changed }
+        guard try await settle(row.requestId, completion) else { return changed }
         log.info("scheduled request completed in the audit from the scheduler's record", [
             "request_id": .string(row.requestId), "outcome": .string(completion.outcome.rawValue),
             "scheduled_ids": .string(starts.map(\.id).joined(separator: ",")), "notification_ids": .string(starts.compactMap(\.notificationId).joined(separator: ",")),
@@ -105,12 +105,23 @@ struct ScheduledAuditReconciler {
     private func settleUnstored(_ row: AuditScheduledRow) async throws -> Bool {
         let message = "the scheduled start was never stored in the scheduler's file (the process stopped or the write failed); nothing was sent"
         for send in row.sends where send.state == "pending" || send.state == "sending" {
-            try await audit.updateScheduled(requestId: row.requestId, ordinal: send.ordinal, state: ScheduledStart.State.failed.rawValue, at: now(), error: message)
+            try await audit.run(.mirrorState(requestId: row.requestId, ordinal: send.ordinal, state: .failed, at: now(), error: message))
         }
-        guard try await audit.settleScheduled(row.requestId, AuditCompletion(finishedAt: now(), outcome: .rejected, errorMessage: message)) else { return false }
+        guard try await settle(row.requestId, AuditCompletion(finishedAt: now(), outcome: .rejected, errorMessage: message)) else { return false }
         log.info("scheduled request completed in the audit from the scheduler's record", [
             "request_id": .string(row.requestId), "outcome": .string(AuditOutcome.rejected.rawValue), "scheduled_ids": .string(""),
         ])
         return true
+    }
+
+    /// Completes a row that still says `scheduled`; false when it no longer does (a
+    /// completion written meanwhile is never overwritten).
+    private func settle(_ requestId: String, _ completion: AuditCompletion) async throws -> Bool {
+        do {
+            try await audit.run(.completeScheduled(requestId, completion, onlyWhileScheduled: true, bodyLimit: audit.configuration.bodyLimit))
+            return true
+        } catch AuditError.unknownRequest {
+            return false
+        }
     }
 }

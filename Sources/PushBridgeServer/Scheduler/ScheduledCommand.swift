@@ -38,12 +38,10 @@ public enum ScheduledCommand {
                 return 0
             case ("cancel", 2):
                 let id = positional[1]
-                guard try store.cancel(id, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
+                let lifecycle = ScheduledStartLifecycle(store: store, audit: nil)
+                guard try lifecycle.cancel(id, auditDatabase: auditDB, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
                     print("pushbridge scheduled: \(id) is not pending (already sent, cancelled, or unknown)", to: &errors)
                     return 1
-                }
-                if let auditDB, let start = try store.list().first(where: { $0.id == id }) {
-                    try markCancelled(start, siblings: try store.starts(ofRequest: start.requestId), auditDB: auditDB)
                 }
                 print("cancelled \(id)", to: &output)
                 return 0
@@ -54,35 +52,6 @@ public enum ScheduledCommand {
         } catch {
             print("pushbridge scheduled: \(error)", to: &errors)
             return 1
-        }
-    }
-
-    /// Marks the start cancelled in the audit's `scheduled_sends` and, once none of the
-    /// request's starts (`siblings`, the scheduler's record) is pending or sending, completes
-    /// the request's row from that record: `rejected` when all were cancelled, else `sent` or
-    /// `failed` as the others went (their own completion waited for this one). Writes on its
-    /// own connection, never through an ``AuditStore`` (opening one would mark a running
-    /// proxy's rows in flight `unknown`); a row no longer `scheduled` is left as it is. When
-    /// this is not run (no `--audit-db`) or fails, the next proxy start settles the row
-    /// (``StartScheduler/reconcileAudit()``).
-    static func markCancelled(_ start: ScheduledStart, siblings: [ScheduledStart], auditDB: String) throws {
-        let db = try SQLiteDatabase(path: auditDB)
-        try db.execute("PRAGMA busy_timeout = 5000")
-        try db.transaction {
-            try db.execute("UPDATE scheduled_sends SET state = 'cancelled' WHERE request_id = ? AND ordinal = ?", [.text(start.requestId), .integer(Int64(start.ordinal))])
-            let mirror = try db.rows("SELECT ordinal, attempts FROM scheduled_sends WHERE request_id = ?", [.text(start.requestId)])
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
-            guard var completion = ScheduledStart.auditCompletion(of: siblings, attempts: { ordinal in
-                AuditAttempt.parse(mirror.first { $0[0].integerValue == Int64(ordinal) }?[1].textValue)
-            }, now: now) else { return }
-            if completion.outcome == .rejected, siblings.allSatisfy({ $0.error == nil }) {
-                completion.errorMessage = "cancelled before its send time with pushbridge scheduled cancel"
-            }
-            let v = AuditRowEncoding.completionValues(completion, outcome: completion.outcome, bodyLimit: AuditStoreConfiguration().bodyLimit)
-            try db.execute("""
-                UPDATE requests SET finished_at = ?, upstream_status = ?, upstream_body = ?, upstream_latency_ms = ?, attempts = ?, outcome = ?, error_message = ?
-                WHERE request_id = ? AND outcome = 'scheduled'
-                """, [v[0], v[1], v[2], v[3], v[4], v[7], v[8], .text(start.requestId)])
         }
     }
 

@@ -14,10 +14,11 @@ public final class StartScheduler: Sendable {
         var stopped = false
     }
 
+    /// Every state change of the stored starts.
+    public let lifecycle: ScheduledStartLifecycle
     /// The stored starts.
-    public let store: ScheduledStartStore
+    public var store: ScheduledStartStore { lifecycle.store }
     private let delivery: OpenPushDelivery
-    private let audit: AuditStore
     private let log: EventLog
     private let key: @Sendable (String) -> String?
     private let control = Mutex(Control())
@@ -27,9 +28,8 @@ public final class StartScheduler: Sendable {
 
     /// A scheduler; `key` gives the current REST key of a configured app by name.
     public init(store: ScheduledStartStore, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
-        self.store = store
+        self.lifecycle = ScheduledStartLifecycle(store: store, audit: audit)
         self.delivery = delivery
-        self.audit = audit
         self.log = log
         self.key = key
     }
@@ -62,7 +62,7 @@ public final class StartScheduler: Sendable {
     /// requests it settled. ``start()`` runs it before the first send.
     public func reconcileAudit() async -> Int {
         let clock = self.clock
-        return await ScheduledAuditReconciler(store: store, audit: audit, log: log, cutoff: createdAt, now: { clock.nowMilliseconds() }).run()
+        return await lifecycle.reconcile(cutoff: createdAt, now: { clock.nowMilliseconds() }, log: log)
     }
 
     /// A new start was stored: re-read the earliest send time.
@@ -107,9 +107,7 @@ public final class StartScheduler: Sendable {
     }
 
     private func send(_ start: ScheduledStart) async {
-        let now = clock.nowMilliseconds()
-        guard (try? store.claim(start.id, now: now)) == true else { return }
-        try? await audit.updateScheduled(requestId: start.requestId, ordinal: start.ordinal, state: "sending", at: now)
+        guard await lifecycle.claim(start, now: clock.nowMilliseconds()) else { return }
         var result: UpstreamResult = .failed(message: "the app \(start.appName) is no longer configured")
         var attempts: [UpstreamAttempt] = []
         if let request = start.request, let key = key(start.appName) {
@@ -117,22 +115,12 @@ public final class StartScheduler: Sendable {
             let budget = OpenPushDelivery.requestBudget(delivery.settings, upstreamTimeout: delivery.upstreamTimeout)
             (result, attempts) = await delivery.send(request, key: key, requestId: start.requestId, deadline: .now + budget)
         }
-        var id: String?, error: String?
-        switch result {
-        case .accepted(let i, _), .scheduled(let i): id = i
-        case .rejected(_, let m, _), .failed(let m): error = m
+        let clock = self.clock
+        for problem in await lifecycle.finish(start, result: result, attempts: attempts, now: { clock.nowMilliseconds() }) {
+            log.error("scheduler could not record a send", ["scheduled_id": .string(start.id), "request_id": .string(start.requestId), "error": .string(problem)])
         }
-        do {
-            try store.finish(start.id, sent: id != nil, notificationId: id, status: attempts.last?.status, error: error, now: clock.nowMilliseconds())
-        } catch {
-            log.error("scheduler could not record a send", ["scheduled_id": .string(start.id), "error": .string("\(error)")])
-        }
-        try? await audit.updateScheduled(requestId: start.requestId, ordinal: start.ordinal, state: id != nil ? "sent" : "failed", at: clock.nowMilliseconds(),
-                                         status: attempts.last?.status,
-                                         attempts: attempts.map { AuditAttempt(at: $0.startedAt, status: $0.status, error: $0.error, latencyMs: $0.latencyMs) }, error: error)
         log.info("scheduled start sent", ["request_id": .string(start.requestId), "scheduled_id": .string(start.id),
-                                          "outcome": .string(id != nil ? "sent" : "failed")])
-        await completeAudit(start.requestId, attempts: attempts)
+                                          "outcome": .string(result.messageId != nil ? "sent" : "failed")])
     }
 
     /// Takes a slot from the pacer, waiting as long as it takes (no caller is waiting).
@@ -145,20 +133,6 @@ public final class StartScheduler: Sendable {
             case .refused(let seconds):
                 try? await clock.sleep(untilMilliseconds: clock.nowMilliseconds() + Int64(seconds) * 1000)
             }
-        }
-    }
-
-    /// Completes the request's audit row once none of its starts is pending.
-    func completeAudit(_ requestId: String, attempts: [UpstreamAttempt]) async {
-        guard let siblings = try? store.starts(ofRequest: requestId),
-              let (outcome, message) = ScheduledStart.auditOutcome(of: siblings) else { return }
-        let completion = AuditCompletion(
-            finishedAt: clock.nowMilliseconds(), outcome: outcome, upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
-            upstreamLatencyMs: attempts.isEmpty ? nil : attempts.reduce(0) { $0 + $1.latencyMs },
-            attempts: attempts.map { AuditAttempt(at: $0.startedAt, status: $0.status, error: $0.error, latencyMs: $0.latencyMs) },
-            errorMessage: message)
-        if (try? await audit.completeLater(requestId, completion)) == nil {
-            log.error("audit completion of a scheduled start failed", ["request_id": .string(requestId)])
         }
     }
 }

@@ -1,0 +1,49 @@
+import PushBridgeCore
+
+/// A completion as the values of the `requests` columns it fills, each by name, so that no
+/// statement picks them out of a list by position.
+struct AuditCompletionColumns {
+    var finishedAt: SQLiteValue
+    var upstreamStatus: SQLiteValue
+    var upstreamBody: SQLiteValue
+    var upstreamLatencyMs: SQLiteValue
+    var attempts: SQLiteValue
+    var responseStatus: SQLiteValue
+    var responseBody: SQLiteValue
+    var outcome: SQLiteValue
+    var errorMessage: SQLiteValue
+
+    /// The columns of `completion` (all null but `outcome` when there is none yet), bodies cut
+    /// to `bodyLimit` bytes.
+    init(_ completion: AuditCompletion?, outcome: AuditOutcome, bodyLimit: Int) {
+        self.outcome = .text(outcome.rawValue)
+        guard let completion else {
+            (finishedAt, upstreamStatus, upstreamBody, upstreamLatencyMs, attempts, responseStatus, responseBody, errorMessage) =
+                (.null, .null, .null, .null, .null, .null, .null, .null)
+            return
+        }
+        func text(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+        func integer(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
+        finishedAt = .integer(completion.finishedAt)
+        upstreamStatus = integer(completion.upstreamStatus)
+        upstreamBody = text(AuditRowEncoding.truncate(completion.upstreamBody, to: bodyLimit))
+        upstreamLatencyMs = completion.upstreamLatencyMs.map(SQLiteValue.real) ?? .null
+        attempts = completion.attempts.isEmpty ? .null : .text(JSONWriter.string(.array(completion.attempts.map(\.json))))
+        responseStatus = integer(completion.responseStatus)
+        responseBody = text(AuditRowEncoding.truncate(completion.responseBody, to: bodyLimit))
+        errorMessage = text(completion.errorMessage)
+    }
+
+    /// Every column with its name, in the order of ``AuditStatements/completionColumns``.
+    var all: [(column: String, value: SQLiteValue)] {
+        [("finished_at", finishedAt), ("upstream_status", upstreamStatus), ("upstream_body", upstreamBody),
+         ("upstream_latency_ms", upstreamLatencyMs), ("attempts", attempts), ("response_status", responseStatus),
+         ("response_body", responseBody), ("outcome", outcome), ("error_message", errorMessage)]
+    }
+
+    /// What a completion written after the caller was answered changes: everything but the
+    /// caller's status and body, which stay as answered.
+    var afterAnswer: [(column: String, value: SQLiteValue)] {
+        all.filter { $0.column != "response_status" && $0.column != "response_body" }
+    }
+}

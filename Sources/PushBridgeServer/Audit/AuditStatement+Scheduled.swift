@@ -1,0 +1,39 @@
+import PushBridgeCore
+
+/// The audit's side of a scheduled start's life: its `scheduled_sends` mirror and the
+/// completion of its request's row. ``ScheduledStartLifecycle`` is their only user.
+extension AuditStatement {
+    /// The mirror row of a newly stored start: its time, `pending`, and the redacted request
+    /// (the real one lives only in the scheduler's file).
+    static func mirrorScheduled(requestId: String, ordinal: Int, sendAt: Int64, targetApp: String, redactedRequest: String, createdAt: Int64) -> AuditStatement {
+        .insertOrReplace("mirror scheduled start", table: "scheduled_sends", [
+            ("request_id", .text(requestId)), ("ordinal", .integer(Int64(ordinal))), ("send_at", .integer(sendAt)),
+            ("state", .text(ScheduledStart.State.pending.rawValue)), ("target_app", .text(targetApp)),
+            ("request", .text(redactedRequest)), ("created_at", .integer(createdAt)),
+        ])
+    }
+
+    /// A start's new state in its mirror row: `claimed_at` when it becomes `sending`,
+    /// `sent_at` when `sent`; the status, attempts and error only when given.
+    static func mirrorState(requestId: String, ordinal: Int, state: ScheduledStart.State, at: Int64, status: Int? = nil,
+                            attempts: [AuditAttempt] = [], error: String? = nil) -> AuditStatement {
+        var columns: [(column: String, value: SQLiteValue)] = [("state", .text(state.rawValue))]
+        if state == .sending { columns.append(("claimed_at", .integer(at))) }
+        if state == .sent { columns.append(("sent_at", .integer(at))) }
+        if let status { columns.append(("upstream_status", .integer(Int64(status)))) }
+        if !attempts.isEmpty { columns.append(("attempts", .text(JSONWriter.string(.array(attempts.map(\.json)))))) }
+        if let error { columns.append(("error_message", .text(error))) }
+        return .update("record scheduled start state", table: "scheduled_sends", set: columns, where: "request_id = ? AND ordinal = ?",
+                       [.text(requestId), .integer(Int64(ordinal))], requestId: nil)
+    }
+
+    /// Completes the row of a request whose starts are all final, after its caller was
+    /// answered: everything but the caller's status and body. With `onlyWhileScheduled`
+    /// (reconciliation, the CLI) a row no longer `scheduled` is left as it is and the
+    /// statement throws ``AuditError/unknownRequest(_:)``.
+    static func completeScheduled(_ requestId: String, _ completion: AuditCompletion, onlyWhileScheduled: Bool, bodyLimit: Int) -> AuditStatement {
+        let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: bodyLimit)
+        let condition = onlyWhileScheduled ? "request_id = ? AND outcome = '\(AuditOutcome.scheduled.rawValue)'" : "request_id = ?"
+        return .update("complete scheduled request", table: "requests", set: columns.afterAnswer, where: condition, [.text(requestId)], requestId: requestId)
+    }
+}

@@ -1,0 +1,40 @@
+/// One named write the audit writer runs inside its group-commit transaction, or a tool runs
+/// on its own connection: fixed SQL from this module (never built from input), its values,
+/// and, for a write to one request's row, the request it must change.
+struct AuditStatement: Sendable {
+    /// What the statement is, for errors and logs (`complete scheduled request`, …).
+    var name: String
+    /// The SQL, from this module only.
+    var sql: String
+    /// The values bound to its `?` marks, in order.
+    var values: [SQLiteValue]
+    /// When set, the statement must change exactly this request's row; changing none throws
+    /// ``AuditError/unknownRequest(_:)``.
+    var requestId: String?
+
+    /// `UPDATE table SET column = ?, … WHERE condition`: the columns and their values come as
+    /// pairs, so that a column added to the list can never shift another's value.
+    static func update(_ name: String, table: String, set columns: [(column: String, value: SQLiteValue)], where condition: String,
+                       _ arguments: [SQLiteValue], requestId: String?) -> AuditStatement {
+        let assignments = columns.map { "\($0.column) = ?" }.joined(separator: ", ")
+        return AuditStatement(name: name, sql: "UPDATE \(table) SET \(assignments) WHERE \(condition)", values: columns.map(\.value) + arguments, requestId: requestId)
+    }
+
+    /// `INSERT OR REPLACE INTO table (column, …) VALUES (?, …)` from name–value pairs.
+    static func insertOrReplace(_ name: String, table: String, _ columns: [(column: String, value: SQLiteValue)]) -> AuditStatement {
+        let names = columns.map(\.column).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return AuditStatement(name: name, sql: "INSERT OR REPLACE INTO \(table) (\(names)) VALUES (\(marks))", values: columns.map(\.value), requestId: nil)
+    }
+
+    /// Runs it on `database` (inside the caller's transaction, if any). Throws
+    /// ``AuditError/unknownRequest(_:)`` when it must change one row and changed none.
+    func run(on database: SQLiteDatabase) throws(AuditError) {
+        do {
+            try database.execute(sql, values)
+        } catch {
+            throw AuditError.wrap(error)
+        }
+        if let requestId, database.changes != 1 { throw AuditError.unknownRequest(requestId) }
+    }
+}

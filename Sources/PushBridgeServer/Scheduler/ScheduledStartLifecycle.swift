@@ -1,0 +1,160 @@
+import PushBridgeCore
+
+/// Every state change of a scheduled start, made here and only here: in the scheduler's file
+/// (``ScheduledStartStore``) and in the audit (its `scheduled_sends` mirror and its request's
+/// row), always in the same order and through named statements (``AuditStatement``).
+///
+/// The life of a start: ``store(_:entry:completion:now:)`` (the proxy answered the caller),
+/// ``claim(_:now:)`` and ``finish(_:result:attempts:now:)`` (the scheduler at its time),
+/// ``cancel(_:auditDatabase:now:)`` (the CLI), ``reconcile(cutoff:now:log:)`` (a proxy
+/// starting, for what a crash between two commits left behind). The audit is always written
+/// first on the way in, the scheduler's file first on the way out, so a crash can leave the
+/// audit behind the file but never a start the audit does not know.
+public struct ScheduledStartLifecycle: Sendable {
+    /// The scheduler's file.
+    public let store: ScheduledStartStore
+    /// The proxy's audit; nil for the CLI, which writes the audit on its own connection.
+    let audit: AuditStore?
+
+    /// The lifecycle of the starts in `store`, audited through `audit`.
+    public init(store: ScheduledStartStore, audit: AuditStore?) {
+        self.store = store
+        self.audit = audit
+    }
+
+    /// Why ``store(_:entry:completion:now:)`` failed, and whether the audit row was already
+    /// written (then ``abandon(_:completion:now:)`` must correct it).
+    public struct StoreFailure: Error, CustomStringConvertible {
+        /// The audit row says `scheduled`.
+        public var recorded: Bool
+        /// What failed.
+        public var underlying: any Error
+        /// The underlying error.
+        public var description: String { "\(underlying)" }
+    }
+
+    /// Stores a request's starts: its complete audit row (`scheduled`) and a mirror row per
+    /// start with the redacted request first, then the starts in the scheduler's file, whose
+    /// fsync'd commit runs off the cooperative pool.
+    public func store(_ starts: [ScheduledStart], entry: AuditEntry, completion: AuditCompletion, now: Int64) async throws(StoreFailure) {
+        guard let audit else { throw StoreFailure(recorded: false, underlying: AuditError.unknownRequest(entry.requestId)) }
+        var recorded = false
+        do {
+            try await audit.record(entry, completion)
+            recorded = true
+            let redacted = entry.translated.flatMap { try? JSONParser.parse(Array($0.utf8)) }?.arrayValue ?? []
+            for s in starts {
+                let request = s.ordinal < redacted.count ? JSONWriter.string(redacted[s.ordinal]) : "{}"
+                try await audit.run(.mirrorScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
+                                                     redactedRequest: request, createdAt: entry.receivedAt))
+            }
+            try await store.insertOffPool(starts, now: now)
+        } catch {
+            throw StoreFailure(recorded: recorded, underlying: error)
+        }
+    }
+
+    /// The starts could not be stored after the audit said `scheduled`: the row and its
+    /// mirror rows now say what the caller is told (`completion`: failed, nothing sent).
+    public func abandon(_ starts: [ScheduledStart], completion: AuditCompletion, now: Int64) async throws {
+        guard let audit, let requestId = starts.first?.requestId else { return }
+        try await audit.finish(requestId, completion)
+        for s in starts {
+            try? await audit.run(.mirrorState(requestId: s.requestId, ordinal: s.ordinal, state: .failed, at: now, error: completion.errorMessage))
+        }
+    }
+
+    /// `pending` → `sending` in the file, then in the mirror; false when another scheduler
+    /// (or the CLI) changed it first.
+    public func claim(_ start: ScheduledStart, now: Int64) async -> Bool {
+        guard (try? store.claim(start.id, now: now)) == true else { return false }
+        try? await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .sending, at: now))
+        return true
+    }
+
+    /// `sending` → `sent` or `failed` with OpenPush's answer: the file (its body deleted in
+    /// the same transaction), the mirror, then the request's row once none of its starts is
+    /// open. Errors are logged by the caller from the returned list.
+    public func finish(_ start: ScheduledStart, result: UpstreamResult, attempts: [UpstreamAttempt], now: @Sendable () -> Int64) async -> [String] {
+        var problems: [String] = []
+        let (id, error) = (result.messageId, result.failureMessage)
+        let recorded = attempts.map { AuditAttempt(at: $0.startedAt, status: $0.status, error: $0.error, latencyMs: $0.latencyMs) }
+        do {
+            try store.finish(start.id, sent: id != nil, notificationId: id, status: attempts.last?.status, error: error, now: now())
+        } catch {
+            problems.append("the scheduler's file could not record the send: \(error)")
+        }
+        do {
+            try await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: id != nil ? .sent : .failed, at: now(),
+                                              status: attempts.last?.status, attempts: recorded, error: error))
+        } catch {
+            problems.append("the audit's mirror could not record the send: \(error)")
+        }
+        guard let siblings = try? store.starts(ofRequest: start.requestId),
+              let (outcome, message) = ScheduledStart.auditOutcome(of: siblings) else { return problems }
+        let completion = AuditCompletion(
+            finishedAt: now(), outcome: outcome, upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
+            upstreamLatencyMs: attempts.isEmpty ? nil : attempts.reduce(0) { $0 + $1.latencyMs }, attempts: recorded, errorMessage: message)
+        do {
+            try await audit?.run(.completeScheduled(start.requestId, completion, onlyWhileScheduled: false, bodyLimit: audit?.configuration.bodyLimit ?? 0))
+        } catch {
+            problems.append("the audit row could not be completed: \(error)")
+        }
+        return problems
+    }
+
+    /// `pending` → `cancelled` in the file (its body deleted); false when it was no longer
+    /// pending. With `auditDatabase`, the mirror too and, once none of the request's starts
+    /// is open, the request's row from the file's record, in one transaction on the CLI's
+    /// own connection (an ``AuditStore`` would mark a running proxy's rows in flight
+    /// `unknown`). A row no longer `scheduled` is left as it is. Without it, the next proxy
+    /// start settles the row (``reconcile(cutoff:now:log:)``).
+    public func cancel(_ id: String, auditDatabase: String?, now: Int64) throws -> Bool {
+        guard try store.cancel(id, now: now) else { return false }
+        guard let auditDatabase, let start = try store.list().first(where: { $0.id == id }) else { return true }
+        let siblings = try store.starts(ofRequest: start.requestId)
+        let db = try SQLiteDatabase(path: auditDatabase)
+        try db.execute("PRAGMA busy_timeout = 5000")
+        try db.transaction {
+            try AuditStatement.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .cancelled, at: now).run(on: db)
+            let mirror = try db.rows("SELECT ordinal, attempts FROM scheduled_sends WHERE request_id = ?", [.text(start.requestId)])
+            guard var completion = ScheduledStart.auditCompletion(of: siblings, attempts: { ordinal in
+                AuditAttempt.parse(mirror.first { $0[0].integerValue == Int64(ordinal) }?[1].textValue)
+            }, now: now) else { return }
+            if completion.outcome == .rejected, siblings.allSatisfy({ $0.error == nil }) {
+                completion.errorMessage = "cancelled before its send time with pushbridge scheduled cancel"
+            }
+            do {
+                try AuditStatement.completeScheduled(start.requestId, completion, onlyWhileScheduled: true, bodyLimit: AuditStoreConfiguration().bodyLimit).run(on: db)
+            } catch AuditError.unknownRequest {
+                // Completed meanwhile (or gone): left as it is.
+            }
+        }
+        return true
+    }
+
+    /// Brings the audit in line with the scheduler's file (see ``ScheduledAuditReconciler``);
+    /// returns how many requests it settled.
+    public func reconcile(cutoff: Int64, now: @escaping @Sendable () -> Int64, log: EventLog) async -> Int {
+        guard let audit else { return 0 }
+        return await ScheduledAuditReconciler(store: store, audit: audit, log: log, cutoff: cutoff, now: now).run()
+    }
+}
+
+extension UpstreamResult {
+    /// The message id OpenPush (or PushBridge's scheduler) gave; nil when it was not accepted.
+    var messageId: String? {
+        switch self {
+        case .accepted(let id, _), .scheduled(let id): id
+        case .rejected, .failed: nil
+        }
+    }
+
+    /// Why it was not accepted; nil when it was.
+    var failureMessage: String? {
+        switch self {
+        case .accepted, .scheduled: nil
+        case .rejected(_, let message, _), .failed(let message): message
+        }
+    }
+}
