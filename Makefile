@@ -2,7 +2,7 @@
 # Tests run one at a time (--no-parallel): several start real servers and assert deadlines,
 # and on a 2-core machine parallel suites starve each other's event loops.
 SHELL := /bin/bash
-DEB_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev pkg-config sqlite3 curl
+DEB_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev pkg-config sqlite3 curl openssl
 PY_PACKAGES := onesignal-python-api==5.*
 SWIFT ?= swift
 CONFIG ?= config/demo.json

@@ -25,10 +25,20 @@ typedef struct pb_mhd_options {
     unsigned int connection_timeout_seconds;
     /// MHD_OPTION_THREAD_POOL_SIZE.
     unsigned int thread_pool_size;
+    /// MHD_OPTION_LISTEN_SOCKET: an already bound, listening socket to accept on instead of
+    /// binding `bind_address` (-1: bind).
+    int listen_socket;
+    /// MHD_OPTION_HTTPS_MEM_CERT: the PEM certificate chain, leaf first (NULL: plain HTTP).
+    const char *tls_certificate_chain;
+    /// MHD_OPTION_HTTPS_MEM_KEY: the PEM private key of the leaf certificate.
+    const char *tls_private_key;
+    /// MHD_OPTION_HTTPS_PRIORITIES: the GnuTLS priority string (versions, ciphers).
+    const char *tls_priorities;
 } pb_mhd_options;
 
 /// Starts a daemon with fixed options: the access handler, a completion callback and a URI
 /// callback (which sees the raw request target, query included, and creates `*req_cls`).
+/// The optional ones (a handed-over listening socket, TLS) go in through MHD_OPTION_ARRAY.
 static inline struct MHD_Daemon *pb_mhd_start_daemon(
     const pb_mhd_options *options,
     MHD_AccessHandlerCallback access_handler,
@@ -36,9 +46,22 @@ static inline struct MHD_Daemon *pb_mhd_start_daemon(
     void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *connection),
     void *context)
 {
+    struct MHD_OptionItem optional[5];
+    int count = 0;
+    if (options->listen_socket >= 0) {
+        optional[count++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, (intptr_t)options->listen_socket, NULL };
+    } else {
+        optional[count++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)options->bind_address };
+    }
+    if (options->tls_certificate_chain != NULL) {
+        optional[count++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)options->tls_certificate_chain };
+        optional[count++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)options->tls_private_key };
+        optional[count++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)options->tls_priorities };
+    }
+    optional[count] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(
         options->flags, 0, NULL, NULL, access_handler, context,
-        MHD_OPTION_SOCK_ADDR, options->bind_address,
+        MHD_OPTION_ARRAY, optional,
         MHD_OPTION_CONNECTION_LIMIT, options->connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, options->per_ip_connection_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, options->connection_memory_limit,
@@ -47,6 +70,23 @@ static inline struct MHD_Daemon *pb_mhd_start_daemon(
         MHD_OPTION_NOTIFY_COMPLETED, completed, context,
         MHD_OPTION_URI_LOG_CALLBACK, uri_logger, context,
         MHD_OPTION_END);
+}
+
+/// 1 when this libmicrohttpd was built with TLS support (GnuTLS in Debian's build).
+static inline int pb_mhd_tls_supported(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
+}
+
+/// The listening socket of a daemon (-1 if it has none). MHD_get_daemon_info is variadic.
+static inline int pb_mhd_listen_socket(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info == NULL ? -1 : info->listen_fd;
+}
+
+/// The connections a daemon has open now. MHD_get_daemon_info is variadic.
+static inline unsigned int pb_mhd_open_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
 }
 
 /// The port a daemon is bound to (0 if unknown). MHD_get_daemon_info is variadic.

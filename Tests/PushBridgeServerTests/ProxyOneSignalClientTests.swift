@@ -36,17 +36,6 @@ struct ProxyOneSignalClientTests {
 /// Runs a Python script and captures its output.
 enum PythonRunner {
     static func run(script: String, environment: [String: String]) throws -> CLIRunner.Output {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script]
-        p.environment = environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return CLIRunner.Output(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try CLIRunner.runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script], environment: environment)
     }
 }

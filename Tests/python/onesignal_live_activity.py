@@ -1,6 +1,7 @@
 """Starts, updates and ends a Live Activity with the official OneSignal Python client
-(onesignal-python-api 5.x), configured with nothing changed but its host: PushBridge's.
-Prints one JSON line per call; exits non-zero on any API error."""
+(onesignal-python-api 5.x), configured with nothing changed but its host: PushBridge's
+(and, for https, the CA to trust: PB_CA). Prints one JSON line per call; exits non-zero on
+any API error."""
 import json
 import os
 import sys
@@ -14,6 +15,8 @@ from onesignal.model.update_live_activity_request import UpdateLiveActivityReque
 host, key, app_id = os.environ["PB_HOST"], os.environ["PB_KEY"], os.environ["PB_APP"]
 activity_id = os.environ.get("PB_ACTIVITY", "py_order_1")
 configuration = onesignal.Configuration(host=host, rest_api_key=key)
+if os.environ.get("PB_CA"):
+    configuration.ssl_ca_cert = os.environ["PB_CA"]
 
 with onesignal.ApiClient(configuration) as client:
     api = default_api.DefaultApi(client)

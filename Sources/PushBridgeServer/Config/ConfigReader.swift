@@ -48,6 +48,14 @@ final class ConfigReader {
         return Int(n)
     }
 
+    func nonNegativeInt(_ object: JSONObject?, _ key: String, at path: String, default fallback: Int) -> Int {
+        let p = Self.join(path, key)
+        guard let value = object?[key] else { return fallback }
+        guard let n = value.numberValue?.int64Value else { report(p, "expected an integer, found \(value.typeName)"); return fallback }
+        guard n >= 0, n <= Int64(Int32.max) else { report(p, "must be between 0 and \(Int32.max)"); return fallback }
+        return Int(n)
+    }
+
     func bool(_ object: JSONObject?, _ key: String, at path: String, default fallback: Bool) -> Bool {
         guard let value = object?[key] else { return fallback }
         guard let b = value.boolValue else { report(Self.join(path, key), "expected a boolean, found \(value.typeName)"); return fallback }

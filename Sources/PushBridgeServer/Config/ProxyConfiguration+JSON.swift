@@ -37,7 +37,8 @@ extension ProxyConfiguration {
         }
     }
 
-    private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue"]
+    private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue", "tls",
+                                         "audit_retention_days", "audit_max_mib", "audit_min_free_mib"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
         guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
@@ -59,6 +60,8 @@ extension ProxyConfiguration {
         configuration.legacy = decodeLegacy(top["legacy"], r)
         (configuration.delivery, configuration.schedulerDatabase) = decodeDelivery(top["delivery"], r)
         configuration.shadowQueue = decodeShadowQueue(top["shadow_queue"], r)
+        configuration.tls = decodeTLS(top["tls"], at: "tls", r)
+        configuration.auditLimits = decodeAuditLimits(top, r)
         checkModes(configuration, r)
         return configuration
     }
@@ -102,9 +105,12 @@ extension ProxyConfiguration {
     }
 
     private static func decodeAdmin(_ value: JSONValue?, _ r: ConfigReader) -> Admin? {
-        guard let o = r.object(value, at: "admin", allowed: ["token_env", "listen"]) else { return nil }
+        guard let o = r.object(value, at: "admin", allowed: ["token_env", "listen", "tls"]) else { return nil }
         let listen = r.listenAddress(o, "listen", at: "admin")
+        let tls = decodeTLS(o["tls"], at: "admin.tls", r)
         guard let token = r.secretFromEnvironment(o, "token_env", at: "admin") else { return nil }
-        return listen.map { Admin(token: token, listen: $0) } ?? Admin(token: token)
+        var admin = Admin(token: token, tls: tls)
+        if let listen { admin.listen = listen }
+        return admin
     }
 }

@@ -27,6 +27,11 @@ public struct ProxyConfiguration: Sendable {
     public var schedulerDatabase: String?
     /// The shadow queue. Defaults: 256 queued, 4 workers, 5 s deadline.
     public var shadowQueue = ShadowQueueSettings()
+    /// HTTPS on ``listen`` (`tls`); `nil` (the default) serves plain HTTP.
+    public var tls: TLSFiles?
+    /// Retention and disk guards of the audit. Defaults: 30 days, warn past 10 GiB or under
+    /// 1 GiB free.
+    public var auditLimits = AuditLimits()
 
     /// A configuration; every argument but `apps` has the default documented on its property.
     public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), logFormat: LogFormat = .logfmt, auditDatabasePath: String = "pushbridge-audit.sqlite", limits: Limits = Limits(), openPush: OpenPushUpstream? = nil, sandbox: Sandbox = Sandbox(), admin: Admin? = nil, apps: [AppConfiguration]) {
@@ -121,10 +126,13 @@ public struct ProxyConfiguration: Sendable {
         public var token: Secret
         /// Where the admin endpoint listens. Default `127.0.0.1:9090`.
         public var listen: ListenAddress
+        /// HTTPS on the admin listener (`admin.tls`); `nil` (the default) serves plain HTTP.
+        public var tls: TLSFiles?
         /// An admin setting.
-        public init(token: Secret, listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 9090)) {
+        public init(token: Secret, listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 9090), tls: TLSFiles? = nil) {
             self.token = token
             self.listen = listen
+            self.tls = tls
         }
     }
 

@@ -4,7 +4,8 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: epoll with a small pool of polling threads, request
 /// bodies read in full (up to a limit) before the async ``HTTPHandler`` runs, each handler held
-/// to a deadline.
+/// to a deadline; plain HTTP, or HTTPS through libmicrohttpd's GnuTLS whose certificate can be
+/// replaced while it runs (``replaceCertificate(_:)``).
 ///
 /// While a handler runs its connection is suspended, so it costs no polling. The server starts
 /// in `init` and runs until ``stop(gracePeriod:)`` or `deinit`.
@@ -14,16 +15,32 @@ public final class HTTPServer: Sendable {
     /// The port the server is bound to (the real one when the configuration asked for `0`).
     public let port: UInt16
 
-    private enum Lifecycle { case running, stopping, stopped }
+    enum Lifecycle { case running, stopping, stopped }
 
-    private let core: HTTPServerCore
-    /// The `MHD_Daemon *` as a bit pattern: a raw pointer is not `Sendable`, and the daemon is
-    /// only stopped once, by whoever moves ``lifecycle`` out of `.running`.
-    private let daemonBits: UInt
-    private let lifecycle = Mutex(Lifecycle.running)
+    /// The daemons behind the listening socket, as bit patterns (a raw pointer is not
+    /// `Sendable`): the one accepting, and those a certificate replacement quiesced, each
+    /// stopped once by whoever removes it from here.
+    struct Daemons {
+        var current: UInt
+        var retiring: [RetiringDaemon] = []
+        var lifecycle = Lifecycle.running
+    }
 
-    /// Binds `configuration.host:configuration.port` and starts serving with `handler`.
-    /// Throws ``HTTPServerError`` for an invalid configuration or a failed bind.
+    /// A quiesced daemon finishing its connections, with the listening socket it returned.
+    struct RetiringDaemon {
+        var daemon: UInt
+        var listener: Int32
+        var deadline: ContinuousClock.Instant
+    }
+
+    let core: HTTPServerCore
+    let daemons: Mutex<Daemons>
+    /// The MHD_USE_* flags every daemon of this server starts with.
+    let flags: UInt32
+
+    /// Binds `configuration.host:configuration.port` and starts serving with `handler`, over
+    /// TLS when `configuration.tls` is set. Throws ``HTTPServerError`` for an invalid
+    /// configuration, a libmicrohttpd built without TLS, or a failed bind.
     public init(configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: @escaping HTTPHandler) throws(HTTPServerError) {
         try configuration.validate()
         var address = sockaddr_storage()
@@ -31,39 +48,71 @@ public final class HTTPServer: Sendable {
         guard addressLength > 0 else {
             throw HTTPServerError("host must be a numeric IPv4 or IPv6 address, got \(configuration.host)")
         }
-        var flags = MHD_USE_EPOLL.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        var flags = MHD_USE_EPOLL.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
         if Int32(address.ss_family) == AF_INET6 { flags |= MHD_USE_IPv6.rawValue }
-
+        if configuration.tls != nil {
+            guard TLSCertificate.serverSupportIsAvailable else {
+                throw HTTPServerError("tls: the installed libmicrohttpd was built without TLS support")
+            }
+            flags |= MHD_USE_TLS.rawValue
+        }
         let core = HTTPServerCore(configuration: configuration, handler: handler)
         let daemon = withUnsafePointer(to: &address) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                var options = pb_mhd_options(
-                    flags: UInt32(flags),
-                    bind_address: socketAddress,
-                    connection_limit: UInt32(configuration.connectionLimit),
-                    per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
-                    connection_memory_limit: configuration.headerMemoryBytes,
-                    connection_timeout_seconds: configuration.idleTimeoutSeconds,
-                    thread_pool_size: UInt32(configuration.threadCount))
-                return pb_mhd_start_daemon(
-                    &options, HTTPServerCallbacks.accessHandler, HTTPServerCallbacks.completed,
-                    HTTPServerCallbacks.uriLogger, Unmanaged.passUnretained(core).toOpaque())
+                Self.startDaemon(core: core, flags: UInt32(flags), bindAddress: socketAddress, listenSocket: -1, tls: configuration.tls)
             }
         }
         guard let daemon else {
             throw HTTPServerError("could not listen on \(configuration.host):\(configuration.port) (errno \(errno))")
         }
         self.core = core
+        self.flags = UInt32(flags)
         self.host = configuration.host
-        self.daemonBits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))
+        self.daemons = Mutex(Daemons(current: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))))
         self.port = pb_mhd_bound_port(daemon)
+    }
+
+    /// Starts one daemon on `core`: bound to `bindAddress`, or accepting on `listenSocket`
+    /// when it is not -1; serving `tls` when set.
+    static func startDaemon(core: HTTPServerCore, flags: UInt32, bindAddress: UnsafePointer<sockaddr>?, listenSocket: Int32,
+                            tls: TLSCertificate?) -> OpaquePointer? {
+        let configuration = core.configuration
+        func start(_ chain: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?, _ priorities: UnsafePointer<CChar>?) -> OpaquePointer? {
+            var options = pb_mhd_options(
+                flags: flags,
+                bind_address: bindAddress,
+                connection_limit: UInt32(configuration.connectionLimit),
+                per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
+                connection_memory_limit: configuration.headerMemoryBytes,
+                connection_timeout_seconds: configuration.idleTimeoutSeconds,
+                thread_pool_size: UInt32(configuration.threadCount),
+                listen_socket: listenSocket,
+                tls_certificate_chain: chain,
+                tls_private_key: key,
+                tls_priorities: priorities)
+            return pb_mhd_start_daemon(
+                &options, HTTPServerCallbacks.accessHandler, HTTPServerCallbacks.completed,
+                HTTPServerCallbacks.uriLogger, Unmanaged.passUnretained(core).toOpaque())
+        }
+        guard let tls else { return start(nil, nil, nil) }
+        // NUL-terminated copies that live until the daemon has loaded them (GnuTLS copies them).
+        let chain = tls.chainPEM.map { CChar(bitPattern: $0) } + [0]
+        var key = tls.keyPEM.map { CChar(bitPattern: $0) } + [0]
+        defer { for index in key.indices { key[index] = 0 } }
+        return chain.withUnsafeBufferPointer { chain in
+            key.withUnsafeBufferPointer { key in
+                TLSCertificate.priorities.withCString { priorities in
+                    start(chain.baseAddress, key.baseAddress, priorities)
+                }
+            }
+        }
     }
 
     deinit {
         // Not stopped gracefully: answer running handlers 503 and stop at once.
-        let wasRunning = lifecycle.withLock { state in
-            defer { state = .stopped }
-            return state == .running
+        let wasRunning = daemons.withLock { daemons in
+            defer { daemons.lifecycle = .stopped }
+            return daemons.lifecycle == .running
         }
         if wasRunning { halt() }
     }
@@ -72,27 +121,33 @@ public final class HTTPServer: Sendable {
     /// with 503, waits up to `gracePeriod` for requests in flight to be answered, answers the
     /// rest with 503, then stops the daemon. Returns at once if already stopping or stopped.
     public func stop(gracePeriod: Duration = .seconds(5)) async {
-        let shouldStop = lifecycle.withLock { state in
-            defer { if state == .running { state = .stopping } }
-            return state == .running
+        let daemon = daemons.withLock { daemons -> OpaquePointer? in
+            guard daemons.lifecycle == .running else { return nil }
+            daemons.lifecycle = .stopping
+            return OpaquePointer(bitPattern: daemons.current)
         }
-        guard shouldStop, let daemon else { return }
+        guard let daemon else { return }
         let listener = MHD_quiesce_daemon(daemon)
         core.beginDraining()
         await waitForOpenRequests(within: gracePeriod)
         halt()
         if listener >= 0 { close(listener) }
-        lifecycle.withLock { $0 = .stopped }
+        daemons.withLock { $0.lifecycle = .stopped }
     }
 
     /// Answers running handlers with 503, gives their connections a moment to send it, and
-    /// stops the daemon (which closes every connection and releases every exchange).
+    /// stops the daemons (which closes every connection and releases every exchange).
     private func halt() {
         core.abandonRunning()
         let clock = ContinuousClock()
         let flushDeadline = clock.now.advanced(by: .milliseconds(500))
         while core.openRequests > 0, clock.now < flushDeadline { usleep(2_000) }
-        if let daemon { MHD_stop_daemon(daemon) }
+        let (current, retiring) = daemons.withLock { daemons in
+            defer { daemons.retiring = [] }
+            return (daemons.current, daemons.retiring)
+        }
+        if let daemon = OpaquePointer(bitPattern: current) { MHD_stop_daemon(daemon) }
+        for old in retiring { Self.stop(old) }
         core.deadlines.stop()
     }
 
@@ -104,7 +159,4 @@ public final class HTTPServer: Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
-
-    /// The daemon pointer.
-    private var daemon: OpaquePointer? { OpaquePointer(bitPattern: daemonBits) }
 }

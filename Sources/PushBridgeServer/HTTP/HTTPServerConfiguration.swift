@@ -33,6 +33,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var handlerDeadline: Duration = .seconds(30)
     /// The polling threads libmicrohttpd runs (`MHD_OPTION_THREAD_POOL_SIZE`). Default 2.
     public var threadCount: Int = 2
+    /// Serve HTTPS with this certificate (libmicrohttpd's TLS, TLS 1.2 and 1.3 only), or plain
+    /// HTTP when `nil`. Replace it on a running server with ``HTTPServer/replaceCertificate(_:)``.
+    /// Default `nil`.
+    public var tls: TLSCertificate?
     /// Renders the answers the server makes itself (`413`, `504`, `503`), so a proxy can answer
     /// in its caller's dialect. Default: ``HTTPServerFailure/jsonResponse(_:for:)``.
     public var failureResponder: @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse = HTTPServerFailure.jsonResponse

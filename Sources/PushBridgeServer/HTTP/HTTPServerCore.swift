@@ -216,6 +216,9 @@ final class HTTPServerCore: Sendable {
     /// Requests between request line and completion.
     var openRequests: Int { registry.withLock { $0.open } }
 
+    /// Requests whose handler runs (their connections are suspended).
+    var runningHandlers: Int { registry.withLock { $0.running.count } }
+
     /// Answers every request whose handler still runs with 503 and resumes its connection.
     func abandonRunning() {
         let running = registry.withLock { registry in

@@ -23,7 +23,7 @@ public final class ProxyRuntime: Sendable {
     public let scheduler: StartScheduler
     /// Paces sends per OpenPush app.
     public let pacer: SendPacer
-    private let log: EventLog
+    let log: EventLog
 
     /// The admin listener (``AdminService``), when `admin` is configured.
     public let adminServer: HTTPServer?
@@ -102,11 +102,15 @@ public final class ProxyRuntime: Sendable {
         http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
         http.failureResponder = ProxyFailureResponder.make()
         http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log)
+        http.tls = configuration.tls?.certificate
         let server = try HTTPServer(configuration: http, handler: service.handler)
+        if let tls = http.tls { logCertificate("serving tls", tls, listener: "listen", log: log) }
         let adminServer = try configuration.admin.map { admin in
             var adminHTTP = HTTPServerConfiguration()
             adminHTTP.host = admin.listen.host
             adminHTTP.port = UInt16(admin.listen.port)
+            adminHTTP.tls = admin.tls?.certificate
+            if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader).handler)
         }
         scheduler.start()
@@ -114,12 +118,13 @@ public final class ProxyRuntime: Sendable {
                             snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer)
     }
 
-    /// Applies a reloaded configuration's apps, modes, shadows and legacy URLs; requests in
-    /// flight finish with the snapshot they started with. Listen address, limits, audit and
-    /// delivery settings need a restart.
+    /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs and TLS
+    /// certificates; requests in flight finish with the snapshot they started with. Listen
+    /// address, limits, audit and delivery settings need a restart.
     public func reload(_ configuration: ProxyConfiguration) {
         Self.warnAboutAudiences(configuration, log: log)
         snapshots.replace(ProxySnapshot(configuration))
+        reloadCertificates(configuration)
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
     }
 

@@ -23,10 +23,16 @@ enum CLIRunner {
     }
 
     static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> Output {
+        try runProcess(binary, arguments, stdin: stdin, environment: environment, directory: repoRoot)
+    }
+
+    /// Runs any executable to its end, feeding `stdin` (then closing it), and captures its output.
+    static func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String]? = nil,
+                           directory: URL? = nil) throws -> Output {
         let p = Process()
-        p.executableURL = binary
+        p.executableURL = executable
         p.arguments = arguments
-        p.currentDirectoryURL = repoRoot
+        if let directory { p.currentDirectoryURL = directory }
         if let environment { p.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()
         p.standardOutput = out

@@ -1,0 +1,34 @@
+import Foundation
+
+extension ProxyRuntime {
+    /// Serves the reloaded configuration's certificates on the listeners that serve HTTPS
+    /// (the files were read and checked when the configuration was loaded). Switching a
+    /// listener between HTTP and HTTPS needs a restart and is logged as such.
+    func reloadCertificates(_ configuration: ProxyConfiguration) {
+        replaceCertificate(on: server, with: configuration.tls, listener: "listen")
+        if let adminServer { replaceCertificate(on: adminServer, with: configuration.admin?.tls, listener: "admin") }
+    }
+
+    private func replaceCertificate(on server: HTTPServer, with files: ProxyConfiguration.TLSFiles?, listener: String) {
+        switch (server.servesTLS, files) {
+        case (false, nil):
+            return
+        case (true, nil), (false, .some):
+            log.warning("switching a listener between HTTP and HTTPS needs a restart; it stays as it is", ["listener": .string(listener)])
+        case (true, .some(let files)):
+            do {
+                try server.replaceCertificate(files.certificate)
+                Self.logCertificate("tls certificate reloaded", files.certificate, listener: listener, log: log)
+            } catch {
+                log.error("tls certificate reload failed; the old certificate stays", ["listener": .string(listener), "error": .string(error.message)])
+            }
+        }
+    }
+
+    /// An info line identifying the certificate a listener serves (never its key).
+    static func logCertificate(_ message: String, _ certificate: TLSCertificate, listener: String, log: EventLog) {
+        let notAfter = Int64(certificate.notAfter.timeIntervalSince1970 * 1000)
+        log.info(message, ["listener": .string(listener), "serial": .string(certificate.serial), "sha256": .string(certificate.sha256),
+                           "not_after": .string(RFC3339.format(milliseconds: notAfter))])
+    }
+}
