@@ -29,6 +29,8 @@ struct MetricsTests {
         m.requestStarted()
         m.requestStarted()
         m.requestFinished()
+        m.recordAuditPruned(200)
+        m.recordAuditPruned(3)
         let expected = """
             # HELP pushbridge_requests_total Requests answered, by dialect, route and HTTP status.
             # TYPE pushbridge_requests_total counter
@@ -63,6 +65,9 @@ struct MetricsTests {
             # HELP pushbridge_inflight_requests Requests being handled now.
             # TYPE pushbridge_inflight_requests gauge
             pushbridge_inflight_requests 1
+            # HELP pushbridge_audit_pruned_rows_total Audit rows deleted by retention.
+            # TYPE pushbridge_audit_pruned_rows_total counter
+            pushbridge_audit_pruned_rows_total 203
 
             """
         #expect(m.render() == expected)

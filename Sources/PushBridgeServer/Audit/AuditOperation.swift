@@ -10,6 +10,9 @@ struct AuditOperation: Sendable {
         /// A named statement: a later change to a row (a scheduled start completing), a
         /// scheduled start's mirror, a shadow comparison.
         case statement(AuditStatement)
+        /// Deletes these rows (unless pending or scheduled) and what belongs to them: the
+        /// running proxy's retention, one small batch per operation.
+        case prune(requestIds: [String])
     }
 
     var work: Work

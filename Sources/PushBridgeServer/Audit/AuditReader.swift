@@ -50,9 +50,10 @@ public final class AuditReader: Sendable {
         return Self.record(row, findings: findings)
     }
 
-    /// Deletes rows received more than `days` days before `now` (Unix ms) with their findings
-    /// and shadow comparisons, in transactions of 5,000 rows so a running writer is never held
-    /// up for long. Rows still `pending` or `scheduled` are kept. Returns the rows deleted.
+    /// Deletes rows received more than `days` days before `now` (Unix ms) with their findings,
+    /// shadow comparisons and scheduled sends, in transactions of 5,000 rows so a running
+    /// writer is never held up for long. Rows still `pending` or `scheduled` are kept. Returns
+    /// the rows deleted.
     public func prune(olderThanDays days: Int, now: Int64 = AuditClock.nowMilliseconds()) throws(AuditError) -> Int {
         let cutoff = now - Int64(max(0, days)) * 86_400_000
         var total = 0
@@ -60,21 +61,8 @@ public final class AuditReader: Sendable {
             let deleted = try connection.withLock { database throws(AuditError) -> Int in
                 do {
                     return try database.transaction {
-                        let ids = try database.rows("""
-                            DELETE FROM requests WHERE id IN (SELECT id FROM requests WHERE received_at < ?
-                                AND outcome NOT IN ('pending', 'scheduled') ORDER BY received_at LIMIT 5000)
-                            RETURNING request_id
-                            """, [.integer(cutoff)])
-                        let findings = try database.prepare("DELETE FROM findings WHERE request_id = ?")
-                        let shadows = try database.prepare("DELETE FROM shadow_comparisons WHERE request_id = ?")
-                        for id in ids {
-                            for statement in [findings, shadows] {
-                                try statement.bind(id)
-                                try statement.run()
-                                try statement.reset()
-                            }
-                        }
-                        return ids.count
+                        let ids = try database.rows(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(5000)]).compactMap(\.first?.textValue)
+                        return try AuditPruning.delete(ids, in: database)
                     }
                 } catch {
                     throw AuditError.wrap(error)

@@ -49,6 +49,8 @@ final class AuditStatements {
                 guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
             case .statement(let statement):
                 try statement.run(on: database)
+            case .prune(let requestIds):
+                _ = try AuditPruning.delete(requestIds, in: database)
             }
         } catch let error as AuditError {
             throw error

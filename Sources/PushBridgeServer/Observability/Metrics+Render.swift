@@ -2,8 +2,9 @@ extension Metrics {
     /// The whole exposition, every family with its `# HELP` and `# TYPE` lines, series sorted
     /// by label values. Serve it with ``PrometheusText/contentType``.
     public func render() -> String {
-        let sampler = state.withLock { $0.auditQueueDepthSampler }
+        let (sampler, diskSampler) = state.withLock { ($0.auditQueueDepthSampler, $0.auditDiskSampler) }
         let sampledDepth = sampler.map { Int64($0()) }
+        let disk = diskSampler?()
         let snapshot = state.withLock { $0 }
         var out = ""
         out.reserveCapacity(4096)
@@ -18,6 +19,16 @@ extension Metrics {
         PrometheusText.header(into: &out, name: "pushbridge_shadow_dropped_total", help: "Shadow sends dropped.", type: "counter")
         out += "pushbridge_shadow_dropped_total " + String(snapshot.shadowDropped) + "\n"
         gauge(into: &out, "pushbridge_inflight_requests", "Requests being handled now.", snapshot.inflight)
+        PrometheusText.header(into: &out, name: "pushbridge_audit_pruned_rows_total", help: "Audit rows deleted by retention.", type: "counter")
+        out += "pushbridge_audit_pruned_rows_total " + String(snapshot.auditPruned) + "\n"
+        if let disk {
+            gauge(into: &out, "pushbridge_audit_used_bytes", "Bytes of audit pages holding rows, plus the WAL.", disk.usedBytes)
+            gauge(into: &out, "pushbridge_audit_file_bytes", "Bytes of the audit database file and its WAL on disk.", disk.fileBytes)
+            gauge(into: &out, "pushbridge_audit_free_bytes", "Bytes free on the audit's filesystem.", disk.freeBytes)
+            gauge(into: &out, "pushbridge_audit_max_bytes", "The audit_max_mib ceiling, in bytes.", snapshot.auditDiskLimits.ceiling)
+            gauge(into: &out, "pushbridge_audit_min_free_bytes", "The audit_min_free_mib floor, in bytes.", snapshot.auditDiskLimits.floor)
+            gauge(into: &out, "pushbridge_audit_disk_warning", "1 when the audit is past its ceiling or its filesystem under its floor.", disk.warnings.isEmpty ? 0 : 1)
+        }
         return out
     }
 

@@ -19,6 +19,9 @@ public final class Metrics: Sendable {
         var auditWrite = Histogram(bounds: Histogram.latencyBuckets)
         var auditQueueDepth: Int64 = 0
         var auditQueueDepthSampler: (@Sendable () -> Int)?
+        var auditDiskSampler: (@Sendable () -> AuditDiskGuard.Reading)?
+        var auditDiskLimits: (ceiling: Int64, floor: Int64) = (0, 0)
+        var auditPruned: UInt64 = 0
         var shadowDropped: UInt64 = 0
         var inflight: Int64 = 0
     }
@@ -89,6 +92,20 @@ public final class Metrics: Sendable {
     /// metrics lock); `nil` goes back to the value last set.
     public func sampleAuditQueueDepth(_ sampler: (@Sendable () -> Int)?) {
         state.withLock { $0.auditQueueDepthSampler = sampler }
+    }
+
+    /// Samples the audit's disk gauges (`pushbridge_audit_used_bytes`, `…_file_bytes`,
+    /// `…_free_bytes`, `…_disk_warning`) from `guard` at each render.
+    public func sampleAuditDisk(_ guard: AuditDiskGuard) {
+        state.withLock { state in
+            state.auditDiskSampler = { `guard`.read() }
+            state.auditDiskLimits = (`guard`.ceilingBytes, `guard`.floorBytes)
+        }
+    }
+
+    /// Counts audit rows deleted by retention in `pushbridge_audit_pruned_rows_total`.
+    public func recordAuditPruned(_ rows: Int) {
+        state.withLock { $0.auditPruned += UInt64(rows) }
     }
 
     /// Counts shadow sends dropped (queue full or shut down) in `pushbridge_shadow_dropped_total`.

@@ -27,13 +27,17 @@ public final class ProxyRuntime: Sendable {
 
     /// The admin listener (``AdminService``), when `admin` is configured.
     public let adminServer: HTTPServer?
+    /// Audit retention and the disk guard, running in the background.
+    public let upkeep: AuditUpkeep
 
     /// The configured apps in force.
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
     private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
-                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog, adminServer: HTTPServer?) {
+                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog, adminServer: HTTPServer?,
+                 upkeep: AuditUpkeep) {
         self.adminServer = adminServer
+        self.upkeep = upkeep
         self.snapshots = snapshots
         self.scheduler = scheduler
         self.pacer = pacer
@@ -78,6 +82,7 @@ public final class ProxyRuntime: Sendable {
         }
         let client = try UpstreamClient(configuration: configuration.upstreamClientConfiguration)
         metrics.sampleAuditQueueDepth { audit.queueDepth }
+        let upkeep = try AuditUpkeep.start(audit: audit, limits: configuration.auditLimits, clock: clock, metrics: metrics, log: log)
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
         let pacer = SendPacer(settings: configuration.delivery)
@@ -89,7 +94,8 @@ public final class ProxyRuntime: Sendable {
         let service = ProxyService(.init(snapshots: snapshots, delivery: delivery, audit: audit, log: log, metrics: metrics,
                                          legacy: LegacyForwarder(client: client),
                                          shadows: ShadowQueue(limit: configuration.shadowQueue.limit, workers: configuration.shadowQueue.workers, metrics: metrics),
-                                         shadowTimeout: configuration.shadowQueue.timeout, sandboxBaseURL: sandboxURL, scheduler: scheduler))
+                                         shadowTimeout: configuration.shadowQueue.timeout, sandboxBaseURL: sandboxURL, scheduler: scheduler,
+                                         diskGuard: upkeep.diskGuard))
         var http = HTTPServerConfiguration()
         http.host = configuration.listen.host
         http.port = UInt16(configuration.listen.port)
@@ -115,7 +121,8 @@ public final class ProxyRuntime: Sendable {
         }
         scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
-                            snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer)
+                            snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer,
+                            upkeep: upkeep)
     }
 
     /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs and TLS
@@ -144,6 +151,7 @@ public final class ProxyRuntime: Sendable {
         await server.stop(gracePeriod: gracePeriod)
         await scheduler.stop()
         await adminServer?.stop(gracePeriod: .seconds(1))
+        await upkeep.stop()
         client.shutdown()
         await audit.close()
         await sandboxServer?.stop(gracePeriod: .seconds(1))

@@ -29,11 +29,15 @@ public final class ProxyService: Sendable {
         public var sandboxBaseURL: String?
         /// Stores and later sends scheduled starts; nil refuses them.
         public var scheduler: StartScheduler?
+        /// The audit's disk use, reported on `/healthz`; nil leaves it out.
+        public var diskGuard: AuditDiskGuard?
 
         /// Dependencies.
         public init(snapshots: ProxySnapshotBox, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, metrics: Metrics,
                     clock: @escaping @Sendable () -> Int64 = AuditClock.nowMilliseconds, legacy: LegacyForwarder, shadows: ShadowQueue,
-                    shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil) {
+                    shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil,
+                    diskGuard: AuditDiskGuard? = nil) {
+            self.diskGuard = diskGuard
             self.snapshots = snapshots
             self.delivery = delivery
             self.audit = audit
@@ -82,13 +86,27 @@ public final class ProxyService: Sendable {
     private func operations(_ request: HTTPRequest) -> HTTPResponse? {
         switch request.path {
         case "/healthz":
-            return .json(200, .object(["status": .string("ok"), "audit_queue_depth": .int(Int64(deps.audit.queueDepth))]))
+            return health()
         case "/metrics":
             deps.metrics.setAuditQueueDepth(deps.audit.queueDepth)
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(deps.metrics.render().utf8))
         default:
             return nil
         }
+    }
+
+    /// `/healthz`: 200 while the proxy serves; `status` is `warning`, with the reasons in
+    /// `warnings`, when the audit is past its size ceiling or its disk under its free floor.
+    private func health() -> HTTPResponse {
+        var fields: [(String, JSONValue)] = [("status", .string("ok")), ("audit_queue_depth", .int(Int64(deps.audit.queueDepth)))]
+        if let disk = deps.diskGuard?.read() {
+            if !disk.warnings.isEmpty {
+                fields[0].1 = .string("warning")
+                fields.append(("warnings", .array(disk.warnings.map(JSONValue.string))))
+            }
+            fields += [("audit_used_bytes", .int(disk.usedBytes)), ("audit_free_bytes", .int(disk.freeBytes))]
+        }
+        return .json(200, .object(JSONObject(members: fields.map { JSONMember($0.0, $0.1) })))
     }
 
     /// A dialect response as an HTTP response, tagged with the request id.

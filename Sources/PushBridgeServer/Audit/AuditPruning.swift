@@ -1,0 +1,35 @@
+/// The statements that delete audit rows past a cutoff, shared by `pushbridge audit prune`
+/// (on its own connection) and the running proxy's ``AuditRetention`` (on the writer's).
+enum AuditPruning {
+    /// The oldest deletable rows received before `?1`, at most `?2`: rows still `pending` or
+    /// `scheduled` are kept. Reads the `requests_by_time` index.
+    static let candidatesSQL = """
+        SELECT request_id FROM requests WHERE received_at < ? AND outcome NOT IN ('pending', 'scheduled')
+        ORDER BY received_at LIMIT ?
+        """
+
+    /// Deletes one row (bound to its request id) unless it became pending or scheduled.
+    static let deleteRequestSQL = "DELETE FROM requests WHERE request_id = ? AND outcome NOT IN ('pending', 'scheduled')"
+
+    /// What belongs to a deleted row, each bound to its request id.
+    static let deleteDependentsSQL = [
+        "DELETE FROM findings WHERE request_id = ?",
+        "DELETE FROM shadow_comparisons WHERE request_id = ?",
+        "DELETE FROM scheduled_sends WHERE request_id = ?",
+    ]
+
+    /// Deletes the rows `requestIds` and what belongs to them, inside the caller's transaction;
+    /// returns how many rows went.
+    static func delete(_ requestIds: [String], in database: SQLiteDatabase) throws(SQLiteError) -> Int {
+        let request = try database.prepare(deleteRequestSQL)
+        let dependents = try deleteDependentsSQL.map { sql throws(SQLiteError) in try database.prepare(sql) }
+        var deleted = 0
+        for id in requestIds {
+            try request.run(borrowing: [.text(id)])
+            guard database.changes == 1 else { continue }
+            deleted += 1
+            for statement in dependents { try statement.run(borrowing: [.text(id)]) }
+        }
+        return deleted
+    }
+}

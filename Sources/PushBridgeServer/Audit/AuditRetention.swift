@@ -1,0 +1,77 @@
+import Synchronization
+
+/// Deletes audit rows older than the retention window while the proxy runs, so the audit does
+/// not grow forever.
+///
+/// A pass picks the oldest rows past the window on its own read connection, a batch at a time,
+/// and hands each batch to the audit writer as one queued operation: the deletes run inside the
+/// writer's own transactions, between request rows, and never hold the write lock for longer
+/// than one small batch. Rows still `pending` or `scheduled` stay; a row's findings, shadow
+/// comparison and scheduled sends go with it (its attempts are columns of the row).
+///
+/// Several instances on one audit file each prune it; SQLite's write lock serializes them and
+/// a row already deleted is skipped, so they need no coordination.
+public final class AuditRetention: Sendable {
+    /// How retention runs. Every value has a documented default.
+    public struct Settings: Sendable {
+        /// Rows received more than this many days ago are deleted; `0` keeps every row.
+        public var retentionDays: Int
+        /// Rows per queued delete. Default 200: a few milliseconds of the writer's time.
+        public var batchSize = 200
+        /// Time between passes. Default 10 minutes.
+        public var interval: Duration = .seconds(600)
+        /// Settings with the given window.
+        public init(retentionDays: Int) { self.retentionDays = retentionDays }
+    }
+
+    private let settings: Settings
+    private let store: AuditStore
+    private let candidates: AuditReader
+    private let clock: any DeliveryClock
+    private let onPruned: @Sendable (Int) -> Void
+    private let task = Mutex<PeriodicTask?>(nil)
+
+    /// Retention for `store` on its own read connection. `clock` decides what "now" is (tests
+    /// move a ``ManualDeliveryClock``); `onPruned` is told each batch's deleted row count.
+    public init(store: AuditStore, settings: Settings, clock: any DeliveryClock, onPruned: @escaping @Sendable (Int) -> Void = { _ in }) throws(AuditError) {
+        self.settings = settings
+        self.store = store
+        self.candidates = try AuditReader(path: store.path, busyTimeout: store.configuration.busyTimeout)
+        self.clock = clock
+        self.onPruned = onPruned
+    }
+
+    /// Runs a pass now and then one every ``Settings/interval`` on the clock, until ``stop()``.
+    /// Does nothing when retention is off. A failing pass is reported through `onFailure` and
+    /// retried at the next interval.
+    public func start(onFailure: @escaping @Sendable (any Error) -> Void) {
+        guard settings.retentionDays > 0 else { return }
+        let loop = PeriodicTask(every: settings.interval, clock: clock) { [self] in
+            do { _ = try await pruneOnce() } catch { if !Task.isCancelled { onFailure(error) } }
+        }
+        task.withLock { $0 = loop }
+    }
+
+    /// Stops the background passes (a batch being deleted finishes).
+    public func stop() async {
+        await task.withLock { $0 }?.stop()
+    }
+
+    /// Deletes every row past the window now, batch by batch; returns how many went.
+    @discardableResult
+    public func pruneOnce() async throws -> Int {
+        guard settings.retentionDays > 0 else { return 0 }
+        let cutoff = clock.nowMilliseconds() - Int64(settings.retentionDays) * 86_400_000
+        var total = 0
+        while !Task.isCancelled {
+            let ids = try candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(settings.batchSize))])
+                .compactMap(\.first?.textValue)
+            if ids.isEmpty { break }
+            try await store.submit(.prune(requestIds: ids))
+            total += ids.count
+            onPruned(ids.count)
+            if ids.count < settings.batchSize { break }
+        }
+        return total
+    }
+}
