@@ -36,14 +36,16 @@ typedef struct pb_mhd_options {
     const char *tls_priorities;
 } pb_mhd_options;
 
-/// Starts a daemon with fixed options: the access handler, a completion callback and a URI
-/// callback (which sees the raw request target, query included, and creates `*req_cls`).
-/// The optional ones (a handed-over listening socket, TLS) go in through MHD_OPTION_ARRAY.
+/// Starts a daemon with fixed options: the access handler, a completion callback, a URI
+/// callback (which sees the raw request target, query included, and creates `*req_cls`) and a
+/// connection callback (each connection's start and close). The optional ones (a handed-over
+/// listening socket, TLS) go in through MHD_OPTION_ARRAY.
 static inline struct MHD_Daemon *pb_mhd_start_daemon(
     const pb_mhd_options *options,
     MHD_AccessHandlerCallback access_handler,
     MHD_RequestCompletedCallback completed,
     void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *connection),
+    MHD_NotifyConnectionCallback connection_notifier,
     void *context)
 {
     struct MHD_OptionItem optional[5];
@@ -69,6 +71,7 @@ static inline struct MHD_Daemon *pb_mhd_start_daemon(
         MHD_OPTION_THREAD_POOL_SIZE, options->thread_pool_size,
         MHD_OPTION_NOTIFY_COMPLETED, completed, context,
         MHD_OPTION_URI_LOG_CALLBACK, uri_logger, context,
+        MHD_OPTION_NOTIFY_CONNECTION, connection_notifier, context,
         MHD_OPTION_END);
 }
 
@@ -111,6 +114,21 @@ static inline int pb_mhd_client_address(struct MHD_Connection *connection, char 
         return -1;
     }
     return inet_ntop(address->sa_family, raw, buffer, size) == NULL ? -1 : 0;
+}
+
+/// The socket of a connection, or -1. MHD_get_connection_info is variadic.
+static inline int pb_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// The size in bytes of a connection's request head as received (request line, headers and
+/// the blank line), or 0. MHD_get_connection_info is variadic.
+static inline size_t pb_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
 }
 
 /// Fills `storage` with the numeric IPv4 or IPv6 `host` and `port`; returns the address

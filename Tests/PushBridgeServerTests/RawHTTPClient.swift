@@ -37,7 +37,22 @@ enum RawHTTPClient {
         }
     }
 
+    /// Writes `bytes`, reads until EOF, and returns every byte the server sent (several
+    /// responses, if it answered several requests).
+    static func exchangeBytes(port: UInt16, bytes: [UInt8], timeoutSeconds: Int = 10) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try blockingReceive(port: port, bytes: bytes, timeoutSeconds: timeoutSeconds) })
+            }
+            thread.start()
+        }
+    }
+
     private static func blockingExchange(port: UInt16, bytes: [UInt8], timeoutSeconds: Int) throws -> RawHTTPResponse {
+        try parse(try blockingReceive(port: port, bytes: bytes, timeoutSeconds: timeoutSeconds))
+    }
+
+    private static func blockingReceive(port: UInt16, bytes: [UInt8], timeoutSeconds: Int) throws -> [UInt8] {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
         defer { close(fd) }
@@ -58,10 +73,11 @@ enum RawHTTPClient {
             if n == 0 || !received.isEmpty { break }
             throw Failure(description: "recv failed: errno \(errno)")
         }
-        return try parse(received)
+        return received
     }
 
-    private static func parse(_ bytes: [UInt8]) throws -> RawHTTPResponse {
+    /// The first response in `bytes`.
+    static func parse(_ bytes: [UInt8]) throws -> RawHTTPResponse {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
             throw Failure(description: "no complete response head in \(bytes.count) bytes")

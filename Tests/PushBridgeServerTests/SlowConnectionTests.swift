@@ -32,4 +32,37 @@ struct SlowConnectionTests {
         #expect(try await proxy.validOneSignalStart().status == 201)
         await proxy.stop()
     }
+
+    /// The slowloris pattern: connections that send one header line every half second never
+    /// go idle. With a 2 s request timeout and room for 40 connections per address, 45 of
+    /// them neither keep `/healthz` waiting (the oldest are closed to keep the last tenth free)
+    /// nor stay open past the timeout; the idle timeout (30 s) plays no part.
+    @Test(.timeLimit(.minutes(1)))
+    func dribblingConnectionsAreClosedAfterTheRequestTimeoutAndHealthStaysPrompt() async throws {
+        let proxy = try HostileProxyHarness.start(idleTimeoutSeconds: 30, maxConnections: 200, perIPConnections: 40, requestTimeoutSeconds: 2)
+        let slow = SlowClients()
+        defer { slow.close() }
+        let clock = ContinuousClock()
+        let opened = await slow.open(count: 45, port: proxy.port,
+                                     partialHead: "POST \(HostileProxyHarness.oneSignalPath) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        let openedAt = clock.now
+        slow.dribble("X-Slow: 1\r\n", every: .milliseconds(500))
+        #expect(opened == 45)
+
+        var slowest = Duration.zero
+        for _ in 0..<5 {
+            let started = clock.now
+            let health = try await RawHTTPClient.send(port: proxy.port, target: "/healthz")
+            slowest = max(slowest, clock.now - started)
+            #expect(health.status == 200)
+        }
+        #expect(slowest < .seconds(1), "/healthz took \(slowest) beside 45 dribbling connections")
+
+        let closed = await slow.countClosedByPeer(deadline: 8)
+        let closedAfter = clock.now - openedAt
+        #expect(closed == opened, "\(closed) of \(opened) dribbling connections closed by the proxy")
+        #expect(closedAfter < .seconds(6), "the dribbling connections took \(closedAfter) to close with a 2 s request timeout")
+        #expect(try await proxy.validOneSignalStart().status == 201)
+        await proxy.stop()
+    }
 }

@@ -68,13 +68,14 @@ extension ProxyConfiguration {
 
     private static func decodeLimits(_ value: JSONValue?, _ r: ConfigReader) -> Limits {
         var limits = Limits()
-        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "idle_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms"]
+        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "idle_timeout_seconds", "request_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms"]
         guard let o = r.object(value, at: "limits", allowed: keys) else { return limits }
         limits.maxBodyBytes = r.positiveInt(o, "max_body_bytes", at: "limits", default: limits.maxBodyBytes)
         limits.maxConnections = r.positiveInt(o, "max_connections", at: "limits", default: limits.maxConnections)
         limits.perIPConnections = r.positiveInt(o, "per_ip_connections", at: "limits", default: limits.perIPConnections)
         limits.headerMemoryBytes = r.positiveInt(o, "header_memory_bytes", at: "limits", default: limits.headerMemoryBytes)
         limits.idleTimeout = .seconds(r.positiveInt(o, "idle_timeout_seconds", at: "limits", default: 30))
+        limits.requestTimeout = .seconds(r.positiveInt(o, "request_timeout_seconds", at: "limits", default: 10))
         limits.upstreamConnectTimeout = .milliseconds(r.positiveInt(o, "upstream_connect_timeout_ms", at: "limits", default: 2000))
         limits.upstreamTimeout = .milliseconds(r.positiveInt(o, "upstream_timeout_ms", at: "limits", default: 10_000))
         if limits.perIPConnections > limits.maxConnections { r.report("limits.per_ip_connections", "must not exceed limits.max_connections") }

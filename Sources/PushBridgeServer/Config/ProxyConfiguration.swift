@@ -82,6 +82,9 @@ public struct ProxyConfiguration: Sendable {
         public var headerMemoryBytes: Int = 16_384
         /// An idle inbound connection is closed after this. Default 30 s.
         public var idleTimeout: Duration = .seconds(30)
+        /// The longest a connection may take to deliver a whole request (head and body),
+        /// however steadily it sends; past it the connection is closed. Default 10 s.
+        public var requestTimeout: Duration = .seconds(10)
         /// Connect timeout to the upstream. Default 2000 ms.
         public var upstreamConnectTimeout: Duration = .milliseconds(2000)
         /// Hard deadline of one upstream call. Default 10000 ms.

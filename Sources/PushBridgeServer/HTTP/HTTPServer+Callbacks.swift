@@ -6,9 +6,10 @@ import CMicroHTTPD
 enum HTTPServerCallbacks {
     /// Called with the raw request target (query included) when a request line arrives; its
     /// result becomes the request's `*req_cls`.
-    static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, _ in
+    static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { cls, uri, connection in
         guard let cls else { return nil }
         let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
+        if let connection { core.connections.requestLineArrived(MHDConnection.key(connection)) }
         let exchange = core.opened(target: uri.map { String(cString: $0) } ?? "/")
         return Unmanaged.passRetained(exchange).toOpaque()
     }
@@ -24,17 +25,31 @@ enum HTTPServerCallbacks {
         return core.access(
             connection: connection,
             method: method.map { String(cString: $0) } ?? "GET",
+            head: method,
             upload: upload,
             uploadSize: uploadSize,
             exchange: exchange)
     }
 
     /// The request is finished (answered, failed or shut down): release its exchange.
-    static let completed: MHD_RequestCompletedCallback = { cls, _, requestContext, _ in
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
         guard let cls, let requestContext, let exchangePointer = requestContext.pointee else { return }
         requestContext.pointee = nil
         let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
+        if let connection { core.connections.completed(MHDConnection.key(connection)) }
         let exchange = Unmanaged<HTTPExchange>.fromOpaque(exchangePointer).takeRetainedValue()
         core.closed(exchange)
+    }
+
+    /// A connection was accepted or closed: keep ``ConnectionWatch`` up to date.
+    static let connectionNotifier: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
+        let key = MHDConnection.key(connection)
+        if code == .CONNECTION_NOTIFY_STARTED {
+            core.connections.opened(key, socket: pb_mhd_connection_fd(connection), address: MHDConnection.remoteAddress(of: connection))
+        } else if code == .CONNECTION_NOTIFY_CLOSED {
+            core.connections.closed(key)
+        }
     }
 }

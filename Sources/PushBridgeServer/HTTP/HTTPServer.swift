@@ -82,7 +82,8 @@ public final class HTTPServer: Sendable {
                 flags: flags,
                 bind_address: bindAddress,
                 connection_limit: UInt32(configuration.connectionLimit),
-                per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
+                // Enforced by ConnectionWatch, which does not count connections it is closing.
+                per_ip_connection_limit: 0,
                 connection_memory_limit: configuration.headerMemoryBytes,
                 connection_timeout_seconds: configuration.idleTimeoutSeconds,
                 thread_pool_size: UInt32(configuration.threadCount),
@@ -92,7 +93,7 @@ public final class HTTPServer: Sendable {
                 tls_priorities: priorities)
             return pb_mhd_start_daemon(
                 &options, HTTPServerCallbacks.accessHandler, HTTPServerCallbacks.completed,
-                HTTPServerCallbacks.uriLogger, Unmanaged.passUnretained(core).toOpaque())
+                HTTPServerCallbacks.uriLogger, HTTPServerCallbacks.connectionNotifier, Unmanaged.passUnretained(core).toOpaque())
         }
         guard let tls else { return start(nil, nil, nil) }
         // NUL-terminated copies that live until the daemon has loaded them (GnuTLS copies them).
@@ -149,6 +150,7 @@ public final class HTTPServer: Sendable {
         if let daemon = OpaquePointer(bitPattern: current) { MHD_stop_daemon(daemon) }
         for old in retiring { Self.stop(old) }
         core.deadlines.stop()
+        core.connections.stop()
     }
 
     /// Polls until no request is open or `gracePeriod` has passed.

@@ -15,8 +15,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// The most connections open at once (`MHD_OPTION_CONNECTION_LIMIT`). Default 1000.
     public var connectionLimit: Int = 1000
-    /// The most connections open at once from one peer address
-    /// (`MHD_OPTION_PER_IP_CONNECTION_LIMIT`); `0` means no per-address limit. Default `0`,
+    /// The most connections open at once from one peer address (enforced by
+    /// ``ConnectionWatch``, a connection past it is closed at once); `0` means no per-address
+    /// limit. Default `0`,
     /// because a proxy's callers are usually a few backend hosts with many connections each.
     public var perAddressConnectionLimit: Int = 0
     /// Memory per connection for the request line and headers, in bytes
@@ -27,6 +28,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// before it is closed (`MHD_OPTION_CONNECTION_TIMEOUT`, whole seconds, rounded up).
     /// Default 30 s.
     public var idleTimeout: Duration = .seconds(30)
+    /// How long a connection may take to deliver a whole request, head and body, counted from
+    /// its accept (or, on a kept-alive connection, from its request line, and at most
+    /// ``idleTimeout`` plus this from the previous answer). A connection past it is closed
+    /// without an answer, however steadily it sends; see ``ConnectionWatch``. Default 10 s.
+    public var requestTimeout: Duration = .seconds(10)
     /// How long a handler may run. When it passes, the caller is answered `504` through
     /// ``failureResponder`` and the handler's task is cancelled: a suspended connection never
     /// waits forever. Default 30 s.
@@ -56,8 +62,16 @@ public struct HTTPServerConfiguration: Sendable {
         if perAddressConnectionLimit < 0 || perAddressConnectionLimit > Int(UInt32.max) { throw HTTPServerError("perAddressConnectionLimit must be 0 or more, got \(perAddressConnectionLimit)") }
         if headerMemoryBytes < 1024 { throw HTTPServerError("headerMemoryBytes must be at least 1024, got \(headerMemoryBytes)") }
         if idleTimeout < .zero { throw HTTPServerError("idleTimeout must not be negative") }
+        if requestTimeout <= .zero { throw HTTPServerError("requestTimeout must be positive") }
         if handlerDeadline <= .zero { throw HTTPServerError("handlerDeadline must be positive") }
         if threadCount < 1 || threadCount > 64 { throw HTTPServerError("threadCount must be 1…64, got \(threadCount)") }
+    }
+
+    /// The most connections, out of `limit` (``connectionLimit`` or
+    /// ``perAddressConnectionLimit``), that may be still receiving their request at once: a
+    /// tenth of the limit (at least one connection) is kept for callers that send promptly.
+    public static func receivingConnectionCap(of limit: Int) -> Int {
+        max(1, limit - max(1, limit / 10))
     }
 
     /// ``idleTimeout`` in whole seconds, rounded up (libmicrohttpd's unit).

@@ -20,10 +20,14 @@ final class HTTPServerCore: Sendable {
     /// Holds every running handler to ``HTTPServerConfiguration/handlerDeadline`` (one thread
     /// for all requests rather than a timer task each).
     let deadlines: HandlerDeadlines
+    /// Holds every connection to ``HTTPServerConfiguration/requestTimeout`` while it delivers
+    /// its request, and keeps a reserve of connections for prompt callers.
+    let connections: ConnectionWatch
 
     init(configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
+        self.connections = ConnectionWatch(configuration: configuration)
         let deadline = configuration.handlerDeadline
         let responder = configuration.failureResponder
         self.deadlines = HandlerDeadlines(deadline: deadline) { exchange in
@@ -34,6 +38,7 @@ final class HTTPServerCore: Sendable {
 
     deinit {
         deadlines.stop()
+        connections.stop()
     }
 
     // MARK: Lifecycle of one request
@@ -67,6 +72,7 @@ final class HTTPServerCore: Sendable {
     func access(
         connection: OpaquePointer,
         method: String,
+        head: UnsafePointer<CChar>?,
         upload: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
         exchange: HTTPExchange
@@ -74,13 +80,16 @@ final class HTTPServerCore: Sendable {
         let limit = configuration.maxBodyBytes
         switch exchange.state.withLock({ $0.phase }) {
         case .awaitingHeaders:
-            let headers = MHDConnection.headers(of: connection)
+            let headers = MHDConnection.headers(of: connection, head: head)
             let remoteAddress = MHDConnection.remoteAddress(of: connection)
             exchange.state.withLock { state in
                 state.phase = .receivingBody
                 state.method = method
                 state.headers = headers
                 state.remoteAddress = remoteAddress
+            }
+            if let problem = HTTPHeadRules.problem(in: headers) {
+                return refuse(.malformedHead(field: problem.field, rule: problem.rule), exchange, on: connection)
             }
             let declared = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
             if let declared, declared > limit { return refuseTooLarge(exchange, on: connection) }
@@ -166,8 +175,20 @@ final class HTTPServerCore: Sendable {
         return .YES
     }
 
+    /// Answers a request whose head breaks ``HTTPHeadRules`` (400 through the configured
+    /// responder) and closes the connection: its framing cannot be trusted for a next request.
+    private func refuse(_ failure: HTTPServerFailure, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        let request = exchange.state.withLock { state in
+            HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
+        }
+        var response = configuration.failureResponder(failure, request)
+        response.headers.append((name: "Connection", value: "close"))
+        return answerNow(response, exchange, on: connection)
+    }
+
     /// Queues `response` from inside the access handler, marking the exchange answered.
     private func answerNow(_ response: HTTPResponse, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        connections.received(MHDConnection.key(connection))
         exchange.finish(response)
         exchange.state.withLock { $0.phase = .answered }
         return MHDConnection.queue(response, on: connection)
@@ -175,6 +196,7 @@ final class HTTPServerCore: Sendable {
 
     /// Suspends the connection and runs the handler against a deadline.
     private func dispatch(_ request: HTTPRequest, for exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        connections.received(MHDConnection.key(connection))
         let accepted = registry.withLock { registry in
             if registry.draining { return false }
             registry.running[ObjectIdentifier(exchange)] = exchange

@@ -5,15 +5,19 @@ public enum HTTPServerFailure: Sendable, Equatable {
     /// The request body passed ``HTTPServerConfiguration/maxBodyBytes`` (`limit`); the handler
     /// did not run. The request passed to the responder has no body.
     case bodyTooLarge(limit: Int)
+    /// The request head breaks a framing or character rule (``HTTPHeadRules``): `field` names
+    /// the header, `rule` what it broke. The handler did not run; the connection is closed.
+    case malformedHead(field: String, rule: String)
     /// The handler ran past ``HTTPServerConfiguration/handlerDeadline``.
     case handlerDeadlineExceeded(Duration)
     /// The server is stopping and did not run, or could not finish, the handler.
     case shuttingDown
 
-    /// The HTTP status this failure is answered with: 413, 504 or 503.
+    /// The HTTP status this failure is answered with: 413, 400, 504 or 503.
     public var status: Int {
         switch self {
         case .bodyTooLarge: 413
+        case .malformedHead: 400
         case .handlerDeadlineExceeded: 504
         case .shuttingDown: 503
         }
@@ -23,6 +27,7 @@ public enum HTTPServerFailure: Sendable, Equatable {
     public var message: String {
         switch self {
         case .bodyTooLarge(let limit): "request body is larger than the limit of \(limit) bytes"
+        case .malformedHead(let field, let rule): "\(field): \(rule)"
         case .handlerDeadlineExceeded(let deadline): "the request did not finish within \(deadline)"
         case .shuttingDown: "the server is shutting down"
         }

@@ -3,18 +3,62 @@ import CMicroHTTPD
 /// Reads from and answers on one `MHD_Connection *`. Call only from libmicrohttpd's callbacks
 /// for that connection.
 enum MHDConnection {
+    /// The connection's identity as a number (a raw pointer is not `Sendable`).
+    static func key(_ connection: OpaquePointer) -> UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    }
+
     /// The request headers, in arrival order, names as sent.
-    static func headers(of connection: OpaquePointer) -> [(name: String, value: String)] {
-        var headers: [(name: String, value: String)] = []
-        withUnsafeMutablePointer(to: &headers) { pointer in
-            _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+    ///
+    /// libmicrohttpd parses the head in place, writing a NUL over each line's `\r` and `\n`,
+    /// and hands out C strings, so a value with a NUL byte reaches it cut at the NUL. `head`
+    /// (the method pointer, where the head starts in the read buffer) and the head's size let
+    /// the rest of such a line be found: between a value's end and the next line (the next
+    /// name, or the head's end after the last header) there is only the line end, two NULs
+    /// for `\r\n` (four after the last header, with the blank line), and whitespace. A value
+    /// that went on past a NUL is returned with a NUL and what followed it, for
+    /// ``HTTPHeadRules`` to refuse. Only bytes inside the head are read. (A NUL right before a
+    /// bare `\n` line end cannot be told from a `\r\n`; nothing after it is hidden.)
+    static func headers(of connection: OpaquePointer, head: UnsafePointer<CChar>?) -> [(name: String, value: String)] {
+        var scan = HeaderScan(start: head.map { UInt(bitPattern: $0) } ?? 0, size: UInt(pb_mhd_request_header_size(connection)))
+        withUnsafeMutablePointer(to: &scan) { pointer in
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls, let key else { return .YES }
-                let headers = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-                headers.pointee.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+                let scan = cls.assumingMemoryBound(to: HeaderScan.self)
+                scan.pointee.lineEnds(at: UInt(bitPattern: key), lineEndNULs: 2)
+                let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+                let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueSize)) } ?? []
+                scan.pointee.headers.append((name: name, value: bytes))
+                scan.pointee.valueEnd = value.map { UInt(bitPattern: $0) + UInt(valueSize) }
                 return .YES
             }, pointer)
         }
-        return headers
+        scan.lineEnds(at: scan.start + scan.size, lineEndNULs: 4)
+        return scan.headers.map { (name: $0.name, value: String(decoding: $0.value, as: UTF8.self)) }
+    }
+
+    /// The head's bounds and the headers read so far, passed through the iterator's `cls`.
+    private struct HeaderScan {
+        let start: UInt
+        let size: UInt
+        var headers: [(name: String, value: [UInt8])] = []
+        /// Just past the last value read, while its line end is not checked yet.
+        var valueEnd: UInt?
+
+        /// The line of the last value read ends where `next` begins: any byte between them
+        /// other than whitespace, or more NULs than `lineEndNULs`, was part of the value,
+        /// hidden behind a NUL; it is put back (after a NUL) into that value.
+        mutating func lineEnds(at next: UInt, lineEndNULs: Int) {
+            defer { valueEnd = nil }
+            guard let end = valueEnd, start != 0, end >= start, next >= end, next <= start + size, !headers.isEmpty else { return }
+            var nuls = 0
+            var visible: [UInt8] = []
+            for address in end..<next {
+                guard let byte = UnsafePointer<UInt8>(bitPattern: address)?.pointee else { return }
+                if byte == 0 { nuls += 1 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { visible.append(byte) }
+            }
+            if !visible.isEmpty || nuls > lineEndNULs { headers[headers.count - 1].value += [0] + visible }
+        }
     }
 
     /// The peer address as text (`127.0.0.1`, `::1`), or `""` if unknown.

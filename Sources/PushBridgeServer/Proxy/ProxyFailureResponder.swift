@@ -10,6 +10,7 @@ enum ProxyFailureResponder {
             let proxyFailure: ProxyFailure
             switch failure {
             case .bodyTooLarge(let limit): proxyFailure = .payloadTooLarge(limit: limit)
+            case .malformedHead(let field, let rule): proxyFailure = .badRequest(TranslationError(field: field, rule: rule))
             case .handlerDeadlineExceeded: proxyFailure = .upstream(failure.message)
             case .shuttingDown: proxyFailure = .upstream("PushBridge is shutting down; retry shortly")
             }

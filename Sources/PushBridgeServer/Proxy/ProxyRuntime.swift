@@ -104,6 +104,7 @@ public final class ProxyRuntime: Sendable {
         http.perAddressConnectionLimit = configuration.limits.perIPConnections
         http.headerMemoryBytes = configuration.limits.headerMemoryBytes
         http.idleTimeout = configuration.limits.idleTimeout
+        http.requestTimeout = configuration.limits.requestTimeout
         // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.
         http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
         http.failureResponder = ProxyFailureResponder.make()

@@ -15,8 +15,10 @@ struct HostileProxyHarness {
     let directory: URL
     var port: UInt16 { runtime.port }
 
-    /// Starts the proxy; `idleTimeoutSeconds` bounds how long a stalled connection is kept.
-    static func start(idleTimeoutSeconds: Int = 3, maxConnections: Int = 1200) throws -> HostileProxyHarness {
+    /// Starts the proxy; `idleTimeoutSeconds` bounds how long a stalled connection is kept,
+    /// `requestTimeoutSeconds` how long one may take to deliver its request.
+    static func start(idleTimeoutSeconds: Int = 3, maxConnections: Int = 1200, perIPConnections: Int? = nil,
+                      requestTimeoutSeconds: Int = 10) throws -> HostileProxyHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let demo = try JSONParser.parse(Array(try Data(contentsOf: repository.appendingPathComponent("config/demo.json"))))
@@ -25,7 +27,8 @@ struct HostileProxyHarness {
         root["audit_db"] = .string(directory.appendingPathComponent("audit.sqlite").path)
         root["sandbox"] = .object(["embedded": .bool(true), "seed": .string(repository.appendingPathComponent("config/demo-seed.json").path)])
         root["limits"] = .object([
-            "max_connections": .int(Int64(maxConnections)), "per_ip_connections": .int(Int64(maxConnections)),
+            "max_connections": .int(Int64(maxConnections)), "per_ip_connections": .int(Int64(perIPConnections ?? maxConnections)),
+            "request_timeout_seconds": .int(Int64(requestTimeoutSeconds)),
             "idle_timeout_seconds": .int(Int64(idleTimeoutSeconds)), "header_memory_bytes": .int(16384),
             "max_body_bytes": .int(65536), "upstream_timeout_ms": .int(5000),
         ])

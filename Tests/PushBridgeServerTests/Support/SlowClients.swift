@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// Many connections to 127.0.0.1 that send a partial request head and then nothing (the
 /// slowloris pattern). Blocking calls run on their own thread, never on the cooperative pool.
@@ -44,8 +45,35 @@ final class SlowClients: @unchecked Sendable {
         }
     }
 
+    /// Sends `line` on every open connection every `interval` (a slowloris keeping each
+    /// connection busy so no idle timeout fires) until ``close()``.
+    func dribble(_ line: String, every interval: Duration) {
+        let descriptors = self.descriptors
+        let bytes = Array(line.utf8)
+        dribbling.withLock { $0 = .running }
+        Thread { [self] in
+            let (seconds, attoseconds) = interval.components
+            let micros = useconds_t(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+            while dribbling.withLock({ $0 }) == .running {
+                for fd in descriptors { _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) } }
+                usleep(micros) // the attacker's pace, not a wait for a condition
+            }
+            dribbling.withLock { $0 = .idle }
+        }.start()
+    }
+
+    private enum Dribble { case idle, running, stopping }
+    /// The dribbling thread's state: `close` asks it to stop and waits until it has, so no
+    /// descriptor it holds is closed (and reused) under it.
+    private let dribbling = Mutex(Dribble.idle)
+
     /// Closes every connection.
     func close() {
+        let wasRunning = dribbling.withLock { state in
+            defer { if state == .running { state = .stopping } }
+            return state == .running
+        }
+        if wasRunning { while dribbling.withLock({ $0 }) != .idle { usleep(1000) } }
         for fd in descriptors { Glibc.close(fd) }
         descriptors = []
     }
