@@ -19,8 +19,10 @@ public struct LegacyForwarder: Sendable {
         public var response: HTTPResponse
         /// The provider's status, nil when the transport failed.
         public var status: Int?
-        /// The transport failure, if any.
+        /// The transport failure, if any: its kind and curl's code.
         public var error: String?
+        /// curl's full text for the same failure, for the log only (it names the address).
+        public var errorDetail: String?
         /// Milliseconds until the answer.
         public var latencyMs: Double
         /// When it was sent, Unix milliseconds.
@@ -41,7 +43,7 @@ public struct LegacyForwarder: Sendable {
         case .failure(let f):
             let body = JSONWriter.bytes(.object(["errors": .array([.string("the legacy provider did not answer: \(f.kind.rawValue)")])]))
             return Answer(response: HTTPResponse(status: 502, headers: [("Content-Type", "application/json")], body: body),
-                          error: f.description, latencyMs: ms, startedAt: now)
+                          error: f.summary, errorDetail: f.description, latencyMs: ms, startedAt: now)
         }
     }
 }

@@ -12,7 +12,7 @@ extension ProxyService {
         var audited = translation
         audited.findings += violations.map { Finding(field: $0.field, kind: .caveat, message: "OpenPush would reject this: \($0.field) \($0.rule)") }
         if let refused = await begin(inbound, translation: audited, app: app) { return refused }
-        let answer = await deps.legacy.forward(inbound.request, baseURL: base, now: deps.clock())
+        let answer = await forwardToLegacy(inbound, base: base)
         var verdict = "observe: nothing was sent to OpenPush"
         if let error = translation.error { verdict += "; OpenPush would refuse the translation: \(error.message)" }
         if !violations.isEmpty { verdict += "; \(violations.count) OpenPush rule violation(s)" }
@@ -27,5 +27,15 @@ extension ProxyService {
             finishedAt: deps.clock(), outcome: answer.status == nil ? .failed : outcome, upstreamStatus: answer.status, upstreamBody: body,
             upstreamLatencyMs: answer.latencyMs, attempts: [AuditAttempt(at: answer.startedAt, status: answer.status, error: answer.error, latencyMs: answer.latencyMs)],
             responseStatus: answer.response.status, responseBody: body, errorMessage: answer.error.map { "\(message); legacy provider: \($0)" } ?? message)
+    }
+
+    /// Forwards the caller's request to the legacy provider as is; a transport failure's
+    /// curl text (which names the provider's address) goes to the log here and nowhere else.
+    func forwardToLegacy(_ inbound: Inbound, base: String, timeout: Duration? = nil) async -> LegacyForwarder.Answer {
+        let answer = await deps.legacy.forward(inbound.request, baseURL: base, timeout: timeout, now: deps.clock())
+        if let detail = answer.errorDetail {
+            deps.log.warning("legacy provider call failed", ["request_id": .string(inbound.requestId), "error": .string(detail)])
+        }
+        return answer
     }
 }

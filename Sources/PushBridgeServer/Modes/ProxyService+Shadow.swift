@@ -8,7 +8,7 @@ extension ProxyService {
             return await refuse(inbound, .internal("shadow mode needs legacy.\(inbound.route.dialect.rawValue) and the app's shadow settings"), app: app.name)
         }
         if let refused = await begin(inbound, translation: translation, app: app) { return refused }
-        let answer = await deps.legacy.forward(inbound.request, baseURL: base, now: deps.clock())
+        let answer = await forwardToLegacy(inbound, base: base)
         await complete(inbound, legacyCompletion(inbound, answer, outcome: .forwarded, message: "shadow: the legacy provider answered; OpenPush is the shadow"), app: app)
         if Self.sampled(shadow) {
             let primary = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
@@ -30,7 +30,7 @@ extension ProxyService {
                                          body: String(decoding: primary.http.body, as: UTF8.self), latencyMs: primary.latencyMs, error: primary.error)
         let timeout = deps.shadowTimeout
         deps.shadows.submit { [self] in
-            let answer = await deps.legacy.forward(inbound.request, baseURL: base, timeout: timeout, now: deps.clock())
+            let answer = await forwardToLegacy(inbound, base: base, timeout: timeout)
             let legacy = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
                                                body: ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect),
                                                latencyMs: answer.latencyMs, error: answer.error)

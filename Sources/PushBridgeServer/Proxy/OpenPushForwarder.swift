@@ -7,8 +7,10 @@ public struct UpstreamAttempt: Sendable, Equatable {
     public var startedAt: Int64
     /// The HTTP status, when an answer came.
     public var status: Int?
-    /// The transport error, when none did.
+    /// The transport error, when none did: its kind and curl's code (``UpstreamFailure/summary``).
     public var error: String?
+    /// curl's full text for the same error, for the log only (it names the upstream's address).
+    public var errorDetail: String?
     /// How long it took.
     public var latencyMs: Double
     /// The answer's body (truncated), for the audit.
@@ -61,7 +63,8 @@ public struct OpenPushForwarder: Sendable {
             attempt.status = r.status
             attempt.body = String(decoding: r.body.prefix(Self.auditBodyLimit), as: UTF8.self)
         case .failure(let f):
-            attempt.error = f.description
+            attempt.error = f.summary
+            attempt.errorDetail = f.description
         }
         return (response, attempt)
     }

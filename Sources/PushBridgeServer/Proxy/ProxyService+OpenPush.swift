@@ -30,7 +30,10 @@ extension ProxyService {
             results = r
             attempts = a
         }
-        for attempt in attempts {
+        for (number, attempt) in attempts.enumerated() {
+            if let detail = attempt.errorDetail {
+                deps.log.warning("openpush call failed", ["request_id": .string(inbound.requestId), "attempt": .int(Int64(number + 1)), "error": .string(detail)])
+            }
             deps.metrics.observeUpstreamLatency(seconds: attempt.latencyMs / 1000)
             deps.metrics.recordUpstreamAttempt(result: attempt.status.map { "\($0 / 100)xx" } ?? "error")
         }

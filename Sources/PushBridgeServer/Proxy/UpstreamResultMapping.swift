@@ -26,15 +26,17 @@ public enum UpstreamResultMapping {
         }
     }
 
-    /// A sentence for a transport failure.
+    /// A sentence for a transport failure, for the caller and the audit: it never carries
+    /// curl's text, which names the upstream's address (that goes to the log, with the
+    /// request id).
     public static func describe(_ f: UpstreamFailure) -> String {
         switch f.kind {
-        case .connectFailed: "could not connect to OpenPush (\(f.message)); nothing was sent"
-        case .timedOut: "OpenPush did not answer within the deadline (\(f.message))"
-        case .reset: "the connection to OpenPush broke before a complete answer (\(f.message))"
+        case .connectFailed: "OpenPush could not be reached; nothing was sent"
+        case .timedOut: "OpenPush did not answer within the deadline"
+        case .reset: "the connection to OpenPush broke before a complete answer"
         case .responseTooLarge: "OpenPush's answer was larger than the limit"
         case .shutDown: "PushBridge is shutting down"
-        default: "upstream error: \(f.message)"
+        case .other: "OpenPush could not be reached"
         }
     }
 

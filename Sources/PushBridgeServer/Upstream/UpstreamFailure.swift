@@ -39,6 +39,11 @@ public struct UpstreamFailure: Error, Sendable, Equatable, CustomStringConvertib
         self.latency = latency
     }
 
-    /// `kind: message`.
+    /// `kind: message`, curl's text included: for the log only, since curl names the
+    /// upstream's address and port ("Failed to connect to 127.0.0.1 port 19500").
     public var description: String { "\(kind.rawValue): \(message)" }
+
+    /// The kind and curl's code without curl's text (`connect_failed (curl 7)`): what the
+    /// audit keeps and what may reach a caller.
+    public var summary: String { curlCode.map { "\(kind.rawValue) (curl \($0))" } ?? kind.rawValue }
 }
