@@ -2,15 +2,26 @@
 # Tests run one at a time (--no-parallel): several start real servers and assert deadlines,
 # and on a 2-core machine parallel suites starve each other's event loops.
 SHELL := /bin/bash
-DEB_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev pkg-config sqlite3 curl openssl
+DEB_PACKAGES := libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev libpq-dev pkg-config sqlite3 curl openssl
 PY_PACKAGES := onesignal-python-api==5.*
 SWIFT ?= swift
 CONFIG ?= config/demo.json
 
-.PHONY: deps deps-python build release test run bench bench-translate fuzz docs clean
+.PHONY: deps deps-test deps-python build release test run bench bench-translate fuzz docs clean
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# What only the tests need: a PostgreSQL server for the throwaway cluster the PostgreSQL
+# store's tests start (Tests/PushBridgeServerTests/Support/PostgresTestCluster.swift).
+TEST_DEB_PACKAGES := postgresql
+
+deps-test: deps
+	@missing=""; for p in $(TEST_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
@@ -25,7 +36,7 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps deps-python
+test: deps deps-test deps-python
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 

@@ -13,12 +13,13 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Pure Swift: JSON, the OpenPush model and rules, the dialects, findings. No C imports.
         .target(name: "PushBridgeCore", linkerSettings: [.linkedLibrary("m")]),
         // I/O: HTTP server, upstream client, audit store, sandbox.
         .target(
             name: "PushBridgeServer",
-            dependencies: ["PushBridgeCore", "CMicroHTTPD", "CCurl", "CSQLite", "COpenSSL"]
+            dependencies: ["PushBridgeCore", "CMicroHTTPD", "CCurl", "CSQLite", "COpenSSL", "CLibPQ"]
         ),
         .executableTarget(name: "pushbridge", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
         .executableTarget(

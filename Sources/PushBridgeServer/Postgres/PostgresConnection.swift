@@ -1,0 +1,83 @@
+import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection to PostgreSQL (a libpq `PGconn`), owned here and closed in `deinit`.
+///
+/// Not `Sendable`: one thread (a writer, a pool slot) uses it at a time. Statements take
+/// their arguments as text parameters (`$1`, `$2`, …), never spliced into the SQL. The
+/// password never comes from PushBridge's configuration: libpq reads `PGPASSWORD`,
+/// `PGPASSFILE` or `~/.pgpass` itself (``PostgresURI`` refuses a URI that carries one).
+public final class PostgresConnection {
+    private let handle: OpaquePointer
+
+    /// Connects with a libpq URI or `key=value` string; throws with libpq's reason when the
+    /// server cannot be reached or refuses the connection.
+    public init(_ conninfo: String) throws(PostgresError) {
+        guard let connection = PQconnectdb(conninfo) else {
+            throw PostgresError(operation: "connect", message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(operation: "connect", message: message)
+        }
+        handle = connection
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// Whether the connection is still usable as far as libpq knows.
+    public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The server's process id for this connection (for tests that terminate it).
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Runs one statement with text parameters; throws with the SQLSTATE and message when the
+    /// server refuses it or the connection is gone.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresResult {
+        let result = withParameters(parameters) { values in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        guard let result else {
+            throw PostgresError(operation: "execute", message: String(cString: PQerrorMessage(handle)), sql: sql)
+        }
+        let owned = PostgresResult(result)
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = PQresultErrorMessage(result).map { String(cString: $0) } ?? "unknown error"
+            throw PostgresError(operation: "execute", sqlState: state, message: message, sql: sql)
+        }
+        return owned
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+        try execute("COMMIT")
+        return value
+    }
+
+    /// Calls `body` with the parameters as C strings that live for the call (nil for NULL).
+    private func withParameters<R>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
+        defer { pointers.forEach { free($0) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { base in
+                base.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { body($0) }
+            } ?? body(nil)
+        }
+    }
+}

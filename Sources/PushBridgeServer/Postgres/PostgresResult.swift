@@ -1,0 +1,35 @@
+import CLibPQ
+
+/// One libpq result (`PGresult`), owned here and cleared in `deinit`. Values are read as text,
+/// the format PushBridge sends and asks for; a SQL NULL reads as nil.
+public final class PostgresResult {
+    private let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        PQclear(handle)
+    }
+
+    /// The number of rows.
+    public var rowCount: Int { Int(PQntuples(handle)) }
+
+    /// The number of columns.
+    public var columnCount: Int { Int(PQnfields(handle)) }
+
+    /// The rows changed by an INSERT, UPDATE or DELETE (0 for other statements).
+    public var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+
+    /// The value at `row`, `column`; nil for NULL.
+    public func value(_ row: Int, _ column: Int) -> String? {
+        guard row < rowCount, column < columnCount, PQgetisnull(handle, Int32(row), Int32(column)) == 0 else { return nil }
+        return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
+    }
+
+    /// Every row as its column values.
+    public var rows: [[String?]] {
+        (0..<rowCount).map { row in (0..<columnCount).map { value(row, $0) } }
+    }
+}

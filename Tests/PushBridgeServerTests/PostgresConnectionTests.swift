@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import PushBridgeServer
+
+/// The libpq connection PushBridge's PostgreSQL store is built on, against a real server.
+@Suite(.serialized) struct PostgresConnectionTests {
+    @Test func parametersRoundTripExactlyAndNullStaysNull() throws {
+        let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)")
+        let tricky = "it's \"quoted\"; DROP TABLE t; -- ünïcødé 🚀"
+        try db.execute("INSERT INTO t (id, body) VALUES ($1, $2), ($3, $4)", ["1", tricky, "2", nil])
+        let rows = try db.execute("SELECT id, body FROM t ORDER BY id").rows
+        #expect(rows == [["1", tricky], ["2", nil]])
+        #expect(try db.execute("UPDATE t SET body = 'x' WHERE id >= $1", ["1"]).affectedRows == 2)
+    }
+
+    @Test func refusedStatementsCarryTheirSQLStateAndSQL() throws {
+        let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
+        try db.execute("CREATE TABLE u (k TEXT PRIMARY KEY)")
+        try db.execute("INSERT INTO u VALUES ($1)", ["a"])
+        #expect {
+            try db.execute("INSERT INTO u VALUES ($1)", ["a"])
+        } throws: { error in
+            guard let e = error as? PostgresError else { return false }
+            return e.sqlState == "23505" && !e.connectionLost && e.description.contains("INSERT INTO u") && !e.description.contains("\"a\"")
+        }
+        #expect(throws: PostgresError.self) { try db.execute("SELEC 1") }
+        // The connection is still usable after a refused statement.
+        #expect(try db.execute("SELECT count(*) FROM u").value(0, 0) == "1")
+    }
+
+    @Test func aTransactionThatThrowsLeavesNothing() throws {
+        struct Abort: Error {}
+        let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
+        try db.execute("CREATE TABLE v (x INTEGER)")
+        #expect(throws: Abort.self) {
+            try db.transaction {
+                try db.execute("INSERT INTO v VALUES (1)")
+                throw Abort()
+            }
+        }
+        #expect(try db.execute("SELECT count(*) FROM v").value(0, 0) == "0")
+    }
+
+    @Test func aTerminatedConnectionIsReportedAsLost() throws {
+        let cluster = try PostgresTestCluster.start()
+        let uri = try cluster.makeDatabase()
+        let victim = try PostgresConnection(uri)
+        let admin = try PostgresConnection(uri)
+        try admin.execute("SELECT pg_terminate_backend($1)", [String(victim.backendPID)])
+        #expect {
+            try victim.execute("SELECT 1")
+        } throws: { error in
+            (error as? PostgresError)?.connectionLost == true
+        }
+        #expect(!victim.isHealthy)
+    }
+
+    @Test func nothingListeningIsAConnectError() throws {
+        let cluster = try PostgresTestCluster.start()
+        #expect {
+            try PostgresConnection("postgresql://postgres@127.0.0.1:\(cluster.port == 1 ? 2 : 1)/postgres?connect_timeout=2")
+        } throws: { error in
+            guard let e = error as? PostgresError else { return false }
+            return e.operation == "connect" && e.connectionLost
+        }
+    }
+
+    @Test(arguments: [
+        ("postgresql://pb@db.internal:5432/audit?sslmode=verify-full&sslrootcert=/etc/ca.pem", true),
+        ("postgres://pb@127.0.0.1/audit", true),
+        ("postgresql://pb:hunter2@127.0.0.1/audit", false),
+        ("postgresql://127.0.0.1/audit?password=hunter2", false),
+        ("postgresql://pb@127.0.0.1/audit?nosuchparameter=1", false),
+        ("/var/lib/pushbridge/audit.sqlite", false),
+    ])
+    func uriRules(uri: String, accepted: Bool) {
+        let result = Result { () throws(PostgresError) in try PostgresURI(uri) }
+        switch result {
+        case .success: #expect(accepted, "\(uri) was accepted")
+        case .failure(let error):
+            #expect(!accepted, "\(uri): \(error)")
+            #expect(!error.description.contains("hunter2"))
+        }
+    }
+}
