@@ -23,7 +23,7 @@ func sampleEntry(_ id: String, receivedAt: Int64 = 1_700_000_000_000, findings: 
 func sampleCompletion(finishedAt: Int64 = 1_700_000_000_120) -> AuditCompletion {
     AuditCompletion(
         finishedAt: finishedAt, outcome: .forwarded, upstreamStatus: 201, upstreamBody: #"{"id":"n1"}"#, upstreamLatencyMs: 12.5,
-        attempts: [AuditAttempt(at: finishedAt - 20, status: 201, latencyMs: 12.5)], responseStatus: 200, responseBody: #"{"id":"n1"}"#)
+        attempts: [UpstreamAttempt(startedAt: finishedAt - 20, status: 201, latencyMs: 12.5)], responseStatus: 200, responseBody: #"{"id":"n1"}"#)
 }
 
 /// The bytes of the database file and its WAL and shared-memory files, as one buffer.

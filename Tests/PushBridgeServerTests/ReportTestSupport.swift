@@ -18,16 +18,16 @@ enum KnownAudit {
             AuditEntry(requestId: id, receivedAt: t0 + at, path: "/p", dialect: dialect, route: route, sourceApp: app,
                        findings: findings.map { Finding(field: $0.0, kind: $0.1, message: "\($0.0) \($0.1.rawValue)") })
         }
-        func forwarded(_ at: Int64, _ attempts: [AuditAttempt]) -> AuditCompletion {
+        func forwarded(_ at: Int64, _ attempts: [UpstreamAttempt]) -> AuditCompletion {
             AuditCompletion(finishedAt: t0 + at + 2000, outcome: .forwarded, upstreamStatus: attempts.last?.status, upstreamLatencyMs: 15,
                             attempts: attempts, responseStatus: 200)
         }
         try await store.record(entry("r1", 0, .onesignal, .start, "app-a", [("subtitle", .dropped), ("include_player_ids", .renamed)]),
-                               forwarded(0, [AuditAttempt(at: t0, status: 429, latencyMs: 10), AuditAttempt(at: t0 + 1010, status: 201, latencyMs: 5)]))
+                               forwarded(0, [UpstreamAttempt(startedAt: t0, status: 429, latencyMs: 10), UpstreamAttempt(startedAt: t0 + 1010, status: 201, latencyMs: 5)]))
         try await store.record(entry("r2", 60_000, .onesignal, .start, "app-b", [("subtitle", .dropped), ("include_aliases", .caveat)]),
-                               forwarded(60_000, [AuditAttempt(at: t0 + 60_000, status: 201, latencyMs: 8)]))
+                               forwarded(60_000, [UpstreamAttempt(startedAt: t0 + 60_000, status: 201, latencyMs: 8)]))
         try await store.record(entry("r3", 120_000, .onesignal, .update, "app-a", []),
-                               forwarded(120_000, [AuditAttempt(at: t0 + 120_000, status: 503, latencyMs: 4), AuditAttempt(at: t0 + 120_500, status: 500, latencyMs: 4)]))
+                               forwarded(120_000, [UpstreamAttempt(startedAt: t0 + 120_000, status: 503, latencyMs: 4), UpstreamAttempt(startedAt: t0 + 120_500, status: 500, latencyMs: 4)]))
         try await store.record(entry("r4", 180_000, .pushwoosh, .start, "app-p", [("notifications[0].live_activity.title", .dropped),
                                      ("notifications[1].live_activity.title", .dropped), ("notifications[0].platforms", .rejected)]),
                                AuditCompletion(finishedAt: t0 + 180_001, outcome: .rejected, responseStatus: 400, errorMessage: "rejected"))

@@ -9,7 +9,7 @@ struct ScheduledAuditStatementTests {
     /// A completion whose every column holds a value no other column holds.
     private let later = AuditCompletion(
         finishedAt: 1_700_000_099_000, outcome: .sent, upstreamStatus: 202, upstreamBody: #"{"notification_id":"n-later"}"#, upstreamLatencyMs: 77.25,
-        attempts: [AuditAttempt(at: 1_700_000_098_000, status: 202, latencyMs: 77.25)], responseStatus: 599, responseBody: "never written", errorMessage: "the error")
+        attempts: [UpstreamAttempt(startedAt: 1_700_000_098_000, status: 202, latencyMs: 77.25)], responseStatus: 599, responseBody: "never written", errorMessage: "the error")
 
     private func scheduledRow(_ store: AuditStore, _ id: String) async throws {
         try await store.record(sampleEntry(id), AuditCompletion(finishedAt: 1_700_000_000_100, outcome: .scheduled, responseStatus: 200, responseBody: #"{"id":"sch_1"}"#))
@@ -52,7 +52,7 @@ struct ScheduledAuditStatementTests {
             try await store.run(.mirrorScheduled(requestId: "S3", ordinal: 0, sendAt: 5_000, targetApp: "op-app", redactedRequest: "{}", createdAt: 1_000))
             try await store.run(.mirrorState(requestId: "S3", ordinal: 0, state: .sending, at: 6_000))
             try await store.run(.mirrorState(requestId: "S3", ordinal: 0, state: .sent, at: 7_000, status: 201,
-                                             attempts: [AuditAttempt(at: 6_500, status: 201, latencyMs: 3)]))
+                                             attempts: [UpstreamAttempt(startedAt: 6_500, status: 201, latencyMs: 3)]))
             let db = try SQLiteDatabase(path: path)
             let row = try #require(try db.rows("SELECT state, send_at, claimed_at, sent_at, upstream_status, error_message FROM scheduled_sends WHERE request_id = 'S3'").first)
             #expect(row == [.text("sent"), .integer(5_000), .integer(6_000), .integer(7_000), .integer(201), .null])

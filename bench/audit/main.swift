@@ -32,7 +32,7 @@ let template = AuditEntry(
     ])
 let completion = AuditCompletion(
     finishedAt: 0, outcome: .forwarded, upstreamStatus: 201, upstreamBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#,
-    upstreamLatencyMs: 3.2, attempts: [AuditAttempt(at: 0, status: 201, latencyMs: 3.2)], responseStatus: 200,
+    upstreamLatencyMs: 3.2, attempts: [UpstreamAttempt(startedAt: 0, status: 201, latencyMs: 3.2)], responseStatus: 200,
     responseBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#)
 
 let pipelined = ProcessInfo.processInfo.environment["AUDIT_PIPELINED"] != "0"

@@ -13,7 +13,7 @@ public struct AuditCompletion: Sendable, Equatable {
     /// Time spent upstream over all attempts, milliseconds.
     public var upstreamLatencyMs: Double?
     /// Every upstream attempt.
-    public var attempts: [AuditAttempt]
+    public var attempts: [UpstreamAttempt]
     /// The status the caller got.
     public var responseStatus: Int?
     /// The body the caller got (truncated when written).
@@ -23,7 +23,7 @@ public struct AuditCompletion: Sendable, Equatable {
 
     /// A completion.
     public init(finishedAt: Int64, outcome: AuditOutcome, upstreamStatus: Int? = nil, upstreamBody: String? = nil,
-                upstreamLatencyMs: Double? = nil, attempts: [AuditAttempt] = [], responseStatus: Int? = nil,
+                upstreamLatencyMs: Double? = nil, attempts: [UpstreamAttempt] = [], responseStatus: Int? = nil,
                 responseBody: String? = nil, errorMessage: String? = nil) {
         self.finishedAt = finishedAt
         self.outcome = outcome
@@ -34,35 +34,5 @@ public struct AuditCompletion: Sendable, Equatable {
         self.responseStatus = responseStatus
         self.responseBody = responseBody
         self.errorMessage = errorMessage
-    }
-}
-
-/// One upstream attempt: when, what came back (a status or an error), how long it took.
-public struct AuditAttempt: Sendable, Equatable {
-    /// When it started, Unix milliseconds.
-    public var at: Int64
-    /// The HTTP status, when one came back.
-    public var status: Int?
-    /// The transport error, when none did.
-    public var error: String?
-    /// Its duration, milliseconds.
-    public var latencyMs: Double
-
-    /// An attempt.
-    public init(at: Int64, status: Int? = nil, error: String? = nil, latencyMs: Double) {
-        self.at = at
-        self.status = status
-        self.error = error
-        self.latencyMs = latencyMs
-    }
-
-    /// `{"at", "status" | "error", "latency_ms"}`.
-    public var json: JSONValue {
-        var object = JSONObject()
-        object.appendUnchecked("at", .int(at))
-        if let status { object.appendUnchecked("status", .int(Int64(status))) }
-        if let error { object.appendUnchecked("error", .string(error)) }
-        object.appendUnchecked("latency_ms", .double(latencyMs))
-        return .object(object)
     }
 }

@@ -14,7 +14,7 @@ extension AuditReader {
         for row in rows {
             guard let requestId = row[0].textValue else { continue }
             let sends = try query("SELECT ordinal, state, attempts FROM scheduled_sends WHERE request_id = ? ORDER BY ordinal", [.text(requestId)]).map { s in
-                AuditScheduledRow.Send(ordinal: Int(s[0].integerValue ?? 0), state: s[1].textValue ?? "", attempts: AuditAttempt.parse(s[2].textValue))
+                AuditScheduledRow.Send(ordinal: Int(s[0].integerValue ?? 0), state: s[1].textValue ?? "", attempts: UpstreamAttempt.parse(s[2].textValue))
             }
             found.append(AuditScheduledRow(requestId: requestId, receivedAt: row[1].integerValue ?? 0, outcome: row[2].textValue ?? "", sends: sends))
         }

@@ -10,10 +10,10 @@ public struct AuditScheduledRow: Sendable, Equatable {
         /// Its state as the audit last recorded it.
         public var state: String
         /// The upstream attempts the audit recorded for it (empty when none were).
-        public var attempts: [AuditAttempt]
+        public var attempts: [UpstreamAttempt]
 
         /// A mirror row.
-        public init(ordinal: Int, state: String, attempts: [AuditAttempt]) {
+        public init(ordinal: Int, state: String, attempts: [UpstreamAttempt]) {
             self.ordinal = ordinal
             self.state = state
             self.attempts = attempts

@@ -16,7 +16,7 @@ extension AuditStatement {
     /// A start's new state in its mirror row: `claimed_at` when it becomes `sending`,
     /// `sent_at` when `sent`; the status, attempts and error only when given.
     static func mirrorState(requestId: String, ordinal: Int, state: ScheduledStart.State, at: Int64, status: Int? = nil,
-                            attempts: [AuditAttempt] = [], error: String? = nil) -> AuditStatement {
+                            attempts: [UpstreamAttempt] = [], error: String? = nil) -> AuditStatement {
         var columns: [(column: String, value: SQLiteValue)] = [("state", .text(state.rawValue))]
         if state == .sending { columns.append(("claimed_at", .integer(at))) }
         if state == .sent { columns.append(("sent_at", .integer(at))) }

@@ -1,7 +1,11 @@
 import PushBridgeCore
 
-/// Sends translated requests to OpenPush on OpenPush's terms: paced per app by a
-/// ``SendPacer``, retried only when a retry cannot act twice, every attempt kept.
+/// Everything that sends to OpenPush: the forwarder, the result mapping, the idempotency
+/// keys' retry rule and the pacer, behind three entry points — ``deliver(_:key:requestId:)``
+/// (paced now, a caller waits), ``deliverScheduled(_:key:requestId:)`` (paced at a stored
+/// start's time) and ``deliverShadow(_:key:requestId:baseURL:timeout:)`` (unpaced, one attempt,
+/// a shadow's) — all returning ``UpstreamAttempt``s. Paced per app by a ``SendPacer``,
+/// retried only when a retry cannot act twice, every attempt kept.
 ///
 /// A start always carries an `idempotency_key` (see ``IdempotencyKeys``), so it is retried
 /// after a timeout, a broken connection or a 5xx. An update or end has no such key and is
@@ -43,7 +47,9 @@ public struct OpenPushDelivery: Sendable {
         .milliseconds(s.maxWaitMs) + upstreamTimeout * s.maxAttempts + .milliseconds(s.backoffMaxMs * Int64(max(s.maxAttempts - 1, 0)))
     }
 
-    /// Paces and sends `requests` (all for one OpenPush app) with `key`.
+    /// Paced now, for a caller who waits: reserves one slot per request at once (or refuses
+    /// them all when the app's queue is full), sends each at its slot with the retries the
+    /// rules allow, all within ``requestBudget(_:upstreamTimeout:)``.
     public func deliver(_ requests: [OpenPushRequest], key: String, requestId: String) async -> Outcome {
         guard let app = requests.first?.appId else { return .delivered(results: [], attempts: []) }
         let grants: [Int64]
@@ -66,9 +72,28 @@ public struct OpenPushDelivery: Sendable {
         return .delivered(results: results, attempts: attempts)
     }
 
+    /// Paced at its time, for a start nobody waits on (the scheduler's): takes a slot however
+    /// long the app's queue is, then sends with the same retries and budget as ``deliver``.
+    public func deliverScheduled(_ request: OpenPushRequest, key: String, requestId: String) async -> (UpstreamResult, [UpstreamAttempt]) {
+        _ = await takeSlot(app: request.appId, patient: true)
+        return await send(request, key: key, requestId: requestId, deadline: .now + Self.requestBudget(settings, upstreamTimeout: upstreamTimeout))
+    }
+
+    /// Unpaced, for a shadow: one attempt per request with `timeout`, to `baseURL` when given
+    /// (a sandbox or a second OpenPush) instead of OpenPush's. The pacer is OpenPush's real
+    /// budget, so a shadow neither waits for it nor spends it; the attempts are the shadow's.
+    public func deliverShadow(_ requests: [OpenPushRequest], key: String, requestId: String, baseURL: String?, timeout: Duration) async -> [UpstreamAttempt] {
+        let target = baseURL.map { OpenPushForwarder(client: forwarder.client, baseURL: $0) } ?? forwarder
+        var attempts: [UpstreamAttempt] = []
+        for request in requests {
+            attempts.append(await target.exchange(request, key: key, requestId: requestId, timeout: timeout).1)
+        }
+        return attempts
+    }
+
     /// Sends one request whose first slot is already taken, retrying as the rules allow
     /// until `deadline`; each retry takes a slot of its own.
-    public func send(_ request: OpenPushRequest, key: String, requestId: String, deadline: ContinuousClock.Instant) async -> (UpstreamResult, [UpstreamAttempt]) {
+    func send(_ request: OpenPushRequest, key: String, requestId: String, deadline: ContinuousClock.Instant) async -> (UpstreamResult, [UpstreamAttempt]) {
         var attempts: [UpstreamAttempt] = []
         while true {
             let (response, attempt) = await forwarder.exchange(request, key: key, requestId: requestId)
@@ -83,10 +108,7 @@ public struct OpenPushDelivery: Sendable {
                 return (UpstreamResultMapping.result(response), attempts)
             }
             try? await Task.sleep(for: .milliseconds(backoff))
-            guard case .granted(let g) = pacer.reserve(app: request.appId, count: 1, now: clock.nowMilliseconds()), let slot = g.first else {
-                return (UpstreamResultMapping.result(response), attempts)
-            }
-            await waitForSlot(slot, app: request.appId)
+            guard await takeSlot(app: request.appId, patient: false) else { return (UpstreamResultMapping.result(response), attempts) }
         }
     }
 
@@ -100,6 +122,21 @@ public struct OpenPushDelivery: Sendable {
             return request.hasIdempotencyKey
         case .reply(let r):
             return r.status >= 500 && request.hasIdempotencyKey
+        }
+    }
+
+    /// Takes one slot for `app` and sleeps until it. A full queue refuses (false), unless
+    /// `patient`: then it waits until a slot fits, and gives up (false) only when cancelled.
+    func takeSlot(app: String, patient: Bool) async -> Bool {
+        while true {
+            switch pacer.reserve(app: app, count: 1, now: clock.nowMilliseconds()) {
+            case .granted(let g):
+                await waitForSlot(g[0], app: app)
+                return true
+            case .refused(let seconds):
+                guard patient, !Task.isCancelled else { return false }
+                try? await clock.sleep(untilMilliseconds: clock.nowMilliseconds() + Int64(seconds) * 1000)
+            }
         }
     }
 

@@ -27,6 +27,9 @@ public struct LegacyForwarder: Sendable {
         public var latencyMs: Double
         /// When it was sent, Unix milliseconds.
         public var startedAt: Int64
+
+        /// The call as an attempt for the audit.
+        public var attempt: UpstreamAttempt { UpstreamAttempt(startedAt: startedAt, status: status, error: error, latencyMs: latencyMs) }
     }
 
     /// Forwards `request` to `baseURL` + its target, with its own method, headers and body.

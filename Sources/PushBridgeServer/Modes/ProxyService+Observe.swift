@@ -25,7 +25,7 @@ extension ProxyService {
         let body = ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect)
         return AuditCompletion(
             finishedAt: deps.clock(), outcome: answer.status == nil ? .failed : outcome, upstreamStatus: answer.status, upstreamBody: body,
-            upstreamLatencyMs: answer.latencyMs, attempts: [AuditAttempt(at: answer.startedAt, status: answer.status, error: answer.error, latencyMs: answer.latencyMs)],
+            upstreamLatencyMs: answer.latencyMs, attempts: [answer.attempt],
             responseStatus: answer.response.status, responseBody: body, errorMessage: answer.error.map { "\(message); legacy provider: \($0)" } ?? message)
     }
 

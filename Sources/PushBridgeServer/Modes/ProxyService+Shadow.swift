@@ -39,7 +39,7 @@ extension ProxyService {
     }
 
     /// Sends the OpenPush version to the shadow target: another base URL (a sandbox), another
-    /// app or one segment when configured. One attempt per request, the shadow deadline, no pacing.
+    /// app or one segment when configured, through delivery's unpaced shadow entry.
     func openPushShadow(_ inbound: Inbound, translation: Translation, app: AppConfiguration, shadow: ShadowSettings) async -> ShadowComparison.Side {
         let provider = "openpush"
         if let error = translation.error {
@@ -57,16 +57,14 @@ extension ProxyService {
         }
         if let segment = shadow.segment { requests = requests.map { Self.retarget($0, segment: segment) } }
         let base = shadow.openPushBaseURL == "sandbox" ? deps.sandboxBaseURL : shadow.openPushBaseURL
-        let forwarder = OpenPushForwarder(client: deps.delivery.forwarder.client, baseURL: base ?? deps.delivery.forwarder.baseURL)
         let key = shadow.openPushKey?.value ?? app.openPushKey?.value ?? inbound.credential ?? ""
-        var status: Int?, body: String?, latency = 0.0, error: String?
-        for request in requests {
-            let (response, attempt) = await forwarder.exchange(request, key: key, requestId: inbound.requestId, timeout: deps.shadowTimeout)
-            latency += attempt.latencyMs
-            body = attempt.body
+        let attempts = await deps.delivery.deliverShadow(requests, key: key, requestId: inbound.requestId, baseURL: base, timeout: deps.shadowTimeout)
+        var status: Int?, error: String?
+        for attempt in attempts {
             error = attempt.error ?? error
-            if status == nil || (200..<300).contains(status ?? 0) { status = response.reply?.status }
+            if status == nil || (200..<300).contains(status ?? 0) { status = attempt.status }
         }
+        let body = attempts.last?.body, latency = attempts.reduce(0) { $0 + $1.latencyMs }
         return .init(provider: provider, status: status, body: body, latencyMs: latency, error: error)
     }
 

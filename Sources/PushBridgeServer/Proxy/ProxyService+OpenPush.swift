@@ -43,7 +43,7 @@ extension ProxyService {
             finishedAt: deps.clock(), outcome: failed ? .failed : .forwarded,
             upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
             upstreamLatencyMs: attempts.reduce(0) { $0 + $1.latencyMs },
-            attempts: attempts.map { AuditAttempt(at: $0.startedAt, status: $0.status, error: $0.error, latencyMs: $0.latencyMs) },
+            attempts: attempts,
             responseStatus: response.status, responseBody: String(decoding: response.body, as: UTF8.self),
             errorMessage: results.compactMap { if case .failed(let m) = $0 { m } else { nil } }.first)
         await complete(inbound, completion, app: app)

@@ -6,7 +6,7 @@ extension ScheduledStart {
     /// the last start became final, its upstream status, OpenPush's answer
     /// `{"notification_id": …}` rebuilt from its notification id, and the attempts as far as
     /// the audit's mirror recorded them (`attempts` gives them by ordinal). No request body.
-    public static func auditCompletion(of starts: [ScheduledStart], attempts: (Int) -> [AuditAttempt], now: Int64) -> AuditCompletion? {
+    public static func auditCompletion(of starts: [ScheduledStart], attempts: (Int) -> [UpstreamAttempt], now: Int64) -> AuditCompletion? {
         guard let (outcome, message) = auditOutcome(of: starts) else { return nil }
         let recorded = starts.sorted { $0.ordinal < $1.ordinal }.flatMap { attempts($0.ordinal) }
         let last = starts.max { ($0.finishedAt ?? 0, $0.ordinal) < ($1.finishedAt ?? 0, $1.ordinal) }

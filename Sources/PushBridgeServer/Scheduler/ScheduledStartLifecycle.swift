@@ -78,7 +78,6 @@ public struct ScheduledStartLifecycle: Sendable {
     public func finish(_ start: ScheduledStart, result: UpstreamResult, attempts: [UpstreamAttempt], now: @Sendable () -> Int64) async -> [String] {
         var problems: [String] = []
         let (id, error) = (result.messageId, result.failureMessage)
-        let recorded = attempts.map { AuditAttempt(at: $0.startedAt, status: $0.status, error: $0.error, latencyMs: $0.latencyMs) }
         do {
             try store.finish(start.id, sent: id != nil, notificationId: id, status: attempts.last?.status, error: error, now: now())
         } catch {
@@ -86,7 +85,7 @@ public struct ScheduledStartLifecycle: Sendable {
         }
         do {
             try await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: id != nil ? .sent : .failed, at: now(),
-                                              status: attempts.last?.status, attempts: recorded, error: error))
+                                              status: attempts.last?.status, attempts: attempts, error: error))
         } catch {
             problems.append("the audit's mirror could not record the send: \(error)")
         }
@@ -94,7 +93,7 @@ public struct ScheduledStartLifecycle: Sendable {
               let (outcome, message) = ScheduledStart.auditOutcome(of: siblings) else { return problems }
         let completion = AuditCompletion(
             finishedAt: now(), outcome: outcome, upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
-            upstreamLatencyMs: attempts.isEmpty ? nil : attempts.reduce(0) { $0 + $1.latencyMs }, attempts: recorded, errorMessage: message)
+            upstreamLatencyMs: attempts.isEmpty ? nil : attempts.reduce(0) { $0 + $1.latencyMs }, attempts: attempts, errorMessage: message)
         do {
             try await audit?.run(.completeScheduled(start.requestId, completion, onlyWhileScheduled: false, bodyLimit: audit?.configuration.bodyLimit ?? 0))
         } catch {
@@ -119,7 +118,7 @@ public struct ScheduledStartLifecycle: Sendable {
             try AuditStatement.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .cancelled, at: now).run(on: db)
             let mirror = try db.rows("SELECT ordinal, attempts FROM scheduled_sends WHERE request_id = ?", [.text(start.requestId)])
             guard var completion = ScheduledStart.auditCompletion(of: siblings, attempts: { ordinal in
-                AuditAttempt.parse(mirror.first { $0[0].integerValue == Int64(ordinal) }?[1].textValue)
+                UpstreamAttempt.parse(mirror.first { $0[0].integerValue == Int64(ordinal) }?[1].textValue)
             }, now: now) else { return }
             if completion.outcome == .rejected, siblings.allSatisfy({ $0.error == nil }) {
                 completion.errorMessage = "cancelled before its send time with pushbridge scheduled cancel"

@@ -111,9 +111,7 @@ public final class StartScheduler: Sendable {
         var result: UpstreamResult = .failed(message: "the app \(start.appName) is no longer configured")
         var attempts: [UpstreamAttempt] = []
         if let request = start.request, let key = key(start.appName) {
-            await waitForSlot(app: request.appId)
-            let budget = OpenPushDelivery.requestBudget(delivery.settings, upstreamTimeout: delivery.upstreamTimeout)
-            (result, attempts) = await delivery.send(request, key: key, requestId: start.requestId, deadline: .now + budget)
+            (result, attempts) = await delivery.deliverScheduled(request, key: key, requestId: start.requestId)
         }
         let clock = self.clock
         for problem in await lifecycle.finish(start, result: result, attempts: attempts, now: { clock.nowMilliseconds() }) {
@@ -121,18 +119,5 @@ public final class StartScheduler: Sendable {
         }
         log.info("scheduled start sent", ["request_id": .string(start.requestId), "scheduled_id": .string(start.id),
                                           "outcome": .string(result.messageId != nil ? "sent" : "failed")])
-    }
-
-    /// Takes a slot from the pacer, waiting as long as it takes (no caller is waiting).
-    private func waitForSlot(app: String) async {
-        while !Task.isCancelled {
-            switch delivery.pacer.reserve(app: app, count: 1, now: clock.nowMilliseconds()) {
-            case .granted(let g):
-                await delivery.waitForSlot(g[0], app: app)
-                return
-            case .refused(let seconds):
-                try? await clock.sleep(untilMilliseconds: clock.nowMilliseconds() + Int64(seconds) * 1000)
-            }
-        }
     }
 }

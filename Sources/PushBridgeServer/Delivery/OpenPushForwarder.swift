@@ -1,30 +1,6 @@
 import Foundation
 import PushBridgeCore
 
-/// One attempt at sending a request upstream, as the audit records it.
-public struct UpstreamAttempt: Sendable, Equatable {
-    /// Unix milliseconds when the attempt started.
-    public var startedAt: Int64
-    /// The HTTP status, when an answer came.
-    public var status: Int?
-    /// The transport error, when none did: its kind and curl's code (``UpstreamFailure/summary``).
-    public var error: String?
-    /// curl's full text for the same error, for the log only (it names the upstream's address).
-    public var errorDetail: String?
-    /// How long it took.
-    public var latencyMs: Double
-    /// The answer's body (truncated), for the audit.
-    public var body: String?
-
-    /// JSON for the audit's `attempts` column.
-    public var json: JSONValue {
-        var o: JSONObject = ["at": .int(startedAt), "latency_ms": .double((latencyMs * 1000).rounded() / 1000)]
-        if let status { o["status"] = .int(Int64(status)) }
-        if let error { o["error"] = .string(error) }
-        return .object(o)
-    }
-}
-
 /// Sends translated requests to OpenPush with the app's REST key.
 public struct OpenPushForwarder: Sendable {
     /// The HTTP client.

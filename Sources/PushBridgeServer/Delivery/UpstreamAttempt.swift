@@ -1,0 +1,51 @@
+import PushBridgeCore
+
+/// One attempt at sending a request upstream (OpenPush, or a legacy provider in observe and
+/// shadow modes): when it started, what came back (a status or a transport error), how long
+/// it took. Delivery makes them, the audit stores them (``json``) and reads them back
+/// (``parse(_:)``): one type from the send to the audit column.
+public struct UpstreamAttempt: Sendable, Equatable {
+    /// When the attempt started, Unix milliseconds.
+    public var startedAt: Int64
+    /// The HTTP status, when an answer came.
+    public var status: Int?
+    /// The transport error, when none did: its kind and curl's code (``UpstreamFailure/summary``).
+    public var error: String?
+    /// curl's full text for the same error, for the log only (it names the upstream's address).
+    public var errorDetail: String?
+    /// How long it took, milliseconds.
+    public var latencyMs: Double
+    /// The answer's body (truncated); not stored in the `attempts` column (nor is ``errorDetail``).
+    public var body: String?
+
+    /// An attempt.
+    public init(startedAt: Int64, status: Int? = nil, error: String? = nil, errorDetail: String? = nil, latencyMs: Double, body: String? = nil) {
+        self.startedAt = startedAt
+        self.status = status
+        self.error = error
+        self.errorDetail = errorDetail
+        self.latencyMs = latencyMs
+        self.body = body
+    }
+
+    /// `{"at", "status" | "error", "latency_ms"}`, as the audit's `attempts` column holds it.
+    public var json: JSONValue {
+        var object = JSONObject()
+        object.appendUnchecked("at", .int(startedAt))
+        if let status { object.appendUnchecked("status", .int(Int64(status))) }
+        if let error { object.appendUnchecked("error", .string(error)) }
+        object.appendUnchecked("latency_ms", .double(latencyMs))
+        return .object(object)
+    }
+
+    /// The attempts of an `attempts` column (a JSON array of ``json`` objects); entries that
+    /// are not such objects are skipped, and text that is not an array gives none.
+    public static func parse(_ text: String?) -> [UpstreamAttempt] {
+        guard let text, let array = (try? JSONParser.parse(Array(text.utf8)))?.arrayValue else { return [] }
+        return array.compactMap { value in
+            guard let object = value.objectValue, let at = object["at"]?.numberValue?.int64Value else { return nil }
+            return UpstreamAttempt(startedAt: at, status: object["status"]?.numberValue?.int64Value.map(Int.init), error: object["error"]?.stringValue,
+                                   latencyMs: object["latency_ms"]?.numberValue?.doubleValue ?? 0)
+        }
+    }
+}
