@@ -32,6 +32,9 @@ public struct AuditEntry: Sendable, Equatable {
     public var translated: String?
     /// The translation's findings, also written to the `findings` table.
     public var findings: [Finding]
+    /// `METHOD /path` of a route PushBridge does not translate, written to the `route`
+    /// column in place of ``route`` (outcome ``AuditOutcome/unhandled``).
+    public var unhandledRoute: String?
 
     /// An entry from already-redacted parts.
     public init(requestId: String, receivedAt: Int64, path: String? = nil, dialect: DialectName? = nil, route: RouteKind? = nil,

@@ -4,7 +4,7 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case pending
     /// Translated but not forwarded (observe mode, dry runs, replay).
     case translated
-    /// Refused by PushBridge: bad JSON, a translation error, wrong credentials, an unknown route.
+    /// Refused by PushBridge: bad JSON, a translation error, wrong credentials.
     case rejected
     /// Forwarded; OpenPush answered (any status).
     case forwarded
@@ -16,6 +16,8 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case scheduled
     /// A scheduled send that has been sent.
     case sent
+    /// A route PushBridge does not translate (its `route` column holds `METHOD /path`).
+    case unhandled
 
     /// Whether the row is complete (anything but ``pending``).
     public var isFinal: Bool { self != .pending }

@@ -6,7 +6,7 @@ enum AuditRowEncoding {
     static func requestRow(_ entry: AuditEntry, _ completion: AuditCompletion?, bodyLimit: Int) -> [SQLiteValue] {
         [
             .text(entry.requestId), .integer(entry.receivedAt), integer(completion?.finishedAt), text(stripQuery(entry.path)),
-            text(entry.dialect?.rawValue), text(entry.route?.rawValue), text(entry.sourceApp), text(entry.targetApp),
+            text(entry.dialect?.rawValue), text(entry.route?.rawValue ?? entry.unhandledRoute), text(entry.sourceApp), text(entry.targetApp),
             text(entry.activityType), text(entry.activityId), text(entry.event), text(entry.keyFingerprint),
             text(entry.inboundBody), text(entry.translated), .integer(Int64(entry.findings.count)),
         ] + AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).all.dropFirst().map(\.value)

@@ -69,18 +69,9 @@ public final class ProxyService: Sendable {
         deps.metrics.requestStarted()
         defer { deps.metrics.requestFinished() }
         if request.method == "GET", let ops = operations(request) { return ops }
-        guard let route = InboundRoute.match(path: request.target) else {
-            let response = HTTPResponse.json(404, .object(["errors": .array([.string("no route for \(request.method) \(request.path)")])]))
-            finishLog(requestId, request, response.status, started, route: nil, app: nil, outcome: "no_route")
-            return response
-        }
-        let dialect = Dialects.named(route.dialect)
-        guard request.method == "POST" else {
-            let response = http(dialect.render(failure: .notFound("\(request.method) is not allowed here; use POST"), route: route), requestId)
-            finishLog(requestId, request, response.status, started, route: route, app: nil, outcome: "no_route")
-            return response
-        }
-        return await pipeline(request, route: route, dialect: dialect, requestId: requestId, started: started)
+        let route = InboundRoute.match(path: request.target)
+        guard let route, request.method == "POST" else { return await unhandled(request, route: route, requestId: requestId, started: started) }
+        return await pipeline(request, route: route, dialect: Dialects.named(route.dialect), requestId: requestId, started: started)
     }
 
     private func operations(_ request: HTTPRequest) -> HTTPResponse? {

@@ -4,7 +4,7 @@ extension AuditReader {
     /// The report over the rows `filter` selects, from SQL aggregates (GROUP BY on the indexed
     /// `findings` table; no per-row work in Swift).
     public func report(_ filter: ReportFilter = ReportFilter()) throws(AuditError) -> Report {
-        let (routes, upstream) = try routesAndUpstream(filter)
+        let (routes, unhandled, upstream) = try routesAndUpstream(filter)
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
         let (groups, droppedPaths) = try findingGroups(filter, denominators: denominators)
         let changeKinds: Set<String> = ["renamed", "converted", "rescaled", "defaulted", "synthesized", "escaped", "coerced"]
@@ -14,13 +14,13 @@ extension AuditReader {
             return (a.dialect, a.route, a.field, a.kind) < (b.dialect, b.route, b.field, b.kind)
         }
         return Report(
-            filter: filter, totalRequests: routes.reduce(0) { $0 + $1.requests }, routes: routes,
+            filter: filter, totalRequests: (routes + unhandled).reduce(0) { $0 + $1.requests }, routes: routes,
             dropped: groups.filter { $0.kind == "dropped" }.sorted(by: byImpact),
             changes: groups.filter { changeKinds.contains($0.kind) }.sorted(by: byImpact),
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
             droppedOverTime: try droppedOverTime(filter, droppedPaths: droppedPaths),
-            shadow: try shadowSummary(filter), upstream: upstream)
+            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled)
     }
 
     /// One pass over the covering index `findings_by_field` in its own order (no sort), apps

@@ -1,21 +1,27 @@
 extension AuditReader {
-    /// Requests per route, outcomes and statuses in one pass over the covering index
+    /// Requests per route (unhandled routes apart, most frequent first, at most
+    /// ``unhandledRouteLimit``), outcomes and statuses in one pass over the covering index
     /// `requests_outcomes`; retries and rate-limit waits (partial index `requests_retried`: only
     /// rows with more than one attempt are read); scheduled sends by state.
-    func routesAndUpstream(_ filter: ReportFilter) throws(AuditError) -> ([RouteTotal], UpstreamSummary) {
+    func routesAndUpstream(_ filter: ReportFilter) throws(AuditError) -> ([RouteTotal], [RouteTotal], UpstreamSummary) {
         var summary = UpstreamSummary()
         let (clause, arguments) = filter.whereClause()
-        var outcomes: [String: Int] = [:], statuses: [String: Int] = [:], routes: [String: Int] = [:]
+        var outcomes: [String: Int] = [:], statuses: [String: Int] = [:], routes: [String: Int] = [:], unhandled: [String: Int] = [:]
         for row in try query("SELECT outcome, upstream_status, dialect, route, count(*) FROM requests \(clause) GROUP BY outcome, upstream_status, dialect, route", arguments) {
             let count = Int(row[4].integerValue ?? 0)
             outcomes[row[0].textValue ?? "", default: 0] += count
             statuses[row[1].integerValue.map { String($0) } ?? "none", default: 0] += count
-            routes[(row[2].textValue ?? "") + "\u{1}" + (row[3].textValue ?? ""), default: 0] += count
+            let key = (row[2].textValue ?? "") + "\u{1}" + (row[3].textValue ?? "")
+            if row[0].textValue == AuditOutcome.unhandled.rawValue { unhandled[key, default: 0] += count } else { routes[key, default: 0] += count }
         }
-        let routeTotals = routes.map { key, count in
-            let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
-            return RouteTotal(dialect: parts[0], route: parts[1], requests: count)
-        }.sorted { ($0.dialect, $0.route) < ($1.dialect, $1.route) }
+        let totals: ([String: Int]) -> [RouteTotal] = { counts in
+            counts.map { key, count in
+                let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+                return RouteTotal(dialect: parts[0], route: parts[1], requests: count)
+            }
+        }
+        let routeTotals = totals(routes).sorted { ($0.dialect, $0.route) < ($1.dialect, $1.route) }
+        let unhandledTotals = totals(unhandled).sorted { ($1.requests, $0.dialect, $0.route) < ($0.requests, $1.dialect, $1.route) }.prefix(Self.unhandledRouteLimit)
         summary.outcomes = Self.counts(outcomes)
         summary.statuses = Self.counts(statuses)
         // One pass over the rows with retries (partial index): retries, 429s followed by another attempt, the wait after them.
@@ -40,7 +46,7 @@ extension AuditReader {
         let scheduledClause = scheduledConditions.isEmpty ? "" : "WHERE " + scheduledConditions.joined(separator: " AND ")
         summary.scheduledSends = try query("SELECT state, count(*) FROM scheduled_sends \(scheduledClause) GROUP BY state ORDER BY 2 DESC, 1", scheduledArguments)
             .map { Count($0[0].textValue ?? "", Int($0[1].integerValue ?? 0)) }
-        return (routeTotals, summary)
+        return (routeTotals, Array(unhandledTotals), summary)
     }
 
     /// Verdicts, the status-class matrix, disagreements, latency percentiles and error rates.
@@ -106,4 +112,7 @@ extension AuditReader {
         default: 0
         }
     }
+
+    /// The most unhandled routes a report lists.
+    static let unhandledRouteLimit = 20
 }

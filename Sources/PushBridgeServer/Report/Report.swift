@@ -21,11 +21,14 @@ public struct Report: Sendable, Equatable {
     public var shadow: ShadowSummary
     /// Upstream outcomes.
     public var upstream: UpstreamSummary
+    /// Requests on routes PushBridge does not translate (outcome `unhandled`), per dialect of
+    /// their path prefix and `METHOD /path`, most frequent first; not in ``routes``.
+    public var unhandled: [RouteTotal]
 
     /// A report.
     public init(filter: ReportFilter, totalRequests: Int, routes: [RouteTotal], dropped: [FindingGroup], changes: [FindingGroup],
                 rejections: [FindingGroup], caveats: [FindingGroup], droppedOverTime: [TimeBucket], shadow: ShadowSummary,
-                upstream: UpstreamSummary) {
+                upstream: UpstreamSummary, unhandled: [RouteTotal] = []) {
         self.filter = filter
         self.totalRequests = totalRequests
         self.routes = routes
@@ -36,6 +39,7 @@ public struct Report: Sendable, Equatable {
         self.droppedOverTime = droppedOverTime
         self.shadow = shadow
         self.upstream = upstream
+        self.unhandled = unhandled
     }
 }
 

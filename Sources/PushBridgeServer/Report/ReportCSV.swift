@@ -3,6 +3,7 @@
 /// Columns: `section,dialect,route,field,kind,name,count,share,first_seen,last_seen,apps,example_request_id,detail`.
 /// Sections and the columns they fill (others are empty):
 /// - `routes`: dialect, route, count (requests).
+/// - `unhandled_routes`: dialect, route (`METHOD /path`), count (requests).
 /// - `dropped`, `changes`, `rejections`, `caveats`: dialect, route, field, kind, count (requests),
 ///   share (0…1), first_seen/last_seen (RFC 3339), apps (`;`-separated), example_request_id, detail (message).
 /// - `dropped_over_time`: name (bucket start, RFC 3339), count (dropped findings), detail (requests).
@@ -26,6 +27,7 @@ public enum ReportCSV {
         }
         add("summary", name: "total_requests", count: String(r.totalRequests))
         for route in r.routes { add("routes", dialect: route.dialect, route: route.route, count: String(route.requests)) }
+        for route in r.unhandled { add("unhandled_routes", dialect: route.dialect, route: route.route, count: String(route.requests)) }
         for section in ReportFormatting.findingSections(r) {
             for g in section.groups {
                 add(section.id, dialect: g.dialect, route: g.route, field: g.field, kind: g.kind, count: String(g.requests),

@@ -16,6 +16,8 @@ enum ReportHTML {
         }
         body += shadow(r.shadow) + upstream(r.upstream)
         body += "<section><h2>Requests by route</h2>" + table(["dialect", "route", "requests"], r.routes.map { [$0.dialect, $0.route, String($0.requests)] }, numeric: [2]) + "</section>"
+        body += "<section><h2>Unhandled routes <span class=\"count\">\(r.unhandled.count)</span></h2>"
+            + table(["dialect", "route", "requests"], r.unhandled.map { [$0.dialect, $0.route, String($0.requests)] }, numeric: [2]) + "</section>"
         return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             + "<title>PushBridge diff report</title><style>\(style)</style></head><body><main>\(body)</main></body></html>\n"
     }

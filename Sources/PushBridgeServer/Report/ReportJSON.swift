@@ -5,6 +5,7 @@ import PushBridgeCore
 /// {"filter": {"since","until","app","dialect","route"},        // ms or null, strings or null
 ///  "total_requests": N,
 ///  "routes": [{"dialect","route","requests"}],
+///  "unhandled_routes": [{"dialect","route","requests"}],
 ///  "dropped" | "changes" | "rejections" | "caveats": [{"dialect","route","field","kind","requests",
 ///     "share","first_seen","last_seen","apps":[…],"example_request_id","example_message"}],
 ///  "dropped_over_time": [{"start","requests","dropped_findings"}],
@@ -28,6 +29,7 @@ public enum ReportJSON {
                                "route": f.route.map { .string($0) } ?? .null]),
             "total_requests": .int(Int64(r.totalRequests)),
             "routes": .array(r.routes.map { .object(["dialect": .string($0.dialect), "route": .string($0.route), "requests": .int(Int64($0.requests))]) }),
+            "unhandled_routes": .array(r.unhandled.map { .object(["dialect": .string($0.dialect), "route": .string($0.route), "requests": .int(Int64($0.requests))]) }),
         ]
         for section in ReportFormatting.findingSections(r) { object.appendUnchecked(section.id, .array(section.groups.map(group))) }
         object.appendUnchecked("dropped_over_time", .array(r.droppedOverTime.map {

@@ -6,6 +6,7 @@ enum ReportMarkdown {
         out += "\n"
         let style = ReportTables.CellStyle(code: { "`\($0)`" }, apps: { $0.joined(separator: ", ") }, withMessage: true)
         out += section(ReportTables.routes(r))
+        out += section(ReportTables.unhandled(r))
         for t in ReportTables.findings(r, style: style) { out += section(t) }
         let sh = r.shadow
         out += "\n## Shadow comparison\n\n"

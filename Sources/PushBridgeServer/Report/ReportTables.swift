@@ -24,6 +24,11 @@ enum ReportTables {
         ReportTable(title: "Requests by route", header: ["dialect", "route", "requests"], rows: r.routes.map { [$0.dialect, $0.route, String($0.requests)] })
     }
 
+    /// Requests on routes PushBridge does not translate: calls a migration to OpenPush leaves behind.
+    static func unhandled(_ r: Report) -> ReportTable {
+        ReportTable(title: "Unhandled routes", header: ["dialect", "route", "requests"], rows: r.unhandled.map { [$0.dialect, $0.route, String($0.requests)] })
+    }
+
     /// Dropped fields, changes, rejections and caveats.
     static func findings(_ r: Report, style: CellStyle) -> [ReportTable] {
         ReportFormatting.findingSections(r).map { s in

@@ -6,6 +6,7 @@ enum ReportText {
         out += "\n"
         let style = ReportTables.CellStyle(code: { $0 }, apps: ReportFormatting.apps, withMessage: false)
         out += section(ReportTables.routes(r))
+        out += section(ReportTables.unhandled(r))
         for t in ReportTables.findings(r, style: style) { out += section(t) }
         out += "\nShadow comparison\n"
         let sh = r.shadow
