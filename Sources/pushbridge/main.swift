@@ -18,6 +18,17 @@ usage: pushbridge COMMAND [options]
   docs field-mapping                                       print docs/field-mapping.md
 """
 
+/// `--help` (or `-h`) anywhere after a command prints that command's usage and exits 0.
+let commandUsage: [String: String] = [
+    "audit": AuditCommand.usage, "scheduled": ScheduledCommand.usage, "report": ReportCommand.usage, "replay": ReplayCommand.usage,
+    "sandbox": SandboxCommand.usage,
+]
+if let command = arguments.first, arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+    let lines = usage.split(separator: "\n").filter { $0.hasPrefix("  \(command) ") }.map { "  pushbridge" + $0.dropFirst(1) }
+    print(commandUsage[command] ?? (lines.isEmpty ? usage : "usage:\n" + lines.joined(separator: "\n")))
+    exit(0)
+}
+
 let status: Int32
 switch arguments.first {
 case "serve": status = await ServeCommand.run(Array(arguments.dropFirst()))

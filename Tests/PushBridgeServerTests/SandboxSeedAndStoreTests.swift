@@ -94,6 +94,9 @@ struct SandboxSeedAndStoreTests {
     @Test func commandListsSendsFromTheDatabaseAndRefusesBadArguments() async throws {
         let path = Self.tempPath("list.db")
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        await #expect(throws: ExistingFile.Missing.self) { try await SandboxCommand.run(arguments: ["sends", "--db", path]) }
+        #expect(!FileManager.default.fileExists(atPath: path), "listing created the file")
+        _ = try SandboxCommand.makeService(seedPath: nil, dbPath: path)
         #expect(try await SandboxCommand.run(arguments: ["sends", "--db", path]) == 0)
         #expect(try await SandboxCommand.run(arguments: ["--bogus"]) == 2)
     }

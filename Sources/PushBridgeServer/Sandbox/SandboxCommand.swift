@@ -82,7 +82,7 @@ public enum SandboxCommand {
             return 2
         }
         if o.listSends {
-            let service = try makeService(seedPath: nil, dbPath: o.dbPath)
+            let service = try makeService(seedPath: nil, dbPath: o.dbPath.map { path throws in try ExistingFile.require(path, what: "sandbox file") })
             print(JSONWriter.pretty(.object(["sends": .array(service.sends(app: o.app).map(JSONValue.object))])))
             return 0
         }

@@ -30,7 +30,7 @@ public enum ScheduledCommand {
             i += 1
         }
         do {
-            let store = try ScheduledStartStore(path: db, recover: false)
+            let store = try ScheduledStartStore(path: ExistingFile.require(db, what: "scheduler file"), recover: false)
             switch (positional.first, positional.count) {
             case ("list", 1):
                 let rows = try store.list(states: all ? [] : [.pending, .sending])
