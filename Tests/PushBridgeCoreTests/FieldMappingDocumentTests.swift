@@ -13,7 +13,7 @@ struct FieldMappingDocumentTests {
     }
 
     /// Every field named in `../shared/reference/` (and the OneSignal python client 5.18 models,
-    /// and the fields issue 2 names) per dialect.
+    /// and the fields the translation must account for) per dialect.
     static let referenceFields: [(DialectName, [String])] = [
         (.onesignal, ["event", "activity_id", "event_attributes", "event_updates", "name", "contents", "headings", "stale_date",
                       "dismissal_date", "priority", "ios_sound", "sound", "ios_relevance_score", "idempotency_key", "include_aliases",

@@ -3,7 +3,7 @@ import PushBridgeCore
 @testable import PushBridgeServer
 import Testing
 
-/// The pacer's arithmetic, the retry rules, and the configuration keys of issue 5.
+/// The pacer's arithmetic, the retry rules, and the delivery configuration keys.
 struct DeliveryRulesTests {
     static func settings(_ perWindow: Int = 3, queue: Int = 2, maxWait: Int64 = 65_000) -> DeliverySettings {
         var s = DeliverySettings()

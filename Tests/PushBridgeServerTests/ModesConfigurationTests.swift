@@ -3,7 +3,7 @@ import PushBridgeCore
 @testable import PushBridgeServer
 import Testing
 
-/// The configuration keys of issue 5: modes, route overrides, shadows, legacy URLs, delivery.
+/// The modes' configuration keys: modes, route overrides, shadows, legacy URLs, delivery.
 struct ModesConfigurationTests {
     static let environment = ["OP": "op-key", "OS": "os-key", "STAGING": "staging-key"]
 

@@ -58,7 +58,7 @@ struct ProxyConfigurationTests {
         #expect(config.logFormat == .logfmt)
         #expect(config.limits.maxBodyBytes == 1_048_576)
         #expect(config.admin == nil)
-        #expect(config.apps[0].devices == .subscriptionIDs)
+        #expect(config.apps[0].devices == .subscriptionIds)
         #expect(!config.apps[0].passThroughKey)
     }
 

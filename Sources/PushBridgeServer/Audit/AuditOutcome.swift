@@ -12,7 +12,7 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case failed
     /// Left pending by a process that stopped before completing it; marked at the next start.
     case unknown
-    /// Accepted for a later send (issue 5).
+    /// Accepted for a later send (a scheduled start).
     case scheduled
     /// A scheduled send that has been sent.
     case sent

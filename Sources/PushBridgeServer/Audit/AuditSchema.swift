@@ -1,6 +1,6 @@
 /// The audit's numbered migrations.
 ///
-/// Designed for the reports of issue 6 over a million rows: every report filters by time and
+/// Designed for the diff reports over a million rows: every report filters by time and
 /// groups by dialect/route, app or finding field, so those have indexes that cover the
 /// grouping (the report reads the index, not the 2 KB rows). Ids are time-sortable, so the
 /// unique index on `request_id` and the time indexes grow at their right edge.
@@ -61,7 +61,7 @@ enum AuditSchema {
         CREATE INDEX findings_by_field ON findings (dialect, route, field, kind, received_at, source_app);
         """
 
-    /// Room for issue 5: filled by the shadow and scheduling modes.
+    /// Filled by the shadow and scheduling modes.
     static let shadowAndScheduled = """
         CREATE TABLE shadow_comparisons (
             request_id TEXT PRIMARY KEY,
@@ -100,14 +100,14 @@ enum AuditSchema {
         CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
         """
 
-    /// For the reports of issue 6: outcomes and statuses read from a covering index, and the
+    /// For the diff reports: outcomes and statuses read from a covering index, and the
     /// few rows with retries found without reading the others.
     static let reportIndexes = """
         CREATE INDEX requests_outcomes ON requests (outcome, upstream_status, dialect, route, received_at, source_app);
         CREATE INDEX requests_retried ON requests (received_at) WHERE json_array_length(attempts) > 1;
         """
 
-    /// Issue 5: both answers' bodies (redacted) next to their statuses. Scheduled starts live
+    /// Shadow comparisons: both answers' bodies (redacted) next to their statuses. Scheduled starts live
     /// in the scheduler's own file (their real requests must not enter the audit), so
     /// `scheduled_sends` stays empty; the audit shows them as `requests` rows whose outcome
     /// goes from `scheduled` to `sent`.

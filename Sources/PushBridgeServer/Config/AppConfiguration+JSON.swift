@@ -85,10 +85,10 @@ extension AppConfiguration {
     }
 
     private static func decodeDevices(_ text: String?, at path: String, _ r: ConfigReader) -> DevicesMapping {
-        guard let text else { return .subscriptionIDs }
-        if text == "subscription_ids" { return .subscriptionIDs }
+        guard let text else { return .subscriptionIds }
+        if text == "subscription_ids" { return .subscriptionIds }
         if text.hasPrefix("alias:"), text.count > 6 { return .alias(String(text.dropFirst(6))) }
         r.report(path, "must be \"subscription_ids\" or \"alias:<label>\"")
-        return .subscriptionIDs
+        return .subscriptionIds
     }
 }

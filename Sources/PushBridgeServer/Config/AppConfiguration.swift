@@ -18,7 +18,7 @@ public struct AppConfiguration: Sendable {
     public var passThroughKey: Bool
     /// Pushwoosh filter name → OpenPush segment id. Default empty.
     public var segmentMap: [String: String]
-    /// How Pushwoosh devices map to OpenPush targets. Default `.subscriptionIDs`.
+    /// How Pushwoosh devices map to OpenPush targets. Default `.subscriptionIds`.
     public var devices: DevicesMapping
     /// The migration mode. Default `.openpush`.
     public var mode: MigrationMode
@@ -28,7 +28,7 @@ public struct AppConfiguration: Sendable {
     public var shadow: ShadowSettings?
 
     /// An app; defaults as documented on each property.
-    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:], devices: DevicesMapping = .subscriptionIDs,
+    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:], devices: DevicesMapping = .subscriptionIds,
                 mode: MigrationMode = .openpush, routeModes: [RouteKind: MigrationMode] = [:], shadow: ShadowSettings? = nil) {
         self.mode = mode
         self.routeModes = routeModes
@@ -47,14 +47,14 @@ public struct AppConfiguration: Sendable {
     /// How a Pushwoosh `devices` list becomes OpenPush targets.
     public enum DevicesMapping: Sendable, Equatable, CustomStringConvertible {
         /// Device values are OpenPush subscription ids (`"subscription_ids"`).
-        case subscriptionIDs
+        case subscriptionIds
         /// Device values are external ids under this alias label (`"alias:<label>"`).
         case alias(String)
 
         /// The configuration spelling.
         public var description: String {
             switch self {
-            case .subscriptionIDs: "subscription_ids"
+            case .subscriptionIds: "subscription_ids"
             case .alias(let label): "alias:\(label)"
             }
         }

@@ -6,7 +6,7 @@ extension AppConfiguration {
     public func translationContext(now: Int64, requestId: String?) -> TranslationContext {
         let targeting: TranslationContext.DeviceTargeting
         switch devices {
-        case .subscriptionIDs: targeting = .subscriptionIds
+        case .subscriptionIds: targeting = .subscriptionIds
         case .alias(let label): targeting = .alias(label)
         }
         return TranslationContext(now: now, requestId: requestId, targetAppId: openPushAppID, sourceAppId: sourceAppID,

@@ -1,4 +1,4 @@
-/// The shadow comparisons (issue 5): verdicts, disagreements, latency and errors per side.
+/// The shadow comparisons: verdicts, disagreements, latency and errors per side.
 public struct ShadowSummary: Sendable, Equatable {
     /// Comparisons matching the filter; 0 renders as "no shadow traffic".
     public var comparisons: Int
