@@ -29,13 +29,16 @@ public final class ProxyRuntime: Sendable {
     public let adminServer: HTTPServer?
     /// Audit retention and the disk guard, running in the background.
     public let upkeep: AuditUpkeep
+    /// The request pipeline (its background audit completions are stopped with the runtime).
+    public let service: ProxyService
 
     /// The configured apps in force.
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
     private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
                  snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog, adminServer: HTTPServer?,
-                 upkeep: AuditUpkeep) {
+                 upkeep: AuditUpkeep, service: ProxyService) {
+        self.service = service
         self.adminServer = adminServer
         self.upkeep = upkeep
         self.snapshots = snapshots
@@ -123,7 +126,7 @@ public final class ProxyRuntime: Sendable {
         scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
                             snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer,
-                            upkeep: upkeep)
+                            upkeep: upkeep, service: service)
     }
 
     /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs and TLS
@@ -154,6 +157,8 @@ public final class ProxyRuntime: Sendable {
         await adminServer?.stop(gracePeriod: .seconds(1))
         await upkeep.stop()
         client.shutdown()
+        let unwritten = await service.stopLateCompletions()
+        if unwritten > 0 { log.error("audit completions still not written at stop; their rows stay pending until the next start reconciles them", ["count": .int(Int64(unwritten))]) }
         await audit.close()
         await sandboxServer?.stop(gracePeriod: .seconds(1))
     }

@@ -46,8 +46,9 @@ extension ProxyService {
             attempts: attempts,
             responseStatus: response.status, responseBody: String(decoding: response.body, as: UTF8.self),
             errorMessage: results.compactMap { if case .failed(let m) = $0 { m } else { nil } }.first)
-        await complete(inbound, completion, app: app)
-        return (SideAnswer(http: response, latencyMs: Self.ms(since: began), error: completion.errorMessage), completion)
+        let ids = results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
+        let answered = await settle(inbound, completion, app: app, answer: response, ids: ids) ?? response
+        return (SideAnswer(http: answered, latencyMs: Self.ms(since: began), error: completion.errorMessage), completion)
     }
 
     /// A start with a future `send_date`: stored in the scheduler file, answered at once with

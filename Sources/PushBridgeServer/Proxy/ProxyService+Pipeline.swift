@@ -101,11 +101,9 @@ extension ProxyService {
         }
     }
 
-    /// Completes the row and writes the access line.
+    /// Completes the row and writes the access line (``settle(_:_:app:answer:ids:)``, whose
+    /// retries and reconciler keep the row from staying `pending`).
     func complete(_ inbound: Inbound, _ completion: AuditCompletion, app: AppConfiguration) async {
-        if (try? await deps.audit.finish(inbound.requestId, completion)) == nil {
-            deps.log.error("audit completion failed", ["request_id": .string(inbound.requestId)])
-        }
-        finishLog(inbound.requestId, inbound.request, completion.responseStatus ?? 0, inbound.started, route: inbound.route, app: app.name, outcome: completion.outcome.rawValue)
+        _ = await settle(inbound, completion, app: app)
     }
 }

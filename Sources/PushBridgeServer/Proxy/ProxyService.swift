@@ -53,10 +53,24 @@ public final class ProxyService: Sendable {
     }
 
     let deps: Dependencies
+    /// Audit completions retried in the background after their answer left.
+    let lateCompletions: AuditLateCompletions
 
     /// A service.
     public init(_ dependencies: Dependencies) {
         deps = dependencies
+        lateCompletions = AuditLateCompletions(audit: dependencies.audit, log: dependencies.log)
+    }
+
+    /// Audit completions not written yet (retried in the background).
+    public var lateCompletionCount: Int { lateCompletions.count }
+
+    /// Stops the background retries after one last round; call before the audit closes.
+    /// Returns how many completions are still not written (their rows stay `pending` for the
+    /// start-up reconciliation).
+    @discardableResult
+    public func stopLateCompletions() async -> Int {
+        await lateCompletions.stop()
     }
 
     /// The handler to mount on an `HTTPServer`.

@@ -1,0 +1,74 @@
+import PushBridgeCore
+import Synchronization
+
+extension ProxyService {
+    /// How long an answer waits for its audit completion, retries included: well inside the
+    /// 2 s the handler's deadline keeps past the delivery budget.
+    static let completionBudget: Duration = .milliseconds(1500)
+
+    /// Completes the row and writes the access line; returns the answer to send. The
+    /// completion is retried within ``completionBudget``. If it still cannot be written, it is
+    /// handed to the background reconciler, and a 2xx `answer` becomes the dialect's 500
+    /// saying that the send happened (with OpenPush's ids) and the audit failed, so the
+    /// caller may retry with the same idempotency key; the reconciler then records that
+    /// 500 as the answer given.
+    func settle(_ inbound: Inbound, _ completion: AuditCompletion, app: AppConfiguration, answer: HTTPResponse? = nil, ids: [String] = []) async -> HTTPResponse? {
+        if await finishWithinBudget(inbound.requestId, completion) {
+            finishLog(inbound.requestId, inbound.request, completion.responseStatus ?? 0, inbound.started, route: inbound.route, app: app.name, outcome: completion.outcome.rawValue)
+            return answer
+        }
+        deps.log.error("audit completion failed; retrying in the background", ["request_id": .string(inbound.requestId)])
+        var late = completion
+        var sent = answer
+        if let answer, (200..<300).contains(answer.status) {
+            let listed = ids.isEmpty ? "" : " (OpenPush id \(ids.joined(separator: ", ")))"
+            let message = "the send reached OpenPush\(listed) but its audit record could not be written; retrying with the same idempotency key is safe"
+            let truth = http(inbound.dialect.render(failure: .internal(message), route: inbound.route), inbound.requestId)
+            late.responseStatus = truth.status
+            late.responseBody = String(decoding: truth.body, as: UTF8.self)
+            late.errorMessage = "answered \(truth.status) instead of \(answer.status): the audit completion could not be written within \(Self.completionBudget)"
+            sent = truth
+        }
+        lateCompletions.add(inbound.requestId, late)
+        finishLog(inbound.requestId, inbound.request, late.responseStatus ?? 0, inbound.started, route: inbound.route, app: app.name, outcome: late.outcome.rawValue)
+        return sent
+    }
+
+    /// Tries to complete the row until it is written or ``completionBudget`` passes (an
+    /// attempt stuck on a locked file counts against the budget; it may still land later, and
+    /// the reconciler's write, queued after it, then corrects it).
+    func finishWithinBudget(_ requestId: String, _ completion: AuditCompletion) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: Self.completionBudget)
+        var pause: Duration = .milliseconds(25)
+        while true {
+            let audit = deps.audit
+            if await FirstOf.run(until: deadline, { (try? await audit.finish(requestId, completion)) != nil }) { return true }
+            guard ContinuousClock.now.advanced(by: pause) < deadline else { return false }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(400))
+        }
+    }
+}
+
+/// Waits for `work` or a deadline, whichever comes first, without waiting for `work` to
+/// finish past the deadline (it runs on in its own task).
+enum FirstOf {
+    private final class Once: Sendable {
+        let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
+    }
+
+    /// `work`'s result, or false if `deadline` passes first.
+    static func run(until deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> Bool) async -> Bool {
+        let once = Once()
+        return await withCheckedContinuation { continuation in
+            once.continuation.withLock { $0 = continuation }
+            let worker = Task { once.resume(await work()) }
+            Task {
+                try? await Task.sleep(until: deadline)
+                once.resume(false)
+                _ = worker
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import PushBridgeCore
+@testable import PushBridgeServer
+
+/// The audit cannot take a completion while the upstream call is in flight: a real write lock
+/// held by another SQLite connection, a real full filesystem (a small tmpfs). The caller is
+/// told the truth (a 500 in its dialect naming OpenPush's id: the send happened, the audit
+/// failed), and the row does not stay `pending`: once the store works again the reconciler
+/// completes it with what is known, the 500 included.
+@Suite(.serialized)
+struct AuditCompletionFailureTests {
+    /// Runs `action` once, the first time a start reaches the upstream (before it answers).
+    final class OnFirstStart: Sendable {
+        private let action = Mutex<(@Sendable () -> Void)?>(nil)
+        func arm(_ work: @escaping @Sendable () -> Void) { action.withLock { $0 = work } }
+        func fire() { action.withLock { $0.take() }?() }
+    }
+
+    /// A second connection to the audit file. `@unchecked Sendable`: the upstream's hook uses
+    /// it once, before the answer the test then waits for, and the test after that.
+    final class Locker: @unchecked Sendable {
+        let database: SQLiteDatabase
+        init(_ database: SQLiteDatabase) { self.database = database }
+    }
+
+    static let start = (ProxyFailureTests.osStart, "onesignal-start-reference")
+
+    /// Sends one OneSignal start through `proxy` and checks the 500 that tells the truth;
+    /// returns the request id and OpenPush's id.
+    static func sendAndExpectTheTruth(_ proxy: ProxyHarness, upstream: RecordingSandbox) async throws -> (String, String) {
+        let reply = try await proxy.send(path: start.0, body: try ProxyFailureTests.fixture(start.1))
+        let text = String(decoding: reply.body, as: UTF8.self)
+        #expect(reply.status == 500, "\(reply.status): \(text)")
+        #expect(ProxyFixtureLiveTests.isDialectError(.onesignal, status: reply.status, body: reply.body), "\(text)")
+        let sent = try #require(upstream.all.last, "nothing reached the upstream")
+        let openPushID = try #require((try? JSONParser.parse(sent.response.body))?.objectValue?["id"]?.stringValue
+                                      ?? (try? JSONParser.parse(sent.response.body))?.objectValue?["notification_id"]?.stringValue)
+        #expect(text.contains(openPushID) && text.contains("reached OpenPush") && text.contains("idempotency key"), "\(text)")
+        return (try #require(reply.headers["x-pushbridge-request-id"]), openPushID)
+    }
+
+    /// Waits (at most 15 s) until the reconciler has written every late completion and the
+    /// row is no longer `pending`.
+    static func settledRow(_ proxy: ProxyHarness, _ id: String) async throws -> AuditRecord? {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            if proxy.runtime.service.lateCompletionCount == 0, let row = try? AuditReader(path: proxy.auditPath).show(requestId: id),
+               row.outcome != "pending" { return row }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try AuditReader(path: proxy.auditPath).show(requestId: id)
+    }
+
+    static func expectTruthRecorded(_ row: AuditRecord?, openPushID: String) {
+        #expect(row?.outcome == "forwarded", "outcome \(row?.outcome ?? "-")")
+        #expect(row?.upstreamStatus == 201)
+        #expect(row?.responseStatus == 500)
+        #expect(row?.upstreamBody?.contains(openPushID) == true)
+        #expect(row?.errorMessage?.contains("instead of 201") == true, "\(row?.errorMessage ?? "-")")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLockedAuditGetsTheTruthAndTheRowCompletesOnceTheLockGoes() async throws {
+        let trigger = OnFirstStart()
+        let upstream = try RecordingSandbox(beforeAnswering: { _ in trigger.fire() })
+        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let locker = Locker(try SQLiteDatabase(path: proxy.auditPath))
+        trigger.arm { try? locker.database.execute("BEGIN EXCLUSIVE") }
+
+        let (id, openPushID) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)
+        #expect(try AuditReader(path: proxy.auditPath).show(requestId: id)?.outcome == "pending", "the lock did not hold the completion back")
+        try locker.database.execute("COMMIT")
+
+        Self.expectTruthRecorded(try await Self.settledRow(proxy, id), openPushID: openPushID)
+        #expect(proxy.runtime.service.lateCompletionCount == 0)
+        #expect(try await proxy.send(path: Self.start.0, body: try ProxyFailureTests.fixture(Self.start.1)).status == 201)
+        await proxy.stop()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFullDiskGetsTheTruthAndTheRowCompletesOnceThereIsRoom() async throws {
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let mounted = try CLIRunner.runProcess(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path])
+        try #require(mounted.status == 0, "cannot mount a tmpfs (the test needs root, as in CI): \(mounted.stderr)")
+        defer {
+            _ = try? CLIRunner.runProcess(URL(fileURLWithPath: "/bin/umount"), [mountPoint.path])
+            try? FileManager.default.removeItem(at: mountPoint)
+        }
+        let filler = mountPoint.appendingPathComponent("filler")
+        let trigger = OnFirstStart()
+        let upstream = try RecordingSandbox(beforeAnswering: { _ in trigger.fire() })
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, directory: mountPoint)
+        trigger.arm { Self.fill(filler) }
+
+        let (id, openPushID) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)
+        #expect(try AuditReader(path: proxy.auditPath).show(requestId: id)?.outcome == "pending", "the full disk did not hold the completion back")
+        try FileManager.default.removeItem(at: filler)
+
+        Self.expectTruthRecorded(try await Self.settledRow(proxy, id), openPushID: openPushID)
+        #expect(proxy.runtime.service.lateCompletionCount == 0)
+        await proxy.stop()
+    }
+
+    /// Writes zeros to `file` until the filesystem is full.
+    static func fill(_ file: URL) {
+        let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+}
