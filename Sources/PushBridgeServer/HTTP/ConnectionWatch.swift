@@ -49,11 +49,6 @@ final class ConnectionWatch: @unchecked Sendable {
         var openByAddress: [String: Int] = [:]
         var nextSequence: UInt64 = 0
         var stopped = false
-        /// Connections closed for taking too long, and to keep the reserve.
-        var timedOut = 0
-        var evicted = 0
-        /// Connections refused for passing the per-address limit.
-        var refused = 0
     }
 
     /// How often overdue connections are looked for.
@@ -96,7 +91,6 @@ final class ConnectionWatch: @unchecked Sendable {
             if state.receiving > totalCap { Self.shutDownOldest(in: &state) { _ in true } }
             if let addressLimit, state.openByAddress[address, default: 0] > addressLimit {
                 Self.shutDown(connection, in: &state)
-                state.refused += 1
             }
         }
     }
@@ -163,7 +157,6 @@ final class ConnectionWatch: @unchecked Sendable {
         }
         guard let key = oldest?.key else { return }
         shutDown(key, in: &state)
-        state.evicted += 1
     }
 
     private static func shutDown(_ key: UInt, in state: inout State) {
@@ -182,7 +175,6 @@ final class ConnectionWatch: @unchecked Sendable {
                 if state.stopped { return true }
                 let overdue = state.entries.filter { !$0.value.shutDown && $0.value.due.map { $0 <= now } == true }.map(\.key)
                 for key in overdue { Self.shutDown(key, in: &state) }
-                state.timedOut += overdue.count
                 return false
             }
             if stopped { return }
