@@ -149,12 +149,26 @@ struct BuzzKitDialectTests {
         (#"{"title":"  ","body":"2-1"}"#, "2-1", "2-1", "alert.title"),
         (#"{"title":"Goal","body":"2-1"}"#, "Goal", "2-1", nil),
     ])
-    func aMissingAlertHalfIsSynthesizedFromTheOther(alert: String, heading: String, content: String, synthesized: String?) {
-        let t = translate(#"{"event":"update","activityId":"m_1","contentState":{"s":1},"alert":\#(alert)}"#)
+    func aMissingAlertHalfIsSynthesizedFromTheOtherOnAStart(alert: String, heading: String, content: String, synthesized: String?) {
+        let t = translate(#"{"to":"u","event":"start","attributesType":"T","attributes":{"a":1},"contentState":{"s":1},"alert":\#(alert)}"#)
         let b = t.requests.first?.body
         #expect(b?["headings"] == .object(["en": .string(heading)]))
         #expect(b?["contents"] == .object(["en": .string(content)]))
         #expect(t.findings.filter { $0.kind == .synthesized && $0.field.hasPrefix("alert") }.map(\.field) == (synthesized.map { [$0] } ?? []))
+    }
+
+    @Test(arguments: [
+        (#"{"title":"Goal"}"#, "Goal" as String?, nil as String?),
+        (#"{"body":"2-1"}"#, nil, "2-1"),
+        (#"{"title":"  ","body":"2-1"}"#, nil, "2-1"),
+        (#"{"title":"Goal","body":"2-1"}"#, "Goal", "2-1"),
+    ])
+    func anUpdateSendsExactlyTheAlertTextGiven(alert: String, heading: String?, content: String?) {
+        let t = translate(#"{"event":"update","activityId":"m_1","contentState":{"s":1},"alert":\#(alert)}"#)
+        let b = t.requests.first?.body
+        #expect(b?["headings"] == heading.map { .object(["en": .string($0)]) })
+        #expect(b?["contents"] == content.map { .object(["en": .string($0)]) })
+        #expect(!t.findings.contains { $0.kind == .synthesized && $0.field.hasPrefix("alert") })
     }
 
     @Test func anUpdateWithoutAlertTextSendsNoHeadings() {

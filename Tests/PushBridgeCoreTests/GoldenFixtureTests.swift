@@ -5,8 +5,8 @@ import PushBridgeCore
 /// One folder per case under `fixtures/` (folders without `case.json` are skipped):
 /// - `case.json`: `{"path": "/json/1.3/startLiveActivity", "context": {…optional…}}`
 ///   where context may hold `now` (Unix seconds, default 1781049600 = 2026-06-10T00:00:00Z),
-///   `request_id`, `target_app_id`, `source_app_id`, `segment_map` {name: id}, `devices`
-///   ("subscription_ids" or "alias:<label>").
+///   `request_id`, `target_app_id`, `source_app_id`, `segment_map` {name: id},
+///   `unmapped_segments` ("forward" or "reject"), `devices` ("subscription_ids" or "alias:<label>").
 /// - `body.json`: the inbound body exactly as a caller would send it (may be malformed).
 /// - `expected.json`: the `pushbridge translate --json` output (requests, schedule, findings, error).
 /// `UPDATE_GOLDEN=1 swift test --filter GoldenFixture` rewrites expected files: read every diff.
@@ -58,6 +58,7 @@ enum FixtureContext {
         if let map = o["segment_map"]?.objectValue {
             c.segmentMap = Dictionary(uniqueKeysWithValues: map.members.compactMap { m in m.value.stringValue.map { (m.key, $0) } })
         }
+        c.unmappedSegments = o["unmapped_segments"]?.stringValue.flatMap(TranslationContext.UnmappedSegments.init(rawValue:))
         if let d = o["devices"]?.stringValue {
             c.deviceTargetingConfigured = true
             c.deviceTargeting = d.hasPrefix("alias:") ? .alias(String(d.dropFirst(6))) : .subscriptionIds

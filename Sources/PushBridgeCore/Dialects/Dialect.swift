@@ -7,13 +7,17 @@ public protocol Dialect: Sendable {
     /// Every documented source field and what the translation does with it.
     var fieldMappings: [FieldMapping] { get }
 
-    /// Translates a raw body for a matched route. Never throws: a request that cannot be
-    /// forwarded comes back with `error` set and no requests.
-    func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation
+    /// Every documented field of the dialect's answers and where its value comes from.
+    var responseMappings: [FieldMapping] { get }
 
-    /// Translates a body already parsed (the proxy parses each body once and shares it).
-    /// Gives the same translation as ``translate(route:body:context:)`` for `body.bytes`.
-    func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation
+    /// Translates a body already parsed into the dialect's OpenPush requests and findings,
+    /// before the shared check (``OpenPushCheck``) every translation goes through. Callers use
+    /// ``translate(route:parsed:context:)``, which runs both.
+    func translateFields(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation
+
+    /// The caller's field path for an OpenPush body field of request `index` of a translation
+    /// on `route` (`headings.en` → `notifications[0].title`), so findings name the caller's field.
+    func callerField(_ openPushField: String, request index: Int, route: RouteKind) -> String
 
     /// The caller's answer for the upstream results, one per request of the translation.
     func render(results: [UpstreamResult], for translation: Translation) -> DialectResponse
@@ -23,9 +27,19 @@ public protocol Dialect: Sendable {
 }
 
 extension Dialect {
-    /// Parses `body.bytes` again: for dialects that do not read a parsed body themselves.
+    /// Translates a raw body for a matched route. Never fails: a request that cannot be
+    /// forwarded comes back with `error` set and no requests.
+    public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
+        translate(route: route, parsed: ParsedBody(body), context: context)
+    }
+
+    /// Translates a body already parsed (the proxy parses each body once and shares it), then
+    /// checks every OpenPush request against OpenPush's rules: one broken rule in any request
+    /// rejects the whole translation, so nothing half-translated is ever sent.
     public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
-        translate(route: route, body: body.bytes, context: context)
+        OpenPushCheck.check(translateFields(route: route, parsed: body, context: context)) { field, index in
+            callerField(field, request: index, route: route.kind)
+        }
     }
 }
 

@@ -18,11 +18,20 @@ public enum FieldMappingDocument {
                 let rows = dialect.fieldMappings.filter { $0.route == route }
                 guard !rows.isEmpty else { continue }
                 out += "\n## \(title(dialect.name)) — \(routeTitle(dialect.name, route))\n\n"
-                out += "| Field | OpenPush field | Treatment | Note |\n|---|---|---|---|\n"
-                for row in rows {
-                    out += "| `\(cell(row.field))` | \(row.target == "—" ? "—" : "`\(cell(row.target))`") | \(row.treatment?.rawValue ?? "carried") | \(cell(row.note)) |\n"
-                }
+                out += table(rows, header: "| Field | OpenPush field | Treatment | Note |")
+                let answers = dialect.responseMappings.filter { $0.route == route }
+                guard !answers.isEmpty else { continue }
+                out += "\nThe answer:\n\n"
+                out += table(answers, header: "| Response field | From OpenPush | Treatment | Note |")
             }
+        }
+        return out
+    }
+
+    private static func table(_ rows: [FieldMapping], header: String) -> String {
+        var out = header + "\n|---|---|---|---|\n"
+        for row in rows {
+            out += "| `\(cell(row.field))` | \(row.target == "—" ? "—" : "`\(cell(row.target))`") | \(row.treatment?.rawValue ?? "carried") | \(cell(row.note)) |\n"
         }
         return out
     }

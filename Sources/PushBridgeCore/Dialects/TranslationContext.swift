@@ -13,9 +13,18 @@ public struct TranslationContext: Sendable {
     public var targetAppId: String?
     /// The source app (workspace) when the request itself does not name one (BuzzKit).
     public var sourceAppId: String?
-    /// Pushwoosh filter name → OpenPush segment id. nil: no map configured (names pass through
-    /// with a caveat); a map without the name rejects the request.
+    /// What happens to a segment name the segment map does not hold.
+    public enum UnmappedSegments: String, Sendable, Equatable, CaseIterable {
+        /// Sent as is (as an OpenPush segment id), with a warning.
+        case forward
+        /// The request is rejected, naming the segment.
+        case reject
+    }
+
+    /// OneSignal segment / Pushwoosh filter name → OpenPush segment id. nil: no map configured.
     public var segmentMap: [String: String]?
+    /// What an unmapped segment name does; nil: `forward` without a map, `reject` with one.
+    public var unmappedSegments: UnmappedSegments?
     /// How Pushwoosh devices are targeted.
     public var deviceTargeting: DeviceTargeting
     /// True when `deviceTargeting` was chosen by configuration rather than defaulted.
@@ -41,6 +50,9 @@ public struct TranslationContext: Sendable {
         self.deviceTargeting = deviceTargeting
         self.deviceTargetingConfigured = deviceTargetingConfigured
     }
+
+    /// The unmapped-segment behaviour in force (the configured one, or the default).
+    public var unmappedSegmentsInForce: UnmappedSegments { unmappedSegments ?? (segmentMap == nil ? .forward : .reject) }
 
     /// The OpenPush app id for a source app id.
     public func openPushApp(for source: String) -> String { targetAppId ?? source }

@@ -12,11 +12,24 @@ public struct OpenPushRequest: Sendable, Equatable {
     public var payload: Payload
     /// When it is to be sent; nil for now.
     public var sendAt: SendTime?
+    /// The caller's field path of an OpenPush body field where the dialect's usual mapping does
+    /// not say it (a target list from a legacy or renamed key), e.g. `included_segments` →
+    /// `notifications[0].filter_code`. Not sent.
+    public var sourceFields: [String: String]
 
     /// A request.
-    public init(_ payload: Payload, sendAt: SendTime? = nil) {
+    public init(_ payload: Payload, sendAt: SendTime? = nil, sourceFields: [String: String] = [:]) {
         self.payload = payload
         self.sendAt = sendAt
+        self.sourceFields = sourceFields
+    }
+
+    /// The caller's path recorded for an OpenPush field (`include_aliases.external_id` falls
+    /// back to what `include_aliases` came from), or nil to use the dialect's mapping.
+    public func callerField(_ openPushField: String) -> String? {
+        if let f = sourceFields[openPushField] { return f }
+        guard let dot = openPushField.firstIndex(of: ".") else { return nil }
+        return sourceFields[String(openPushField[..<dot])]
     }
 
     /// Always POST.

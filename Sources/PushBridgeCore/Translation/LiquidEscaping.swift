@@ -21,3 +21,27 @@ public enum LiquidEscaping {
         return out
     }
 }
+
+extension LiquidEscaping {
+    /// How long `text` is once Liquid renders it, counting PushBridge's own escapes
+    /// (`{{ '{{' }}`, `{{ '{%' }}`) as the two characters they print, and whether other Liquid
+    /// tags remain, whose rendered length depends on the values filled in.
+    public static func rendered(_ text: String) -> (length: Int, hasTemplateTags: Bool) {
+        let openBraces = "{{ '{{' }}", openTag = "{{ '{%' }}"
+        guard text.contains("{{") || text.contains("{%") else { return (text.count, false) }
+        var length = 0
+        var tags = false
+        var rest = Substring(text)
+        while let c = rest.first {
+            if rest.hasPrefix(openBraces) || rest.hasPrefix(openTag) {
+                length += 2
+                rest = rest.dropFirst(openBraces.count)
+                continue
+            }
+            if c == "{", let n = rest.dropFirst().first, n == "{" || n == "%" { tags = true }
+            length += 1
+            rest = rest.dropFirst()
+        }
+        return (length, tags)
+    }
+}

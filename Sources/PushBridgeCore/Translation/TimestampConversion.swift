@@ -1,9 +1,12 @@
 /// Second/millisecond confusion and ISO 8601 timestamps.
 public enum TimestampConversion {
-    /// A Unix time in seconds; a value ≥ 1e11 is read as milliseconds and converted with a finding.
+    /// A Unix time in seconds; a value ≥ 1e11 is read as milliseconds and converted with a
+    /// finding when that gives seconds. A value that is not seconds even then (microseconds)
+    /// is returned unchanged, with no finding, for `OpenPushCheck` to reject.
     public static func seconds(_ value: Int64, field: String, findings: inout [Finding]) -> Int64 {
         guard value >= OpenPushLimits.millisecondThreshold else { return value }
         let s = value / 1000
+        guard s < OpenPushLimits.millisecondThreshold else { return value }
         findings.append(Finding(field: field, kind: .converted,
                                 message: "\(value) is ≥ 1e11, so it was read as milliseconds and sent as \(s) seconds (OpenPush rejects millisecond values)"))
         return s

@@ -35,11 +35,12 @@ struct BuzzKitAlert {
         return s
     }
 
-    /// `(headings, contents)` for an update or end: only when the caller sent text; a missing
-    /// one is made from the other.
+    /// `(headings, contents)` for an update or end: exactly the text the caller sent, since
+    /// OpenPush's update takes headings and contents each on its own.
     func languageMaps(findings: inout [Finding]) -> (JSONObject?, JSONObject?) {
-        guard title != nil || body != nil else { return (nil, nil) }
-        return complete(findings: &findings)
+        let heading = title.map { escape($0, field: "alert.title", findings: &findings) }
+        let content = body.map { escape($0, field: "alert.body", findings: &findings) }
+        return (heading.map { ["en": .string($0)] }, content.map { ["en": .string($0)] })
     }
 
     /// `(headings, contents)` for a start, which OpenPush requires: from the caller's text, or
@@ -56,24 +57,21 @@ struct BuzzKitAlert {
         return complete(findings: &findings)
     }
 
+    /// Both texts of a start, the missing one made from the other.
     private func complete(findings: inout [Finding]) -> (JSONObject, JSONObject) {
         var heading = title.map { escape($0, field: "alert.title", findings: &findings) }
         var content = body.map { escape($0, field: "alert.body", findings: &findings) }
         if heading == nil, let content {
             heading = content
             findings.append(Finding(field: "alert.title", kind: .synthesized,
-                                    message: "missing, and OpenPush requires headings.en whenever alert text is sent, so alert.body is used as the title too"))
+                                    message: "missing, and OpenPush requires headings.en on a start, so alert.body is used as the title too"))
         }
         if content == nil, let heading {
             content = heading
             findings.append(Finding(field: "alert.body", kind: .synthesized,
-                                    message: "missing, and OpenPush requires contents.en whenever alert text is sent, so alert.title is used as the body too"))
+                                    message: "missing, and OpenPush requires contents.en on a start, so alert.title is used as the body too"))
         }
-        let h = heading ?? ""
-        let c = content ?? ""
-        capCaveat(h, cap: OpenPushLimits.alertTitleCap, field: "alert.title", findings: &findings)
-        capCaveat(c, cap: OpenPushLimits.alertBodyCap, field: "alert.body", findings: &findings)
-        return (["en": .string(h)], ["en": .string(c)])
+        return (["en": .string(heading ?? "")], ["en": .string(content ?? "")])
     }
 
     private func escape(_ text: String, field: String, findings: inout [Finding]) -> String {
@@ -84,10 +82,4 @@ struct BuzzKitAlert {
     }
 
     private func escaped(_ text: String) -> String { LiquidEscaping.escape(text) ?? text }
-
-    private func capCaveat(_ text: String, cap: Int, field: String, findings: inout [Finding]) {
-        guard text.count > cap else { return }
-        findings.append(Finding(field: field, kind: .caveat,
-                                message: "is \(text.count) characters as sent to OpenPush, over its Liquid cap of \(cap): OpenPush truncates it. Shorten the text"))
-    }
 }

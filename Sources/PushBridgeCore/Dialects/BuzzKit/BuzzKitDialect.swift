@@ -11,15 +11,18 @@ public struct BuzzKitDialect: Dialect {
     /// Every documented BuzzKit field and its treatment (all on `RouteKind.send`).
     public var fieldMappings: [FieldMapping] { BuzzKitFieldMappings.table }
 
+    /// What BuzzKit's reply holds and where it comes from.
+    public var responseMappings: [FieldMapping] { BuzzKitFieldMappings.responses }
+
     /// Translates a send body into one OpenPush start or update/end request with findings.
     /// The OpenPush app is `context.openPushApp(for: context.sourceAppId ?? "buzzkit")`.
-    public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
-        BuzzKitTranslator.translate(body: ParsedBody(body), context: context)
+    public func translateFields(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
+        BuzzKitTranslator.translate(body: body, context: context)
     }
 
-    /// Translates a send body already parsed.
-    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
-        BuzzKitTranslator.translate(body: body, context: context)
+    /// The BuzzKit field an OpenPush body field comes from.
+    public func callerField(_ openPushField: String, request index: Int, route: RouteKind) -> String {
+        BuzzKitTranslator.callerField(openPushField)
     }
 
     /// The BuzzKit reply for the upstream result (`BuzzKitResponses` documents the shapes).

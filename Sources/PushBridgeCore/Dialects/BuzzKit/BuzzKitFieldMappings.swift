@@ -29,12 +29,12 @@ enum BuzzKitFieldMappings {
         FieldMapping(.send, "attributes (update, end)", "—", .dropped,
                      "attributes are static and apply to a start only; OpenPush's update/end route does not accept them, so they are not forwarded"),
         FieldMapping(.send, "alert.title", "headings.en", .escaped,
-                     "Carried; {{ and {% are Liquid-escaped so the text arrives literally. When missing (or blank), made from alert.body."),
+                     "Carried; {{ and {% are Liquid-escaped so the text arrives literally. On a start, when missing (or blank), made from alert.body; an update sends only what was given. Over 512 rendered characters: caveat (OpenPush cuts it)."),
         FieldMapping(.send, "alert.body", "contents.en", .escaped,
-                     "Carried; {{ and {% are Liquid-escaped so the text arrives literally. When missing (or blank), made from alert.title."),
+                     "Carried; {{ and {% are Liquid-escaped so the text arrives literally. On a start, when missing (or blank), made from alert.title; an update sends only what was given. Over 2,048 rendered characters: caveat (OpenPush cuts it)."),
         FieldMapping(.send, "alert (start, absent)", "headings.en, contents.en", .synthesized,
                      "OpenPush requires alert text on a start: made from attributesType (warning: devices show it; send alert from the backend)."),
-        FieldMapping(.send, "alert.sound", "ios_sound", nil, "Carried."),
+        FieldMapping(.send, "alert.sound", "ios_sound", nil, "Carried; on an update or end without alert text it cannot play on OpenPush (caveat)."),
         FieldMapping(.send, "staleDate", "stale_date", .converted, "ISO 8601 converted to Unix seconds (fraction truncated); unparseable is rejected."),
         FieldMapping(.send, "dismissalDate (start)", "—", .dropped,
                      "dismissalDate applies to an end only; OpenPush rejects dismissal_date on a start, so it is not forwarded (send it with the end event)"),
@@ -46,8 +46,19 @@ enum BuzzKitFieldMappings {
                      "BuzzKit's default is high: 10 is sent explicitly (OpenPush would send an update at 5)."),
         FieldMapping(.send, "timestamp", "—", .dropped,
                      "OpenPush always generates the aps timestamp itself, so the caller's time cannot be carried; Apple drops updates whose timestamp is not increasing, so ordering follows OpenPush's send time"),
-        FieldMapping(.send, "results (response)", "—", .caveat,
+    ]
+
+    /// The reply's fields (see `BuzzKitResponses`).
+    static let responses: [FieldMapping] = [
+        FieldMapping(.send, "id", "notification_id / id", nil, "HTTP 200: OpenPush's message id (PushBridge's id for a held start)."),
+        FieldMapping(.send, "event", "event", nil, "The event that was sent."),
+        FieldMapping(.send, "activityId", "activity_id", nil,
+                     "The id OpenPush knows the activity by; on a start without activityId it is the synthesized one, which later updates and ends must use."),
+        FieldMapping(.send, "results", "—", .caveat,
                      "BuzzKit replies with one APNs result per token; OpenPush does not report per-token outcomes, so PushBridge replies with an empty results list and resultsAvailable: false."),
+        FieldMapping(.send, "resultsAvailable", "—", nil, "PushBridge's own: always false, saying results is empty because OpenPush does not report per-token outcomes."),
+        FieldMapping(.send, "error", "OpenPush's error message", nil,
+                     "{code, message} with the HTTP status of the cause: PushBridge's own refusals (400 invalid_request naming the field), OpenPush's 4xx with its status and message, 429 with Retry-After, 502 upstream_error."),
     ]
 
     /// The note of a row (the message of drop findings made outside `FieldAccounting`).

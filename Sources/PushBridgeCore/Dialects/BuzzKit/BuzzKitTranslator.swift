@@ -66,15 +66,10 @@ struct BuzzKitTranslator {
         reader.consumeNulls()
         FieldAccounting.dropUnread(reader, table: BuzzKitFieldMappings.table, route: .send, tablePrefix: "", dialect: "BuzzKit", into: &findings)
         guard let request, reader.errors.isEmpty, errors.isEmpty else { return nil }
-        // A safety net: what leaves here must pass OpenPush's own rules.
-        if let error = ViolationReporting.error(for: request.violations, fieldName: Self.callerField) {
-            errors.append(error)
-            return nil
-        }
         return request
     }
 
-    /// The BuzzKit field an OpenPush body field comes from (for the safety net's errors).
+    /// The BuzzKit field an OpenPush body field comes from (for `OpenPushCheck`'s findings).
     static func callerField(_ openPush: String) -> String {
         switch openPush {
         case "activity_id": "activityId"
@@ -82,6 +77,9 @@ struct BuzzKitTranslator {
         case "event_updates": "contentState"
         case "event_attributes": "attributes"
         case "stale_date": "staleDate"
+        case "priority": "priority"
+        case "ios_sound", "sound": "alert.sound"
+        case "ios_relevance_score": "relevanceScore"
         case "dismissal_date": "dismissalDate"
         case "headings", "headings.en": "alert.title"
         case "contents", "contents.en": "alert.body"

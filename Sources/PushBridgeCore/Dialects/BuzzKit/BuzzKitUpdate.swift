@@ -30,6 +30,10 @@ extension BuzzKitTranslator {
         u.dismissalDate = dismissal
         u.priority = priority
         u.iosSound = alert.sound
+        if let sound = alert.sound, !OpenPushRules.isBlank(sound), headings == nil, contents == nil {
+            note("alert.sound", .caveat,
+                 "OpenPush plays a Live Activity sound only with alert text, and this \(event.rawValue) has no alert.title or alert.body, so \"\(sound)\" will not play; add alert.title or alert.body to hear it")
+        }
         return OpenPushRequest(.update(u))
     }
 }

@@ -12,13 +12,20 @@ public struct OneSignalDialect: Dialect {
     /// The mapping table of both routes.
     public var fieldMappings: [FieldMapping] { OneSignalFieldMappings.table }
 
-    /// Translates a start or an update/end body.
-    public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
-        translate(route: route, parsed: ParsedBody(body), context: context)
+    /// What OneSignal's answers hold and where it comes from.
+    public var responseMappings: [FieldMapping] { OneSignalFieldMappings.responses }
+
+    /// OneSignal's body fields are OpenPush's; the activity type (start) and id (update) are in the path.
+    public func callerField(_ openPushField: String, request index: Int, route: RouteKind) -> String {
+        switch openPushField {
+        case "activity_id" where route == .update: "{activity_id} (path)"
+        case "activity_type": "{activity_type} (path)"
+        default: openPushField
+        }
     }
 
     /// Translates a start or an update/end body already parsed.
-    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
+    public func translateFields(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
         let app = route.appId ?? ""
         let object: JSONObject
         switch BodyDecoding.object(body) {

@@ -6,6 +6,20 @@ enum OneSignalFieldMappings {
 
     static let table: [FieldMapping] = start + update
 
+    static let soundNote = "Carried; \"nil\" (OneSignal's silence) is not sent as a file name (dropped: OpenPush has no silent value, so an alert plays the default sound)."
+    static let deprecatedSoundNote = "Deprecated and ignored by OneSignal (\"Use ios_sound\"), but OpenPush would play it (first non-blank of ios_sound/sound), so it is not forwarded."
+
+    /// OneSignal's answers: the bodies of the official client's `StartLiveActivitySuccessResponse`,
+    /// `UpdateLiveActivitySuccessResponse` and `GenericError`.
+    static let responses: [FieldMapping] = [
+        FieldMapping(.start, "notification_id", "notification_id", nil,
+                     "201: OpenPush's message id (with Idempotent-Replayed: true on a replay); a start PushBridge holds for later answers 201 with PushBridge's id."),
+        FieldMapping(.update, "id", "id", nil, "201: OpenPush's message id; OpenPush names it id on this route too."),
+        FieldMapping(.start, "errors", "OpenPush's error message", nil,
+                     "Every error: [\"field: rule\"] for a request PushBridge refuses (400), OpenPush's own message with its status otherwise; 403 for credentials, 429 with Retry-After, 503 when OpenPush cannot be reached."),
+        FieldMapping(.update, "errors", "OpenPush's error message", nil, "As on start."),
+    ]
+
     static let start: [FieldMapping] = [
         FieldMapping(.start, "{app_id} (path)", "{app_id} (path)", nil, "Mapped to the configured OpenPush app id, or passed through."),
         FieldMapping(.start, "{activity_type} (path)", "{activity_type} (path)", nil, "Forced as the APNs attributes-type; not . or .., no control characters."),
@@ -17,19 +31,20 @@ enum OneSignalFieldMappings {
         FieldMapping(.start, "contents", "contents", nil, "Carried; must hold a non-blank en. OneSignal text already speaks Liquid."),
         FieldMapping(.start, "headings", "headings", .synthesized, "Carried; when absent, headings.en is made from contents.en."),
         FieldMapping(.start, "stale_date", "stale_date", .converted, "Carried; a value ≥ 1e11 is milliseconds and is converted to seconds."),
-        FieldMapping(.start, "priority", "priority", .defaulted, "Carried; when absent, 10 is sent (OneSignal's default)."),
+        FieldMapping(.start, "priority", "priority", .defaulted, "Carried; when absent, 10 is sent (OneSignal's default, and OpenPush's on a start)."),
         FieldMapping(.start, "ios_relevance_score", "ios_relevance_score", nil, "Carried; must be in [0, 1]."),
         FieldMapping(.start, "idempotency_key", "idempotency_key", nil, "Carried; must be a UUID."),
         FieldMapping(.start, "external_id", "idempotency_key", .renamed, "The old name of idempotency_key; renamed."),
         FieldMapping(.start, "include_aliases", "include_aliases", nil, "Carried (exactly one targeting method)."),
-        FieldMapping(.start, "include_subscription_ids", "include_subscription_ids", nil, "Carried; over 2,000 ids gets a fan-out caveat."),
+        FieldMapping(.start, "include_subscription_ids", "include_subscription_ids", nil, "Carried; over 2,000 ids gets a caveat (OpenPush reaches at most 2,000 devices per send)."),
         FieldMapping(.start, "include_player_ids", "include_subscription_ids", .renamed, "OneSignal's legacy name for subscription ids; renamed."),
         FieldMapping(.start, "include_external_user_ids", "include_aliases.external_id", .renamed, "OneSignal's legacy external-id targeting; renamed."),
-        FieldMapping(.start, "included_segments", "included_segments", nil, "Carried."),
-        FieldMapping(.start, "excluded_segments", "excluded_segments", nil, "Carried; only valid alongside included_segments."),
-        FieldMapping(.start, "filters", "filters", nil, "Carried."),
-        FieldMapping(.start, "ios_sound", "ios_sound", nil, "Carried."),
-        FieldMapping(.start, "sound", "sound", nil, "Carried."),
+        FieldMapping(.start, "included_segments", "included_segments", .renamed,
+                     "Segment names → OpenPush segment ids through the app's segment_map (renamed); an unmapped name is sent as is with a warning or rejected (unmapped_segments). Always a caveat: OpenPush reaches at most 2,000 devices per send and does not say when it cut."),
+        FieldMapping(.start, "excluded_segments", "excluded_segments", .renamed, "Mapped like included_segments; only valid alongside included_segments."),
+        FieldMapping(.start, "filters", "filters", .caveat, "Carried, with a caveat: OpenPush reaches at most 2,000 devices per send and does not say when it cut."),
+        FieldMapping(.start, "ios_sound", "ios_sound", nil, soundNote),
+        FieldMapping(.start, "sound", "—", .dropped, deprecatedSoundNote),
         FieldMapping(.start, "dismissal_date", "—", .dropped,
                      "dismissal_date applies to an end only; OpenPush rejects it on a start, so it is not forwarded"),
     ] + ignoredByOpenPush(.start)
@@ -46,10 +61,10 @@ enum OneSignalFieldMappings {
         FieldMapping(.update, "dismissal_date", "dismissal_date", .dropped,
                      "dismissal_date applies to an end only; OpenPush rejects it on an update, so it is not forwarded"),
         FieldMapping(.update, "priority", "priority", .defaulted,
-                     "Carried; when absent, 10 is sent (OneSignal's default; OpenPush would send an update at 5)."),
+                     "Carried; when absent, 10 is sent (OneSignal's default; OpenPush would send an update at 5, an end at 10)."),
         FieldMapping(.update, "ios_relevance_score", "ios_relevance_score", nil, "Carried; must be in [0, 1]."),
-        FieldMapping(.update, "ios_sound", "ios_sound", nil, "Carried."),
-        FieldMapping(.update, "sound", "sound", nil, "Carried."),
+        FieldMapping(.update, "ios_sound", "ios_sound", nil, soundNote + " Without contents or headings no sound plays on OpenPush (caveat)."),
+        FieldMapping(.update, "sound", "—", .dropped, deprecatedSoundNote),
     ] + ["include_aliases", "include_subscription_ids", "included_segments", "excluded_segments", "filters", "activity_id", "event_attributes"].map {
         FieldMapping(.update, $0, "—", .dropped,
                      "targeting and start-only fields are not accepted on update/end: OpenPush updates every device holding the activity id in the path")

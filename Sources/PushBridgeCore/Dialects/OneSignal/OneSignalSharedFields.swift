@@ -4,12 +4,12 @@ struct OneSignalSharedFields {
     var priority: Int64
     var relevanceScore: JSONNumber?
     var iosSound: String?
-    var sound: String?
     var contents: JSONObject?
     var headings: JSONObject?
 
     /// Reads the shared fields, converting millisecond dates and defaulting priority to 10.
-    static func read(_ r: inout FieldReader, findings: inout [Finding]) -> OneSignalSharedFields {
+    /// `event` is the event the request carries ("start", "update", "end"; nil when unknown).
+    static func read(_ r: inout FieldReader, event: String?, findings: inout [Finding]) -> OneSignalSharedFields {
         var f = OneSignalSharedFields(priority: 10)
         f.contents = r.object("contents")
         f.headings = r.object("headings")
@@ -17,12 +17,17 @@ struct OneSignalSharedFields {
         if let p = r.integer("priority") {
             f.priority = p
         } else if r.errors.last?.field != "priority" {
+            let openPush = switch event {
+            case "update": "OpenPush would default an update to 5"
+            case "end": "OpenPush's default on an end is also 10"
+            case "start": "OpenPush's default on a start is also 10"
+            default: "OpenPush would default an update to 5"
+            }
             findings.append(Finding(field: "priority", kind: .defaulted,
-                                    message: "no priority given: sent as 10, OneSignal's default on every event (OpenPush would default an update to 5)"))
+                                    message: "no priority given: sent as 10, OneSignal's default on every event (\(openPush)); sent explicitly so the meaning never depends on OpenPush's defaults"))
         }
         f.relevanceScore = r.number("ios_relevance_score")
-        f.iosSound = r.string("ios_sound")
-        f.sound = r.string("sound")
+        f.iosSound = OneSignalSound.read(&r, hasAlert: f.contents != nil || f.headings != nil, findings: &findings)
         return f
     }
 }

@@ -11,7 +11,7 @@ enum OneSignalStartTranslation {
         s.eventAttributes = r.object("event_attributes", required: true)
         s.eventUpdates = r.object("event_updates", required: true)
         s.name = r.string("name", required: true)
-        let shared = OneSignalSharedFields.read(&r, findings: &findings)
+        let shared = OneSignalSharedFields.read(&r, event: "start", findings: &findings)
         s.contents = shared.contents
         s.headings = shared.headings
         if s.contents == nil, !r.errors.contains(where: { $0.field == "contents" }) {
@@ -26,38 +26,41 @@ enum OneSignalStartTranslation {
         s.priority = shared.priority
         s.relevanceScore = shared.relevanceScore
         s.iosSound = shared.iosSound
-        s.sound = shared.sound
         s.idempotencyKey = r.string("idempotency_key")
+        var sourceFields: [String: String] = [:]
         if let external = r.string("external_id") {
             if s.idempotencyKey == nil {
                 s.idempotencyKey = external
+                sourceFields["idempotency_key"] = "external_id"
                 findings.append(Finding(field: "external_id", kind: .renamed, message: "external_id is the old name of idempotency_key; sent as idempotency_key"))
             } else {
                 findings.append(Finding(field: "external_id", kind: .dropped, message: "idempotency_key is also present and wins; external_id (its old name) is not forwarded"))
             }
         }
-        readTargeting(&r, into: &s, findings: &findings)
+        readTargeting(&r, into: &s, context: context, sourceFields: &sourceFields, findings: &findings)
         if r.has("dismissal_date") {
             _ = r.raw("dismissal_date")
             findings.append(Finding(field: "dismissal_date", kind: .dropped, message: OneSignalFieldMappings.start.row(.start, "dismissal_date")!.note))
         }
         FieldAccounting.dropUnread(r, table: OneSignalFieldMappings.table, route: .start, tablePrefix: "", dialect: "OneSignal",
                                    unknownMessage: OneSignalFieldMappings.dropMessage(forUnknown:), into: &findings)
-        if let error = r.combinedError ?? ViolationReporting.error(for: OpenPushRules.validate(s), fieldName: { $0 == "activity_type" ? "{activity_type} (path)" : $0 }) {
+        if let error = r.combinedError {
             return Translation(dialect: .onesignal, route: .start, sourceApp: appId, findings: findings, error: error)
         }
-        return Translation(dialect: .onesignal, route: .start, sourceApp: appId, requests: [OpenPushRequest(.start(s))], findings: findings)
+        return Translation(dialect: .onesignal, route: .start, sourceApp: appId, requests: [OpenPushRequest(.start(s), sourceFields: sourceFields)], findings: findings)
     }
 
-    private static func readTargeting(_ r: inout FieldReader, into s: inout OpenPushStart, findings: inout [Finding]) {
+    private static func readTargeting(_ r: inout FieldReader, into s: inout OpenPushStart, context: TranslationContext,
+                                      sourceFields: inout [String: String], findings: inout [Finding]) {
         s.includeAliases = r.object("include_aliases")
         s.includeSubscriptionIds = r.stringArray("include_subscription_ids")
-        s.includedSegments = r.stringArray("included_segments")
-        s.excludedSegments = r.stringArray("excluded_segments")
+        s.includedSegments = segments(&r, "included_segments", context: context, findings: &findings)
+        s.excludedSegments = segments(&r, "excluded_segments", context: context, findings: &findings)
         s.filters = r.array("filters")
         if let players = r.stringArray("include_player_ids") {
             if s.includeSubscriptionIds == nil {
                 s.includeSubscriptionIds = players
+                sourceFields["include_subscription_ids"] = "include_player_ids"
                 findings.append(Finding(field: "include_player_ids", kind: .renamed, message: "include_player_ids is OneSignal's legacy name for subscription ids; sent as include_subscription_ids"))
             } else {
                 r.errors.append(TranslationError(field: "include_player_ids", rule: "cannot be combined with include_subscription_ids"))
@@ -66,20 +69,24 @@ enum OneSignalStartTranslation {
         if let externals = r.stringArray("include_external_user_ids") {
             if s.includeAliases == nil {
                 s.includeAliases = ["external_id": .array(externals.map(JSONValue.string))]
+                sourceFields["include_aliases"] = "include_external_user_ids"
                 findings.append(Finding(field: "include_external_user_ids", kind: .renamed, message: "include_external_user_ids is OneSignal's legacy external-id targeting; sent as include_aliases.external_id"))
             } else {
                 r.errors.append(TranslationError(field: "include_external_user_ids", rule: "cannot be combined with include_aliases"))
             }
         }
-        let explicit = (s.includeSubscriptionIds?.count ?? 0) + aliasIdCount(s.includeAliases)
-        if explicit > OpenPushLimits.fanOutCap {
-            findings.append(Finding(field: s.includeSubscriptionIds != nil ? "include_subscription_ids" : "include_aliases", kind: .caveat,
-                                    message: "\(explicit) target ids: OpenPush reaches at most \(OpenPushLimits.fanOutCap) devices per send and silently truncates the rest; split the audience into batches"))
-        }
     }
 
-    static func aliasIdCount(_ aliases: JSONObject?) -> Int {
-        guard let aliases else { return 0 }
-        return aliases.members.reduce(0) { n, m in n + (m.value.arrayValue?.count ?? 1) }
+    /// A segment list: OneSignal segments are names, OpenPush's are ids, so each goes through
+    /// the app's segment map (see `SegmentMapping`).
+    private static func segments(_ r: inout FieldReader, _ key: String, context: TranslationContext, findings: inout [Finding]) -> [String]? {
+        guard let names = r.stringArray(key) else { return nil }
+        var ids: [String] = []
+        for (i, name) in names.enumerated() {
+            if let id = SegmentMapping.map(name, field: "\(key)[\(i)]", provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
+                ids.append(id)
+            }
+        }
+        return ids
     }
 }

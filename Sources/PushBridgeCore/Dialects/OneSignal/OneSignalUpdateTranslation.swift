@@ -10,14 +10,13 @@ enum OneSignalUpdateTranslation {
         }
         u.eventUpdates = r.object("event_updates", required: true)
         u.name = r.string("name", required: true)
-        let shared = OneSignalSharedFields.read(&r, findings: &findings)
+        let shared = OneSignalSharedFields.read(&r, event: u.event, findings: &findings)
         u.contents = shared.contents
         u.headings = shared.headings
         u.staleDate = shared.staleDate
         u.priority = shared.priority
         u.relevanceScore = shared.relevanceScore
         u.iosSound = shared.iosSound
-        u.sound = shared.sound
         if let d = r.integer("dismissal_date") {
             let seconds = TimestampConversion.seconds(d, field: "dismissal_date", findings: &findings)
             if u.event == "end" {
@@ -28,7 +27,7 @@ enum OneSignalUpdateTranslation {
         }
         FieldAccounting.dropUnread(r, table: OneSignalFieldMappings.table, route: .update, tablePrefix: "", dialect: "OneSignal",
                                    unknownMessage: OneSignalFieldMappings.dropMessage(forUnknown:), into: &findings)
-        if let error = r.combinedError ?? ViolationReporting.error(for: OpenPushRules.validate(u), fieldName: { $0 == "activity_id" ? "{activity_id} (path)" : $0 }) {
+        if let error = r.combinedError {
             return Translation(dialect: .onesignal, route: .update, sourceApp: appId,
                                findings: findings, error: error)
         }

@@ -1,20 +1,19 @@
 /// The fields startLiveActivity and updateLiveActivity read the same way: priority, relevance,
 /// dates, sound and the `live_activity.title` drop.
 enum PushwooshCommonFields {
-    /// `apns_priority` → an explicit `priority`: 10 → 10, 5 → 5, any other number → 5 (coerced,
-    /// as Pushwoosh reads it), absent → 5 (defaulted, Pushwoosh's default). `event` names what
-    /// OpenPush would have defaulted to.
+    /// `apns_priority` → an explicit `priority`: 10 → 10, 5 → 5, any other value of any type
+    /// → 5 (coerced: "any other value is treated as 5, without a validation error"), absent → 5
+    /// (defaulted, Pushwoosh's default). `event` names what OpenPush would have defaulted to.
     static func priority(_ r: inout FieldReader, event: String, scope: inout PushwooshScope) -> Int64 {
-        let present = r.has("apns_priority")
-        guard let n = r.number("apns_priority") else {
-            if present { return 5 }  // wrong type: the reader has recorded the error
-
+        guard let v = r.raw("apns_priority") else {
             let openPushDefault = event == "update" ? "5 as well" : "10"
             scope.note(scope.field("apns_priority"), .defaulted, "apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery")
             return 5
         }
-        if let i = n.int64Value, i == 10 || i == 5 { return i }
-        scope.note(scope.field("apns_priority"), .coerced, "apns_priority \(n.literal) is neither 5 nor 10: Pushwoosh treats it as 5, so priority 5 was sent (OpenPush would reject it with a 400)")
+        if let i = v.numberValue?.int64Value, i == 10 || i == 5 { return i }
+        let shown = v.stringValue.map { "\"\($0)\" (a string)" } ?? JSONWriter.string(v)
+        let hint = v.stringValue.flatMap { Int64($0) } == 10 ? "; send the number 10 for high priority" : ""
+        scope.note(scope.field("apns_priority"), .coerced, "apns_priority \(shown) is neither the number 5 nor 10: Pushwoosh treats any other value as 5 without a validation error, so priority 5 was sent (OpenPush would reject it with a 400)\(hint)")
         return 5
     }
 
@@ -37,8 +36,10 @@ enum PushwooshCommonFields {
         return TimestampConversion.seconds(v, field: scope.liveField(key), findings: &scope.findings)
     }
 
-    /// `ios_sound` → `ios_sound`; a caveat when no alert text accompanies it.
-    static func sound(_ r: inout FieldReader, hasAlert: Bool, scope: inout PushwooshScope) -> String? {
+    /// `ios_sound` → `ios_sound`; a caveat when no alert text accompanies it. `subtitle` is
+    /// true when the notification has a non-blank subtitle, which makes Pushwoosh show an alert
+    /// (and play the sound) but has no OpenPush field.
+    static func sound(_ r: inout FieldReader, hasAlert: Bool, subtitle: Bool = false, scope: inout PushwooshScope) -> String? {
         guard let s = r.string("ios_sound") else { return nil }
         let f = scope.field("ios_sound")
         if OpenPushRules.isBlank(s) {
@@ -46,7 +47,10 @@ enum PushwooshCommonFields {
             return nil
         }
         if !hasAlert {
-            scope.note(f, .caveat, "ios_sound only plays with an alert, and this notification sends no content or title, so no sound will play (as with Pushwoosh); add content or title to hear it")
+            let pushwoosh = subtitle
+                ? "Pushwoosh would play it, because subtitle sets off the alert, but OpenPush has no subtitle, so this update arrives without an alert and no sound will play"
+                : "this notification sends no content or title, so no sound will play (as with Pushwoosh)"
+            scope.note(f, .caveat, "ios_sound only plays with an alert, and \(pushwoosh); add content or title to hear it")
         }
         return s
     }
@@ -74,7 +78,7 @@ enum PushwooshCommonFields {
         let cut = full.count > OpenPushLimits.nameMaxLength
         let name = cut ? String(full.prefix(OpenPushLimits.nameMaxLength)) : full
         let note = cut ? " (cut to OpenPush's \(OpenPushLimits.nameMaxLength)-character limit)" : ""
-        scope.note(scope.prefix, .synthesized, "OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"\(note)", severity: .info)
+        scope.note(scope.field("name"), .synthesized, "OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"\(note)", severity: .info)
         return name
     }
 

@@ -11,13 +11,11 @@ public struct PushwooshDialect: Dialect {
     /// Every documented field of both routes (English and Spanish references, older variant).
     public var fieldMappings: [FieldMapping] { PushwooshFieldMappings.table }
 
-    /// Translates a startLiveActivity or updateLiveActivity body.
-    public func translate(route: InboundRoute, body: [UInt8], context: TranslationContext) -> Translation {
-        translate(route: route, parsed: ParsedBody(body), context: context)
-    }
+    /// What Pushwoosh's answer holds and where it comes from.
+    public var responseMappings: [FieldMapping] { PushwooshFieldMappings.responses }
 
     /// Translates a startLiveActivity or updateLiveActivity body already parsed.
-    public func translate(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
+    public func translateFields(route: InboundRoute, parsed body: ParsedBody, context: TranslationContext) -> Translation {
         var findings: [Finding] = []
         let envelope: PushwooshEnvelope
         switch PushwooshEnvelope.read(body, route: route.kind, authOptional: context.credentialInHeader, findings: &findings) {
@@ -39,6 +37,28 @@ public struct PushwooshDialect: Dialect {
         }
         guard errors.isEmpty else { return rejected(route: route.kind, sourceApp: envelope.application, findings: findings, errors: errors) }
         return Translation(dialect: .pushwoosh, route: route.kind, sourceApp: envelope.application, requests: requests, findings: findings)
+    }
+
+    /// The Pushwoosh path of an OpenPush field of request `index` (notification `index`).
+    public func callerField(_ openPushField: String, request index: Int, route: RouteKind) -> String {
+        let n = "notifications[\(index)]"
+        switch openPushField {
+        case "activity_id": return "\(n).live_activity_id"
+        case "event": return "\(n).live_activity.event"
+        case "activity_type": return "\(n).live_activity.attributes-type"
+        case "event_updates": return "\(n).live_activity.content-state"
+        case "event_attributes": return "\(n).live_activity.attributes"
+        case "stale_date": return "\(n).live_activity.stale-date"
+        case "dismissal_date": return "\(n).live_activity.dismissal-date"
+        case "ios_relevance_score": return "\(n).live_activity.relevance-score"
+        case "priority": return "\(n).apns_priority"
+        case "ios_sound", "sound": return "\(n).ios_sound"
+        case "name": return "\(n).name"
+        default:
+            if openPushField.hasPrefix("headings") { return "\(n).title" }
+            if openPushField.hasPrefix("contents") { return "\(n).content" }
+            return n
+        }
     }
 
     /// A rejection: no requests, one `rejected` finding per broken rule, and one error that

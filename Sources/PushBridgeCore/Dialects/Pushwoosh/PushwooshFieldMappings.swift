@@ -15,14 +15,26 @@ enum PushwooshFieldMappings {
             FieldMapping(r, "notifications[].live_activity.title", "—", .dropped,
                          "live_activity.title has no OpenPush field (OpenPush would silently ignore it); put alert text in the notification's title/content instead."),
             FieldMapping(r, "notifications[].apns_priority", "priority", nil,
-                         "10 → 10, 5 → 5; any other value is read as 5 as Pushwoosh does (coerced); absent → 5, Pushwoosh's default (defaulted)."),
+                         "10 → 10, 5 → 5; any other value of any type (\"10\" the string too) is read as 5 as Pushwoosh does, without a validation error (coerced); absent → 5, Pushwoosh's default (defaulted)."),
             FieldMapping(r, "notifications[].live_activity.relevance-score", "ios_relevance_score", .rescaled,
                          "Pushwoosh scores from 1 (≤ 100 recommended) become score/100 clamped to [0, 1]; never forwarded raw."),
             FieldMapping(r, "notifications[].live_activity.stale-date", "stale_date", nil,
                          "Unix seconds; a value ≥ 1e11 is read as milliseconds and converted."),
-            FieldMapping(r, "notifications[].ios_sound", "ios_sound", nil, "Sound file name; it only plays with an alert (content/title)."),
+            FieldMapping(r, "notifications[].ios_sound", "ios_sound", nil,
+                         "Sound file name; it only plays with an alert (content/title), and a caveat says so when there is none (on update a subtitle sets off Pushwoosh's alert but not OpenPush's)."),
         ]
     }
+
+    /// Pushwoosh's answer (`{"status_code", "status_message", "response": {"Messages": [...]}}`)
+    /// on both routes.
+    static let responses: [FieldMapping] = [RouteKind.start, .update].flatMap { r in [
+        FieldMapping(r, "status_code", "HTTP status of each OpenPush answer", nil,
+                     "200 when every notification was accepted or scheduled; otherwise the worst: 500 (OpenPush failed or could not be reached) over 429 (throttled, HTTP 429 with Retry-After) over 210 (refused: PushBridge's own argument errors, or OpenPush answering 4xx). HTTP 200 except 429 and 500."),
+        FieldMapping(r, "status_message", "OpenPush's messages", nil,
+                     "\"OK\", or every notification by index: notifications[i] accepted as <id>, scheduled as <id>, or why it failed, so only what failed is retried."),
+        FieldMapping(r, "response.Messages", "notification_id / id", nil,
+                     "One entry per notification, in the order of notifications[]: Messages[i] is the OpenPush message id (or PushBridge's id for a held start) of notifications[i], null where it failed, so positions always line up. response is null when nothing was sent."),
+    ] }
 
     /// Every row, start then update.
     static let table: [FieldMapping] = envelope(.start) + [
@@ -49,11 +61,15 @@ enum PushwooshFieldMappings {
         FieldMapping(.start, "notifications[].send_date", "schedule (held by PushBridge)", nil,
                      "\"YYYY-MM-DD HH:mm\" or \"now\"; within one day past and 30 days ahead. OpenPush has no scheduling: a future time is held and sent by PushBridge (caveat)."),
         FieldMapping(.start, "notifications[].timezone", "schedule", nil, "IANA zone for send_date (default UTC); unknown zones are rejected. Without send_date it is dropped."),
+        FieldMapping(.start, "notifications[].ignore_user_timezone", "—", .rejected,
+                     "Older variant. false means send_date in each device's local time, which OpenPush cannot do: with a scheduled send_date the request is rejected (send one notification per time zone with timezone); sent now it changes nothing (dropped). true is what PushBridge does: send_date is one instant in timezone."),
+        FieldMapping(.start, "notifications[].send_rate", "—", .dropped,
+                     "Older variant. Pushwoosh does not apply send_rate to Live Activity pushes (the Spanish reference says so) and OpenPush has no send rate: not forwarded, delivery as with Pushwoosh (info)."),
     ] + envelope(.update) + [
         FieldMapping(.update, "notifications[].content", "contents.en", nil,
-                     "Optional alert body; escaped like start. When only title is set it is synthesized from it."),
+                     "Optional alert body; escaped like start. Sent only when given: OpenPush's update takes contents and headings each on its own."),
         FieldMapping(.update, "notifications[].title", "headings.en", nil,
-                     "Optional alert title; escaped like start. When only content is set it is synthesized from it."),
+                     "Optional alert title; escaped like start. Sent only when given (a title-only update sends headings alone)."),
         FieldMapping(.update, "notifications[].subtitle", "—", .dropped,
                      "OpenPush has no subtitle; the text is not sent — fold it into title or content if the alert needs it."),
         FieldMapping(.update, "notifications[].live_activity.event", "event", nil, "Required: \"update\" or \"end\"."),
@@ -73,5 +89,9 @@ enum PushwooshFieldMappings {
                      "updateLiveActivity has no scheduling in Pushwoosh's reference and OpenPush has none; the update is sent now."),
         FieldMapping(.update, "notifications[].timezone", "—", .dropped,
                      "Only meaningful with send_date, which updateLiveActivity does not schedule; the update is sent now."),
+        FieldMapping(.update, "notifications[].ignore_user_timezone", "—", .dropped,
+                     "Older variant; only meaningful with send_date, which updateLiveActivity does not schedule: the update is sent now."),
+        FieldMapping(.update, "notifications[].send_rate", "—", .dropped,
+                     "Older variant; Pushwoosh does not apply send_rate to Live Activity pushes and OpenPush has no send rate, so it is not sent."),
     ]
 }

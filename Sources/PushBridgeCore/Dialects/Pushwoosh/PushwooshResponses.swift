@@ -8,8 +8,9 @@
 ///   210 (OpenPush refused a translated notification as an argument error);
 /// - `status_message` lists every notification by index: which were accepted (with their id)
 ///   or scheduled, and why each other one failed, so a caller can retry only what failed;
-/// - `response` is `{"Messages": [...]}` with the ids that exist, in notification order (a
-///   failed notification has no id and is skipped), instead of `null`.
+/// - `response` is `{"Messages": [...]}` with one entry per notification, in notification
+///   order: the id, or `null` for a notification that failed, so `Messages[i]` always belongs
+///   to `notifications[i]` (`response` is `null` only when nothing at all was sent).
 extension PushwooshDialect {
     /// Access problems, in Pushwoosh's own words.
     static let accessDenied = "Access denied or application not found"
@@ -32,24 +33,29 @@ extension PushwooshDialect {
                 ids.append(.string(id))
                 parts.append("\(label) scheduled as \(id)")
             case .rejected(let status, let message, let after) where status == 429:
+                ids.append(.null)
                 worst = max(worst, 429)
                 retryAfter = max(retryAfter ?? 0, after ?? Int(OpenPushLimits.rateLimitWindowSeconds))
                 parts.append("\(label) not sent, rate limited by OpenPush: \(message)")
             case .rejected(let status, let message, _) where (400..<500).contains(status):
+                ids.append(.null)
                 worst = max(worst, 210)
                 parts.append("\(label) rejected by OpenPush (\(status)): \(message)")
             case .rejected(let status, let message, _):
+                ids.append(.null)
                 worst = 500
                 parts.append("\(label) failed upstream (\(status)): \(message)")
             case .failed(let message):
+                ids.append(.null)
                 worst = 500
                 parts.append("\(label) failed upstream: \(message)")
             }
         }
         let messages: JSONValue = .object(["Messages": .array(ids)])
         if worst == 200 { return body(http: 200, code: 200, message: "OK", response: messages) }
-        let message = (ids.isEmpty ? "" : "partially sent: ") + parts.joined(separator: "; ")
-        let response: JSONValue = ids.isEmpty ? .null : messages
+        let sent = ids.contains { $0 != .null }
+        let message = (sent ? "partially sent: " : "") + parts.joined(separator: "; ")
+        let response: JSONValue = sent ? messages : .null
         switch worst {
         case 429:
             let after = retryAfter ?? Int(OpenPushLimits.rateLimitWindowSeconds)

@@ -14,6 +14,8 @@ struct PushwooshScope {
     var findings: [Finding] = []
     /// Rules broken so far; any one rejects the whole request.
     var errors: [TranslationError] = []
+    /// Caller paths of OpenPush fields that the usual mapping does not give (targeting).
+    var sourceFields: [String: String] = [:]
 
     /// A scope for notification `index` of a route.
     init(route: RouteKind, index: Int) {

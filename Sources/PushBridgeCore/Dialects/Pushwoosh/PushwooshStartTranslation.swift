@@ -41,7 +41,7 @@ enum PushwooshStartTranslation {
         guard scope.errors.isEmpty, let activityId else { return nil }
         start.activityId = activityId
         start.name = PushwooshCommonFields.name("start", activityId: activityId, scope: &scope)
-        return OpenPushRequest(.start(start), sendAt: sendAt)
+        return OpenPushRequest(.start(start), sendAt: sendAt, sourceFields: scope.sourceFields)
     }
 
     /// `live_activity.attributes` (required object) → `event_attributes`; `{}` gets a placeholder key.

@@ -1,6 +1,7 @@
 /// Start targeting: exactly one OpenPush method from `filter`/`filter_code` (segments),
 /// `devices` (push tokens) or `users` (external ids). Two methods, none, an unmapped filter
-/// or more than 20,000 ids reject the notification; over 2,000 ids is a caveat.
+/// or more than 20,000 ids reject the notification (OpenPush's fan-out caveats are added by
+/// `OpenPushCheck`, which sees every dialect's starts).
 enum PushwooshTargeting {
     /// Reads the targeting keys into `start`.
     static func apply(_ r: inout FieldReader, to start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
@@ -22,8 +23,10 @@ enum PushwooshTargeting {
         }
         if let name = filter ?? filterCode {
             segments(name, key: present[0], into: &start, context: context, scope: &scope)
+            scope.sourceFields["included_segments"] = scope.field(present[0])
         } else if let devices {
             guard checkIds(devices, key: "devices", scope: &scope) else { return }
+            scope.sourceFields[context.deviceTargeting == .subscriptionIds ? "include_subscription_ids" : "include_aliases"] = scope.field("devices")
             switch context.deviceTargeting {
             case .subscriptionIds:
                 start.includeSubscriptionIds = devices
@@ -38,6 +41,7 @@ enum PushwooshTargeting {
             }
         } else if let users {
             guard checkIds(users, key: "users", scope: &scope) else { return }
+            scope.sourceFields["include_aliases"] = scope.field("users")
             start.includeAliases = ["external_id": .array(users.map(JSONValue.string))]
             scope.note(scope.field("users"), .renamed, "user ids sent as include_aliases.external_id, which reaches devices whose OpenPush external id is the Pushwoosh user id")
         }
@@ -46,17 +50,10 @@ enum PushwooshTargeting {
     private static func segments(_ name: String, key: String, into start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
         let f = scope.field(key)
         if OpenPushRules.isBlank(name) { scope.reject(f, "must name a Pushwoosh filter"); return }
-        guard let map = context.segmentMap else {
-            start.includedSegments = [name]
-            scope.note(f, .caveat, "no segment map is configured, so the Pushwoosh filter name \"\(name)\" was sent as the OpenPush segment id; unless an OpenPush segment has exactly that id the start reaches nobody — configure the app's segment map")
-            return
+        let provider = key == "filter_code" ? "Pushwoosh filter_code (the older name of filter)" : "Pushwoosh filter"
+        if let id = SegmentMapping.map(name, field: f, provider: provider, context: context, findings: &scope.findings, errors: &scope.errors) {
+            start.includedSegments = [id]
         }
-        guard let id = map[name] else {
-            scope.reject(f, "the Pushwoosh filter \"\(name)\" is not in the configured segment map; add it so PushBridge knows which OpenPush segment to target")
-            return
-        }
-        start.includedSegments = [id]
-        scope.note(f, .renamed, "Pushwoosh filter \"\(name)\" sent as OpenPush segment \(id) through the segment map\(key == "filter_code" ? " (filter_code is the older name of filter)" : "")")
     }
 
     private static func checkIds(_ ids: [String], key: String, scope: inout PushwooshScope) -> Bool {
@@ -66,9 +63,6 @@ enum PushwooshTargeting {
         if ids.count > OpenPushLimits.maxTargetIds {
             scope.reject(f, "lists \(ids.count) ids; OpenPush accepts at most \(OpenPushLimits.maxTargetIds) per request — split them across notifications")
             return false
-        }
-        if ids.count > OpenPushLimits.fanOutCap {
-            scope.note(f, .caveat, "lists \(ids.count) ids, but OpenPush silently reaches only the first \(OpenPushLimits.fanOutCap) devices of a send; split them into notifications of at most \(OpenPushLimits.fanOutCap)")
         }
         return true
     }

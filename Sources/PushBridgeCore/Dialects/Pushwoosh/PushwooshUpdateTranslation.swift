@@ -28,15 +28,17 @@ enum PushwooshUpdateTranslation {
         let alert = PushwooshAlert.read(&r, required: false, scope: &scope)
         update.headings = alert.headings
         update.contents = alert.contents
-        if let subtitle = r.raw("subtitle") {
+        let subtitle = r.raw("subtitle")
+        let subtitleShown = subtitle?.stringValue.map { !OpenPushRules.isBlank($0) } ?? false
+        if subtitle != nil {
             var why = scope.tableNote("notifications[].subtitle")
-            if !alert.isPresent, subtitle.stringValue.map({ !OpenPushRules.isBlank($0) }) ?? false {
+            if !alert.isPresent, subtitleShown {
                 why += " Because neither content nor title is set, this update arrives without the alert Pushwoosh would have shown."
             }
             scope.note(scope.field("subtitle"), .dropped, why)
         }
         update.priority = PushwooshCommonFields.priority(&r, event: update.event ?? "update", scope: &scope)
-        update.iosSound = PushwooshCommonFields.sound(&r, hasAlert: alert.isPresent, scope: &scope)
+        update.iosSound = PushwooshCommonFields.sound(&r, hasAlert: alert.isPresent, subtitle: subtitleShown, scope: &scope)
 
         scope.absorb(r)
         scope.absorb(la)
@@ -44,6 +46,6 @@ enum PushwooshUpdateTranslation {
         if hasLive { scope.dropUnread(la, tablePrefix: "notifications[].live_activity") }
         guard scope.errors.isEmpty, let activityId, let event = update.event else { return nil }
         update.name = PushwooshCommonFields.name(event, activityId: activityId, scope: &scope)
-        return OpenPushRequest(.update(update))
+        return OpenPushRequest(.update(update), sourceFields: scope.sourceFields)
     }
 }

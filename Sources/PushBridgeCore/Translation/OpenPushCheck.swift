@@ -1,0 +1,75 @@
+/// The one check every translation goes through after its dialect and before anything is sent,
+/// whatever the dialect: each OpenPush request must pass OpenPush's own rules, and one request
+/// that does not rejects the whole translation (nothing is sent, so a caller never gets half a
+/// request). A translation that passes gets a caveat for each thing OpenPush will do to it
+/// without saying so: cut alert text at its Liquid caps, and reach at most 2,000 devices.
+/// Every finding names the caller's field, through the request's `sourceFields` or the
+/// dialect's `callerField`.
+public enum OpenPushCheck {
+    /// The translation, rejected when a request breaks a rule, otherwise with the caveats added.
+    /// `callerField(openPushField, requestIndex)` names the caller's field of an OpenPush field.
+    public static func check(_ translation: Translation, callerField: (String, Int) -> String) -> Translation {
+        guard translation.error == nil else { return translation }
+        var t = translation
+        var errors: [TranslationError] = []
+        for (i, request) in t.requests.enumerated() {
+            for v in request.violations {
+                let f = request.callerField(v.field) ?? callerField(v.field, i)
+                errors.append(TranslationError(field: f, rule: v.rule, message: "\(f): \(v.rule) (OpenPush would reject this request)"))
+            }
+        }
+        if let error = TranslationError.combine(errors) {
+            let whole = t.requests.count > 1 ? "; the whole request is rejected, none of its \(t.requests.count) notifications is sent" : ""
+            t.findings += errors.map { Finding(field: $0.field, kind: .rejected, message: $0.message + whole) }
+            t.requests = []
+            t.error = TranslationError(field: error.field, rule: error.rule, message: error.message + whole)
+            return t
+        }
+        for (i, request) in t.requests.enumerated() {
+            let name: (String) -> String = { request.callerField($0) ?? callerField($0, i) }
+            t.findings += alertCaps(request, callerField: name) + fanOut(request, callerField: name)
+        }
+        return t
+    }
+
+    /// OpenPush renders alert title and body through Liquid and cuts them at 512 and 2,048
+    /// characters. The length that counts is the rendered one: PushBridge's own escapes
+    /// (`{{ '{{' }}`) render back to the two characters they stand for.
+    static func alertCaps(_ request: OpenPushRequest, callerField: (String) -> String) -> [Finding] {
+        var out: [Finding] = []
+        for (key, cap, what) in [("headings", OpenPushLimits.alertTitleCap, "alert title"), ("contents", OpenPushLimits.alertBodyCap, "alert body")] {
+            guard let map = request.body[key]?.objectValue else { continue }
+            for m in map.members {
+                guard let text = m.value.stringValue else { continue }
+                let rendered = LiquidEscaping.rendered(text)
+                guard rendered.length > cap else { continue }
+                let measure = rendered.hasTemplateTags
+                    ? "is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)"
+                    : "is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters"
+                out.append(Finding(field: callerField("\(key).\(m.key)"), kind: .caveat, message: "\(measure). Shorten the text to keep its end"))
+            }
+        }
+        return out
+    }
+
+    /// OpenPush reaches at most 2,000 devices per send and never says when it cut: every start
+    /// aimed at a segment or filter may lose devices, and a list of more ids certainly does.
+    static func fanOut(_ request: OpenPushRequest, callerField: (String) -> String) -> [Finding] {
+        guard case .start(let s) = request.payload else { return [] }
+        let cap = OpenPushLimits.fanOutCap
+        if let segments = s.includedSegments {
+            let names = segments.map { "\"\($0)\"" }.joined(separator: ", ")
+            return [Finding(field: callerField("included_segments"), kind: .caveat,
+                            message: "OpenPush reaches at most \(cap) devices per send and does not report the cut: if \(segments.count == 1 ? "segment \(names) holds" : "segments \(names) together hold") more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")]
+        }
+        if s.filters != nil {
+            return [Finding(field: callerField("filters"), kind: .caveat,
+                            message: "OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")]
+        }
+        let ids = (s.includeSubscriptionIds?.count ?? 0) + (s.includeAliases?.members.reduce(0) { $0 + ($1.value.arrayValue?.count ?? 1) } ?? 0)
+        guard ids > cap else { return [] }
+        let field = s.includeSubscriptionIds != nil ? "include_subscription_ids" : "include_aliases"
+        return [Finding(field: callerField(field), kind: .caveat,
+                        message: "lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)")]
+    }
+}
