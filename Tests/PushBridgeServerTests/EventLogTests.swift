@@ -107,7 +107,7 @@ struct EventLogTests {
         #expect(pairs[3].value == String(repeating: "é", count: 10) + "…[truncated]")
     }
 
-    @Test func findingsAreOneWarningLineEach() throws {
+    @Test func findingsAreOneLineEachAtTheirOwnSeverity() throws {
         let collector = LineCollector()
         let findings = [
             Finding(field: "contents.en", kind: .renamed, message: "sent as alert.body"),
@@ -120,6 +120,21 @@ struct EventLogTests {
         #expect(lines[1].dropFirst().map(\.value) == ["warning", "translation finding", "req-1", "onesignal", "demo", "update", "ios_sound", "dropped", "warning", "OpenPush has no \"sound\" for Live Activities"])
         #expect(lines[0][7].value == "contents.en")
         #expect(lines[0][9].value == "info")
+        #expect(lines[0][1].value == "info", "an info finding is logged at level=info, not warning")
+    }
+
+    @Test func findingsBelowTheMinimumLevelAreSkippedAndTheRestKeepTheirOrder() throws {
+        let collector = LineCollector()
+        let findings = [
+            Finding(field: "notifications[0].name", kind: .synthesized, message: "name made up"),
+            Finding(field: "notifications[0].filter", kind: .caveat, message: "fan-out"),
+            Finding(field: "notifications[1].live_activity.stale-date", kind: .rejected, message: "not seconds"),
+        ]
+        EventLog(format: .logfmt, minimumLevel: .warning, clock: Self.fixedClock, sink: collector.sink)
+            .findings(findings, requestId: "req-9", dialect: .pushwoosh, app: "pw", route: .start)
+        let lines = try collector.lines.map { try #require(LogfmtParser.parse($0)) }
+        #expect(lines.map { $0[1].value } == ["warning", "error"])
+        #expect(lines.map { $0[7].value } == ["notifications[0].filter", "notifications[1].live_activity.stale-date"])
     }
 
     @Test func accessLineDropsTheQueryString() throws {

@@ -44,7 +44,10 @@ struct ProxyConfigurationTests {
         #expect(config.apps.map(\.dialect) == [.onesignal, .pushwoosh, .buzzkit])
         #expect(config.apps[0].openPushKey?.value == "op-secret-scores-1111")
         #expect(config.apps[0].callers.count == 2)
+        #expect(config.apps[0].segmentMap == ["Subscribed Users": "seg_subscribed", "Active Users": "seg_active"])
+        #expect(config.apps[0].unmappedSegments == .forward)
         #expect(config.apps[1].segmentMap == ["Riders in Berlin": "seg_berlin", "Premium": "seg_premium"])
+        #expect(config.apps[1].unmappedSegments == nil)
         #expect(config.apps[1].devices == .alias("external_id"))
         #expect(config.apps[2].passThroughKey)
         #expect(config.apps[2].openPushKey == nil)
@@ -88,6 +91,24 @@ struct ProxyConfigurationTests {
             "apps[0].callers[1]: exactly one of key_env or key_sha256 is required",
         ])
         #expect(problems("{").first?.hasPrefix("configuration is not valid JSON") == true)
+    }
+
+    @Test func oneSignalAppsMapSegmentsAndChooseWhatAnUnmappedOneDoes() throws {
+        let config = try ProxyConfiguration.load(json: Array(app(#", "segment_map": {"Active Users": "seg_active"}, "unmapped_segments": "reject""#).utf8),
+                                                 environment: Self.environment)
+        let context = config.apps[0].translationContext(now: 1_781_049_600, requestId: "r1")
+        #expect(context.segmentMap == ["Active Users": "seg_active"] && context.unmappedSegments == .reject)
+        let start = #"{"activity_id":"a","name":"n","event_attributes":{"k":1},"event_updates":{"s":1},"headings":{"en":"h"},"contents":{"en":"c"},"included_segments":["Active Users"%@]}"#
+        let route = try #require(InboundRoute.match(path: "/apps/s/activities/activity/T"))
+        let mapped = OneSignalDialect().translate(route: route, body: Array(start.replacingOccurrences(of: "%@", with: "").utf8), context: context)
+        #expect(mapped.requests.first?.body["included_segments"] == .array([.string("seg_active")]))
+        let unmapped = OneSignalDialect().translate(route: route, body: Array(start.replacingOccurrences(of: "%@", with: #","VIP""#).utf8), context: context)
+        #expect(unmapped.requests.isEmpty && unmapped.error?.field == "included_segments[1]")
+
+        #expect(problems(app(#", "unmapped_segments": "drop""#)) == [#"apps[0].unmapped_segments: must be "forward" or "reject""#])
+        #expect(problems(app(#", "unmapped_segment": "forward""#)).contains { $0.hasPrefix("apps[0].unmapped_segment: unknown key") })
+        let buzzkit = app(#", "segment_map": {"A": "seg_a"}"#).replacingOccurrences(of: #""dialect": "onesignal""#, with: #""dialect": "buzzkit""#)
+        #expect(problems(buzzkit) == ["apps[0].segment_map: BuzzKit requests target a subscriber, never a segment; remove it"])
     }
 
     @Test func callerCredentialsMatchInConstantTimeAndMismatch() throws {

@@ -78,17 +78,18 @@ struct ProxyFixtureLiveTests {
             let rendered = dialect.render(results: results, for: translation)
             #expect(reply.status == rendered.status, "\(name)")
             #expect(reply.body == rendered.body, "\(name): \(String(decoding: reply.body, as: UTF8.self))")
-            // The audit row and the warning log carry every finding.
+            // The audit row and the log carry every finding, each line at the finding's severity.
             #expect(record.outcome == "forwarded", "\(name): outcome \(record.outcome) \(record.errorMessage ?? "")")
             #expect(record.entry.findings.map(\.field) == translation.findings.map(\.field), "\(name): audit findings")
             #expect(record.entry.findings.map(\.kind) == translation.findings.map(\.kind), "\(name): audit finding kinds")
-            let warnings = proxy.log.lines.compactMap(LogfmtParser.parse).filter { line in
-                line.contains { $0.key == "request_id" && $0.value == requestId } && line.contains { $0.key == "level" && $0.value == "warning" }
+            let findingLines = proxy.log.lines.compactMap(LogfmtParser.parse).filter { line in
+                line.contains { $0.key == "request_id" && $0.value == requestId } && line.contains { $0.key == "msg" && $0.value == "translation finding" }
             }
-            #expect(warnings.count == translation.findings.count, "\(name): \(warnings.count) warning lines")
-            for (line, finding) in zip(warnings, translation.findings) {
+            #expect(findingLines.count == translation.findings.count, "\(name): \(findingLines.count) finding lines")
+            for (line, finding) in zip(findingLines, translation.findings) {
                 #expect(line.contains { $0.key == "field" && $0.value == finding.field })
                 #expect(line.contains { $0.key == "kind" && $0.value == finding.kind.rawValue })
+                #expect(line.contains { $0.key == "level" && $0.value == finding.severity.rawValue }, "\(name): \(finding.field) logged at another level")
             }
         }
         #expect(checked.forwarded >= 40)

@@ -41,12 +41,13 @@ public struct TranslationContext: Sendable {
 
     /// A context; `now` is required so that translation stays a pure function.
     public init(now: Int64, requestId: String? = nil, targetAppId: String? = nil, sourceAppId: String? = nil, segmentMap: [String: String]? = nil,
-                deviceTargeting: DeviceTargeting = .subscriptionIds, deviceTargetingConfigured: Bool = false) {
+                unmappedSegments: UnmappedSegments? = nil, deviceTargeting: DeviceTargeting = .subscriptionIds, deviceTargetingConfigured: Bool = false) {
         self.now = now
         self.requestId = requestId
         self.targetAppId = targetAppId
         self.sourceAppId = sourceAppId
         self.segmentMap = segmentMap
+        self.unmappedSegments = unmappedSegments
         self.deviceTargeting = deviceTargeting
         self.deviceTargetingConfigured = deviceTargetingConfigured
     }

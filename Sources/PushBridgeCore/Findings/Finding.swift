@@ -1,5 +1,5 @@
 /// One thing a translation did to the caller's request: data that travels with the
-/// translation, is logged at warning level and is written to the audit.
+/// translation, is logged at its own severity and is written to the audit.
 public struct Finding: Sendable, Equatable, Codable {
     /// The caller's field path, e.g. `notifications[0].live_activity.title`.
     public var field: String

@@ -1,7 +1,7 @@
 import PushBridgeCore
 
 extension AppConfiguration {
-    private static let keys = ["name", "dialect", "source_app_id", "openpush", "callers", "pass_through_key", "segment_map", "devices", "mode", "route_modes", "shadow"]
+    private static let keys = ["name", "dialect", "source_app_id", "openpush", "callers", "pass_through_key", "segment_map", "unmapped_segments", "devices", "mode", "route_modes", "shadow"]
 
     /// Decodes `apps`, reporting problems and cross-app conflicts (duplicate names or source ids).
     static func decodeAll(_ values: [JSONValue]?, _ r: ConfigReader) -> [AppConfiguration] {
@@ -44,10 +44,14 @@ extension AppConfiguration {
             r.report("\(path).callers", "at least one caller credential is required unless pass_through_key is true")
         }
         let segments = decodeSegmentMap(o["segment_map"], at: "\(path).segment_map", r)
+        let unmapped = decodeUnmappedSegments(r.string(o, "unmapped_segments", at: path), at: "\(path).unmapped_segments", r)
+        if dialect == .buzzkit, o["segment_map"] != nil || o["unmapped_segments"] != nil {
+            r.report("\(path).\(o["segment_map"] != nil ? "segment_map" : "unmapped_segments")", "BuzzKit requests target a subscriber, never a segment; remove it")
+        }
         let devices = decodeDevices(r.string(o, "devices", at: path), at: "\(path).devices", r)
 
         guard let name, let dialect, let source, let appID else { return nil }
-        var app = AppConfiguration(name: name, dialect: dialect, sourceAppID: source, openPushAppID: appID, openPushKey: key, callers: callers, passThroughKey: passThrough, segmentMap: segments, devices: devices)
+        var app = AppConfiguration(name: name, dialect: dialect, sourceAppID: source, openPushAppID: appID, openPushKey: key, callers: callers, passThroughKey: passThrough, segmentMap: segments, unmappedSegments: unmapped, devices: devices)
         decodeModes(o, at: path, into: &app, r)
         return app
     }
@@ -82,6 +86,13 @@ extension AppConfiguration {
             if map.updateValue(segment, forKey: member.key) != nil { r.report("\(path).\(member.key)", "duplicate key") }
         }
         return map
+    }
+
+    private static func decodeUnmappedSegments(_ text: String?, at path: String, _ r: ConfigReader) -> TranslationContext.UnmappedSegments? {
+        guard let text else { return nil }
+        if let value = TranslationContext.UnmappedSegments(rawValue: text) { return value }
+        r.report(path, "must be \"forward\" or \"reject\"")
+        return nil
     }
 
     private static func decodeDevices(_ text: String?, at path: String, _ r: ConfigReader) -> DevicesMapping {

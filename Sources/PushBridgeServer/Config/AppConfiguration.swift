@@ -16,8 +16,11 @@ public struct AppConfiguration: Sendable {
     public var callers: [CallerCredential]
     /// Forward the caller's own key as the OpenPush key instead of verifying it. Default `false`.
     public var passThroughKey: Bool
-    /// Pushwoosh filter name → OpenPush segment id. Default empty.
+    /// OneSignal segment / Pushwoosh filter name → OpenPush segment id. Default empty.
     public var segmentMap: [String: String]
+    /// What a segment name missing from `segmentMap` does. Default nil: forwarded with a
+    /// warning when there is no map, rejected when there is one.
+    public var unmappedSegments: TranslationContext.UnmappedSegments?
     /// How Pushwoosh devices map to OpenPush targets. Default `.subscriptionIds`.
     public var devices: DevicesMapping
     /// The migration mode. Default `.openpush`.
@@ -28,7 +31,8 @@ public struct AppConfiguration: Sendable {
     public var shadow: ShadowSettings?
 
     /// An app; defaults as documented on each property.
-    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:], devices: DevicesMapping = .subscriptionIds,
+    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:],
+                unmappedSegments: TranslationContext.UnmappedSegments? = nil, devices: DevicesMapping = .subscriptionIds,
                 mode: MigrationMode = .openpush, routeModes: [RouteKind: MigrationMode] = [:], shadow: ShadowSettings? = nil) {
         self.mode = mode
         self.routeModes = routeModes
@@ -41,6 +45,7 @@ public struct AppConfiguration: Sendable {
         self.callers = callers
         self.passThroughKey = passThroughKey
         self.segmentMap = segmentMap
+        self.unmappedSegments = unmappedSegments
         self.devices = devices
     }
 

@@ -1,11 +1,12 @@
 import PushBridgeCore
 
 extension EventLog {
-    /// One warning line per finding of a translation: `request_id`, `dialect`, `app`, `route`,
-    /// `field`, `kind`, `severity` and `reason`. The lines go out together (one write).
+    /// One line per finding of a translation, at the finding's own severity (info, warning,
+    /// error): `request_id`, `dialect`, `app`, `route`, `field`, `kind`, `severity` and
+    /// `reason`. The lines go out together (one write), in the findings' order.
     public func findings(_ findings: [Finding], requestId: String, dialect: DialectName, app: String?, route: RouteKind) {
-        guard isEnabled(.warning), !findings.isEmpty else { return }
-        log(.warning, "translation finding", batch: findings.map { finding in [
+        guard findings.contains(where: { isEnabled(Self.level(of: $0.severity)) }) else { return }
+        log("translation finding", leveled: findings.map { finding in (Self.level(of: finding.severity), [
                 LogField("request_id", .string(requestId)),
                 LogField("dialect", .string(dialect.rawValue)),
                 LogField("app", .string(app ?? "-")),
@@ -14,8 +15,17 @@ extension EventLog {
                 LogField("kind", .string(finding.kind.rawValue)),
                 LogField("severity", .string(finding.severity.rawValue)),
                 LogField("reason", .string(finding.message)),
-            ]
+            ])
         })
+    }
+
+    /// The log level of a finding's severity.
+    static func level(of severity: Severity) -> LogLevel {
+        switch severity {
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
     }
 
     /// One info line for a finished request. The query string is never logged (it may carry

@@ -66,6 +66,18 @@ public final class EventLog: Sendable {
         writeLock.withLock { _ in sink(text) }
     }
 
+    /// Writes one line per event, each at its own level (lines below ``minimumLevel`` are
+    /// skipped), all handed to the sink in one call, in the order given.
+    public func log(_ message: String, leveled batch: [(LogLevel, [LogField])]) {
+        let timestamp = RFC3339.format(milliseconds: clock())
+        var text = ""
+        for (level, fields) in batch where isEnabled(level) {
+            text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: fields.map(LogRedaction.redact))
+        }
+        guard !text.isEmpty else { return }
+        writeLock.withLock { _ in sink(text) }
+    }
+
     /// Writes one line for an event: `log.log(.info, "started", ["port": 8080])`.
     public func log(_ level: LogLevel, _ message: String, _ fields: KeyValuePairs<String, LogValue> = [:]) {
         guard isEnabled(level) else { return }

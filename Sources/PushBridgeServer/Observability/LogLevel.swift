@@ -4,7 +4,7 @@ public enum LogLevel: String, Sendable, CaseIterable, Comparable {
     case debug
     /// Normal operation: one access line per request.
     case info
-    /// Something an operator should look at: every translation finding is one of these.
+    /// Something an operator should look at, such as a warning-severity translation finding.
     case warning
     /// Something failed.
     case error
