@@ -10,11 +10,16 @@
 # stops everything it started. Knobs: BENCH_SECONDS (per wrk run, default 5),
 # BENCH_AUDIT_ROWS (default 20000), BENCH_SERVE_SECONDS (start only, for profiling),
 # BENCH_PUSHBRIDGE (a pushbridge binary to measure instead of this tree's, e.g. a saved
-# baseline; the translate and audit benchmarks still come from this tree).
+# baseline; the translate and audit benchmarks still come from this tree), BENCH_PRUNE_ROWS
+# (rows past the retention window for the retention rows, default 200000).
+# A third PushBridge serves HTTPS (a test CA made here with openssl) for the TLS latency row; at
+# the end two more run over an audit seeded with BENCH_PRUNE_ROWS old rows, without and with
+# retention pruning them while wrk sends requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-5}
 audit_rows=${BENCH_AUDIT_ROWS:-20000}
+prune_rows=${BENCH_PRUNE_ROWS:-200000}
 
 need=""
 command -v wrk >/dev/null || need="$need wrk"
@@ -38,7 +43,8 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 base=$((20000 + RANDOM % 20000))
-up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base + 3))
+up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base + 3)); tls_port=$((base + 4))
+prune_off_port=$((base + 5)); prune_on_port=$((base + 6)); seed_port=$((base + 7))
 # The diagnostic twin: same binary and config, audit on tmpfs where fsync costs nothing, so the
 # table separates the durable audit's fsyncs from everything else. It is not a mode to deploy.
 shm_dir=$(mktemp -d /dev/shm/pushbridge-bench.XXXXXX)
@@ -54,25 +60,38 @@ nginx_conf "$work/proxy" 2 "  upstream openpush { server 127.0.0.1:$up_port; kee
 "$NGINX" -p "$work/up" -c "$work/up/nginx.conf" 2>"$work/up/stderr" & pids+=($!)
 "$NGINX" -p "$work/proxy" -c "$work/proxy/nginx.conf" 2>"$work/proxy/stderr" & pids+=($!)
 
-write_config() { # OUT LISTEN_PORT AUDIT_PATH
-  python3 - "$1" "$2" "$up_port" "$3" <<'PY'
+write_config() { # OUT LISTEN_PORT AUDIT_PATH [EXTRA_JSON merged at the top level]
+  python3 - "$1" "$2" "$up_port" "$3" "${4:-{\}}" <<'PY'
 import json, sys
-out, pb, up, audit = sys.argv[1:]
+out, pb, up, audit, extra = sys.argv[1:]
 c = json.load(open("config/bench.json"))
 c["listen"] = f"127.0.0.1:{pb}"
 c["openpush"]["base_url"] = f"http://127.0.0.1:{up}"
 c["audit_db"] = audit
+c.update(json.loads(extra))
 json.dump(c, open(out, "w"), indent=1)
 PY
 }
+# The HTTPS twin: a CA and a certificate for 127.0.0.1 made here (wrk does not verify; curl does).
+mkdir -p "$work/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/tls/ca.key" -out "$work/tls/ca.pem" -days 1 -subj "/CN=bench CA" 2>/dev/null
+openssl req -newkey rsa:2048 -nodes -keyout "$work/tls/key.pem" -out "$work/tls/req.csr" -subj "/CN=127.0.0.1" 2>/dev/null
+echo "subjectAltName=IP:127.0.0.1" >"$work/tls/ext.cnf"
+openssl x509 -req -in "$work/tls/req.csr" -CA "$work/tls/ca.pem" -CAkey "$work/tls/ca.key" -set_serial 1 -days 1 \
+  -extfile "$work/tls/ext.cnf" -out "$work/tls/chain.pem" 2>/dev/null
 write_config "$work/bench.json" "$pb_port" "$work/audit.sqlite"
 write_config "$work/bench-shm.json" "$shm_port" "$shm_dir/audit.sqlite"
+# Its audit is on tmpfs like the diagnostic twin's, so that the TLS row compares the two without
+# the disk's fsyncs (which dominate a durable request's latency on a slow disk).
+write_config "$work/bench-tls.json" "$tls_port" "$shm_dir/audit-tls.sqlite" \
+  "{\"tls\": {\"certificate_chain\": \"$work/tls/chain.pem\", \"private_key\": \"$work/tls/key.pem\"}}"
 pushbridge=${BENCH_PUSHBRIDGE:-$bin/pushbridge}
 PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench.json" 2>"$work/pushbridge.log" & pb_pid=$!; pids+=($pb_pid)
 PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench-shm.json" 2>"$work/pushbridge-shm.log" & pids+=($!)
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench-tls.json" 2>"$work/pushbridge-tls.log" & pids+=($!)
 
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
-wait_port "$up_port"; wait_port "$nginx_port"; wait_port "$pb_port"; wait_port "$shm_port"
+wait_port "$up_port"; wait_port "$nginx_port"; wait_port "$pb_port"; wait_port "$shm_port"; wait_port "$tls_port"
 
 os_body=fixtures/onesignal-start-reference/body.json
 pw_body=fixtures/pushwoosh-start-filter-reference/body.json
@@ -93,6 +112,9 @@ for check in "$os_path|$os_body|$os_auth" "$pw_path|$pw_body|"; do
     --data-binary @"$body" "http://127.0.0.1:$pb_port$path")
   if [ "${answer:0:1}" != 2 ]; then echo "PushBridge answered $answer for $path: $(cat "$work/check")" >&2; tail -5 "$work/pushbridge.log" >&2; exit 1; fi
 done
+answer=$(curl -s -o "$work/check" -w '%{http_code}' --cacert "$work/tls/ca.pem" -H "Content-Type: application/json" -H "Authorization: $os_auth" \
+  --data-binary @"$os_body" "https://127.0.0.1:$tls_port$os_path")
+if [ "${answer:0:1}" != 2 ]; then echo "PushBridge over HTTPS answered $answer: $(cat "$work/check")" >&2; tail -5 "$work/pushbridge-tls.log" >&2; exit 1; fi
 
 # run_wrk NAME CONNECTIONS URL BODY AUTH → stores RESULT fields as NAME_p50 NAME_p99 NAME_rps
 declare -A R
@@ -116,6 +138,7 @@ echo "warming up"; BENCH_BODY=$os_body BENCH_AUTH=$os_auth wrk -t1 -c4 -d1s -s b
 echo "latency: 1 connection, ${seconds}s each"
 targets 1 "$os_body" "$os_path" "$os_auth" lat
 run_wrk "shm_lat" 1 "http://127.0.0.1:$shm_port$os_path" "$os_body" "$os_auth"
+run_wrk "tls_lat" 1 "https://127.0.0.1:$tls_port$os_path" "$os_body" "$os_auth"
 
 echo "holding 1000 idle keep-alive connections to PushBridge"
 python3 bench/http/hold_idle.py "$pb_port" 1000 600 >"$work/hold.out" & hold_pid=$!; pids+=($hold_pid)
@@ -178,6 +201,52 @@ d=${R[direct_lat_p50_us]}; b=${R[shm_lat_p50_us]}
 printf "$fmt" "latency p50, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +0.300" "$(verdict $(( b - d <= 300 )))  ($(delta $(( b - d ))))"
 d=${R[direct_lat_p99_us]}; b=${R[shm_lat_p99_us]}
 printf "$fmt" "latency p99, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +1.000" "$(verdict $(( b - d <= 1000 )))  ($(delta $(( b - d ))))"
+d=${R[direct_lat_p50_us]}; b=${R[tls_lat_p50_us]}; plain=${R[shm_lat_p50_us]}
+printf "$fmt" "latency p50 over HTTPS, tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "HTTPS-plain, keep-alive" \
+  "$(delta $(( b - plain )))  (plain on tmpfs $(ms "$plain"), HTTPS/plain $(ratio "$b" "$plain"))"
 b=${R[shm_os64_rps]}; n=${R[nginx_os64_rps]}
 printf "$fmt" "OneSignal 64 conns, tmpfs (req/s)" "${R[direct_os64_rps]}" "$b" "$n" "$(ratio "$b" "${R[direct_os64_rps]}")" "$(ratio "$b" "$n")" "PB/nginx ≥ 0.50" "$(verdict "$(awk -v b="$b" -v n="$n" 'BEGIN { print (b >= 0.5 * n) }')")"
 printf "$fmt" "PushBridge CPU per request (µs)" "" "$cpu_us_per_request" "" "" "" "" "user+system, 64 conns"
+
+# Retention under load: two PushBridges over copies of one audit holding $prune_rows rows 40
+# days old (each with two findings), one with audit_retention_days 0, one with 30 (it starts
+# pruning as it starts); the same 16-connection load on each, one after the other.
+echo
+echo "retention: $prune_rows rows past the window, 16 connections, ${seconds}s each"
+start_pb() { # CONFIG LOG → pid in started_pid
+  PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$1" 2>"$2" & started_pid=$!; pids+=($started_pid)
+}
+stop_pb() { kill -TERM "$1"; wait "$1" 2>/dev/null || true; }
+write_config "$work/seed.json" "$seed_port" "$work/prune.sqlite" '{"audit_retention_days": 0}'
+start_pb "$work/seed.json" "$work/seed.log"; wait_port "$seed_port"; stop_pb "$started_pid"
+old_ms=$(( $(date +%s) * 1000 - 40 * 86400000 ))
+sqlite3 "$work/prune.sqlite" <<SQL
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $prune_rows)
+INSERT INTO requests (request_id, received_at, finished_at, path, dialect, route, source_app, target_app, event, key_fingerprint,
+                      inbound_body, translated, finding_count, upstream_status, upstream_body, response_status, response_body, outcome)
+SELECT printf('old%08d', i), $old_ms + i, $old_ms + i + 5, '/apps/bench-app/activities/activity/DeliveryAttributes', 'onesignal', 'start',
+       'bench-onesignal', 'app_3f9c2b', 'start', 'sha256:0123456789ab', hex(randomblob(400)), hex(randomblob(300)), 2, 201,
+       '{"id":"n1"}', 200, '{"id":"n1"}', 'forwarded' FROM n;
+INSERT INTO findings (request_id, ordinal, dialect, route, source_app, received_at, field, kind, severity, message)
+SELECT request_id, o.k, 'onesignal', 'start', 'bench-onesignal', received_at, 'field' || o.k, 'dropped', 'warning', 'dropped in the bench'
+FROM requests, (SELECT 0 AS k UNION ALL SELECT 1) AS o;
+COMMIT;
+SQL
+cp "$work/prune.sqlite" "$work/prune-on.sqlite"
+write_config "$work/prune-off.json" "$prune_off_port" "$work/prune.sqlite" '{"audit_retention_days": 0}'
+write_config "$work/prune-on.json" "$prune_on_port" "$work/prune-on.sqlite" '{"audit_retention_days": 30}'
+start_pb "$work/prune-off.json" "$work/prune-off.log"; wait_port "$prune_off_port"
+run_wrk "prune_off" 16 "http://127.0.0.1:$prune_off_port$os_path" "$os_body" "$os_auth"
+stop_pb "$started_pid"
+start_pb "$work/prune-on.json" "$work/prune-on.log"; wait_port "$prune_on_port"
+run_wrk "prune_on" 16 "http://127.0.0.1:$prune_on_port$os_path" "$os_body" "$os_auth"
+pruned=$(curl -s "http://127.0.0.1:$prune_on_port/metrics" | awk '/^pushbridge_audit_pruned_rows_total / {print $2}')
+stop_pb "$started_pid"
+fmt2='%-34s %12s %12s %12s  %s\n'
+printf "$fmt2" "measure" "no pruning" "pruning" "ratio" "rows pruned during the run"
+for p in p50 p99; do
+  a=${R[prune_off_${p}_us]}; b=${R[prune_on_${p}_us]}
+  printf "$fmt2" "request $p, 16 conns (ms)" "$(ms "$a")" "$(ms "$b")" "$(ratio "$b" "$a")" "$([ $p = p99 ] && echo "${pruned:-0} of $prune_rows")"
+done
+printf "$fmt2" "requests/s, 16 conns" "${R[prune_off_rps]}" "${R[prune_on_rps]}" "$(ratio "${R[prune_on_rps]}" "${R[prune_off_rps]}")" ""

@@ -6,7 +6,8 @@ import Synchronization
 /// A pass picks the oldest rows past the window on its own read connection, a batch at a time,
 /// and hands each batch to the audit writer as one queued operation: the deletes run inside the
 /// writer's own transactions, between request rows, and never hold the write lock for longer
-/// than one small batch. Rows still `pending` or `scheduled` stay; a row's findings, shadow
+/// than one small batch. Between batches the pass rests twice as long as the batch took, so
+/// requests keep most of the writer (and of the disk's syncs) while a large backlog goes. Rows still `pending` or `scheduled` stay; a row's findings, shadow
 /// comparison and scheduled sends go with it (its attempts are columns of the row).
 ///
 /// Several instances on one audit file each prune it; SQLite's write lock serializes them and
@@ -20,6 +21,10 @@ public final class AuditRetention: Sendable {
         public var batchSize = 200
         /// Time between passes. Default 10 minutes.
         public var interval: Duration = .seconds(600)
+        /// After each batch the pass rests this many times as long as the batch took (from
+        /// queueing to its durable commit), so that retention takes at most a third of the
+        /// writer's time however slow the disk is. Default 2.
+        public var restFactor = 2
         /// Settings with the given window.
         public init(retentionDays: Int) { self.retentionDays = retentionDays }
     }
@@ -63,14 +68,20 @@ public final class AuditRetention: Sendable {
         guard settings.retentionDays > 0 else { return 0 }
         let cutoff = clock.nowMilliseconds() - Int64(settings.retentionDays) * 86_400_000
         var total = 0
+        var previous: [String] = []
         while !Task.isCancelled {
             let ids = try candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(settings.batchSize))])
                 .compactMap(\.first?.textValue)
-            if ids.isEmpty { break }
+            // The same batch twice means it could not be deleted: stop rather than spin.
+            if ids.isEmpty || ids == previous { break }
+            previous = ids
+            let started = ContinuousClock.now
             try await store.submit(.prune(requestIds: ids))
+            let took = ContinuousClock.now - started
             total += ids.count
             onPruned(ids.count)
             if ids.count < settings.batchSize { break }
+            try await Task.sleep(for: took * settings.restFactor)
         }
         return total
     }
