@@ -26,7 +26,7 @@ struct AuditRetentionTests {
 
         let clock = ManualDeliveryClock(startMilliseconds: now)
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_retention_days": 30"#, directory: directory, clock: clock)
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_retention_days": 30"#, directory: directory, auditClock: clock)
         let start = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
         // Requests go through while the first pass (run at start) deletes the old rows.
         async let during = proxy.send(path: start, body: Self.startBody("during"))

@@ -57,8 +57,10 @@ public final class ProxyRuntime: Sendable {
     public var port: UInt16 { server.port }
 
     /// Starts everything the configuration names; throws with what failed to start. `clock`
-    /// drives pacing and scheduled starts (tests pass a ``ManualDeliveryClock``).
-    public static func start(_ configuration: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock()) throws -> ProxyRuntime {
+    /// drives pacing and scheduled starts, `auditClock` audit retention and the disk checks
+    /// (tests pass a ``ManualDeliveryClock`` to either).
+    public static func start(_ configuration: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock(),
+                             auditClock: any DeliveryClock = SystemDeliveryClock()) throws -> ProxyRuntime {
         var sandboxServer: HTTPServer?
         var sandboxURL: String?
         let baseURL: String
@@ -85,7 +87,7 @@ public final class ProxyRuntime: Sendable {
         }
         let client = try UpstreamClient(configuration: configuration.upstreamClientConfiguration)
         metrics.sampleAuditQueueDepth { audit.queueDepth }
-        let upkeep = try AuditUpkeep.start(audit: audit, limits: configuration.auditLimits, clock: clock, metrics: metrics, log: log)
+        let upkeep = try AuditUpkeep.start(audit: audit, limits: configuration.auditLimits, clock: auditClock, metrics: metrics, log: log)
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
         let pacer = SendPacer(settings: configuration.delivery)

@@ -76,9 +76,9 @@ final class ProxyHarness: Sendable {
     /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object; `apps`
     /// replaces the default apps; the `…Extra` strings are more members (each starting with a
     /// comma) of an app or of the top level; `directory` reuses an earlier harness's files (a
-    /// restart); `clock` drives pacing and the scheduler.
+    /// restart); `clock` drives pacing and the scheduler, `auditClock` audit retention.
     init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "", apps: String? = nil,
-         directory reuse: URL? = nil, clock: any DeliveryClock = SystemDeliveryClock()) throws {
+         directory reuse: URL? = nil, clock: any DeliveryClock = SystemDeliveryClock(), auditClock: any DeliveryClock = SystemDeliveryClock()) throws {
         directory = reuse ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         auditPath = directory.appendingPathComponent("audit.sqlite").path
@@ -91,7 +91,7 @@ final class ProxyHarness: Sendable {
         """
         configJSON = config
         let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
-        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock)
+        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock, auditClock: auditClock)
     }
 
     static func defaultApps(pushwooshExtra: String, oneSignalExtra: String = "") -> String {
