@@ -13,6 +13,7 @@ usage: pushbridge COMMAND [options]
   audit list|show|prune [--db FILE] …                      read and prune the audit
   scheduled list|cancel ID [--db FILE] [--audit-db FILE]   list or cancel scheduled starts
   report [--db FILE] [--since T] [--format F] [--out FILE] the diff report over the audit
+  readiness [--db FILE] [--config FILE] [--app A] [--since T]  the cut-over verdict per app and route (exit 0: all ready)
   replay FILE [--config FILE] [--audit FILE] [--format F]  translate captured traffic offline, then report
   check-config FILE                                        validate a configuration file
   docs field-mapping                                       print docs/field-mapping.md
@@ -44,6 +45,7 @@ case "sandbox":
 case "audit": status = await AuditCommand.run(arguments: Array(arguments.dropFirst()))
 case "scheduled": status = ScheduledCommand.run(arguments: Array(arguments.dropFirst()))
 case "report": status = await ReportCommand.run(arguments: Array(arguments.dropFirst()))
+case "readiness": status = await ReadinessCommand.run(arguments: Array(arguments.dropFirst()))
 case "replay": status = await ReplayCommand.run(arguments: Array(arguments.dropFirst()))
 case "check-config": status = CheckConfigCommand.run(Array(arguments.dropFirst()))
 case "-h", "--help", "help": print(usage); status = 0

@@ -23,3 +23,39 @@ struct AuditCommandTests {
         #expect(text == "A    BB\nCCC  D\n")
     }
 }
+
+/// `audit list` speaks the vocabulary of `scheduled list` and `report`: apps by their
+/// configured name, `--since` in the time formats every command takes.
+@Suite(.serialized) struct AuditListVocabularyTests {
+    @Test func listShowsTheAppNameAndSinceTakesEveryTimeFormat() async throws {
+        let run = try ReadinessRun(readiness: "")
+        let id = try await run.send("vocabulary_1")
+        let now = Int64(Date().timeIntervalSince1970)
+        let past = now - 3600, future = now + 3600
+        let iso = { (seconds: Int64) in TimestampConversionShim.iso(seconds) }
+        for since in [String(past * 1000), String(past), iso(past), String(iso(past).dropLast(4)), "2026-01-01"] {
+            let out = try await CLIRunner.runAsync(["audit", "list", "--db", run.proxy.auditPath, "--app", "os", "--since", since])
+            let row = out.stdout.split(separator: "\n").first { $0.hasPrefix(id) }.map(String.init) ?? ""
+            #expect(out.status == 0 && row.split(separator: " ").contains("os"), "--since \(since): \(out.stdout)\(out.stderr)")
+        }
+        for since in [String(future * 1000), String(future), iso(future)] {
+            let out = try await CLIRunner.runAsync(["audit", "list", "--db", run.proxy.auditPath, "--since", since])
+            #expect(out.status == 0 && out.stdout == "no requests\n", "--since \(since): \(out.stdout)")
+        }
+        let bySource = try await CLIRunner.runAsync(["audit", "list", "--db", run.proxy.auditPath, "--app", "app_3f9c2b"])
+        #expect(bySource.stdout.contains(id), "the source app id no longer selects the app's rows")
+        let shown = try await CLIRunner.runAsync(["audit", "show", id, "--db", run.proxy.auditPath])
+        #expect(shown.stdout.contains("app              os\n"), "\(shown.stdout)")
+        let bad = try await CLIRunner.runAsync(["audit", "list", "--db", run.proxy.auditPath, "--since", "last week"])
+        #expect(bad.status == 2 && bad.stderr.contains("--since takes an ISO 8601 date"))
+        await run.stop()
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for Unix seconds.
+enum TimestampConversionShim {
+    static func iso(_ seconds: Int64) -> String {
+        let f = ISO8601DateFormatter()
+        return f.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}

@@ -8,9 +8,11 @@ public enum AuditCommand {
 
     /// The usage text.
     public static let usage = """
-        usage: pushbridge audit list [--db FILE] [--limit N] [--outcome X] [--app A] [--since UNIX_MS]
+        usage: pushbridge audit list [--db FILE] [--limit N] [--outcome X] [--app A] [--since T]
                pushbridge audit show ID [--db FILE]
                pushbridge audit prune --older-than-days N [--db FILE]
+          T is an ISO 8601 date (2026-06-10) or date-time (2026-06-10T12:00:00Z), Unix seconds or Unix milliseconds;
+          A is the app's name in the configuration or its source app id
         """
 
     /// Runs the command with `arguments` (after `audit`); returns the exit status: 0 on

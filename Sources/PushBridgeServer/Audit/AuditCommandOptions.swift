@@ -57,7 +57,7 @@ struct AuditCommandOptions {
             options.limit = limit
         }
         if let text = values["since"] {
-            guard let since = Int64(text) else { throw UsageError(message: "--since must be Unix milliseconds") }
+            guard let since = TimeArgument.milliseconds(text) else { throw UsageError(message: "--since takes \(TimeArgument.accepted)") }
             options.since = since
         }
         options.outcome = values["outcome"]

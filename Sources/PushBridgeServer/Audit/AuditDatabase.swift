@@ -59,6 +59,11 @@ enum AuditDatabase {
         }
     }
 
+    /// Whether the file has `requests.app_name` (migration 5).
+    static func hasAppNames(_ database: SQLiteDatabase) throws -> Bool {
+        try database.rows("SELECT count(*) FROM pragma_table_info('requests') WHERE name = 'app_name'").first?.first?.integerValue == 1
+    }
+
     private static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }

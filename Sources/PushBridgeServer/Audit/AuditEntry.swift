@@ -18,6 +18,8 @@ public struct AuditEntry: Sendable, Equatable {
     public var sourceApp: String?
     /// The OpenPush app it goes to.
     public var targetApp: String?
+    /// The name of the configured app that accepted it; nil when none did.
+    public var appName: String?
     /// The Live Activity type (starts).
     public var activityType: String?
     /// The Live Activity id.

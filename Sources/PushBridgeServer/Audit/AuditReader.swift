@@ -8,39 +8,43 @@ public final class AuditReader: Sendable {
     /// The database file.
     public let path: String
     private let connection: Mutex<SQLiteDatabase>
+    /// `requests.app_name`, or `NULL` in a file no proxy of this build has migrated yet.
+    let appNameColumn: String
 
     /// Opens the existing audit at `path`. Throws ``AuditError/notAnAudit(_:)`` for a file
     /// that is not one.
     public init(path: String, busyTimeout: Duration = .seconds(5)) throws(AuditError) {
         self.path = path
-        connection = Mutex(try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout))
+        let database = try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout)
+        do { appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL" } catch { throw AuditError.wrap(error) }
+        connection = Mutex(database)
     }
 
     /// The newest rows first, at most `limit`, received at or after `since` (Unix ms), with
-    /// the given outcome and source app when set.
+    /// the given outcome and app (its configured name or its source app id) when set.
     public func list(limit: Int = 50, since: Int64? = nil, outcome: String? = nil, app: String? = nil) throws(AuditError) -> [AuditSummary] {
         var conditions: [String] = []
         var arguments: [SQLiteValue] = []
         if let since { conditions.append("received_at >= ?"); arguments.append(.integer(since)) }
         if let outcome { conditions.append("outcome = ?"); arguments.append(.text(outcome)) }
-        if let app { conditions.append("source_app = ?"); arguments.append(.text(app)) }
+        if let app { conditions.append("(source_app = ? OR \(appNameColumn) = ?)"); arguments += [.text(app), .text(app)] }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments.append(.integer(Int64(max(0, limit))))
         let sql = """
-            SELECT request_id, received_at, dialect, route, source_app, event, outcome, response_status, upstream_latency_ms, finding_count
+            SELECT request_id, received_at, dialect, route, source_app, event, outcome, response_status, upstream_latency_ms, finding_count, \(appNameColumn)
             FROM requests \(filter) ORDER BY received_at DESC, id DESC LIMIT ?
             """
         return try query(sql, arguments).map { row in
             AuditSummary(requestId: row[0].textValue ?? "", receivedAt: row[1].integerValue ?? 0, dialect: row[2].textValue,
                          route: row[3].textValue, sourceApp: row[4].textValue, event: row[5].textValue, outcome: row[6].textValue ?? "",
                          responseStatus: row[7].integerValue.map(Int.init), upstreamLatencyMs: Self.real(row[8]),
-                         findingCount: Int(row[9].integerValue ?? 0))
+                         findingCount: Int(row[9].integerValue ?? 0), appName: row[10].textValue)
         }
     }
 
     /// The row and its findings, or nil when there is none.
     public func show(requestId: String) throws(AuditError) -> AuditRecord? {
-        let columns = AuditStatements.requestColumns.joined(separator: ", ")
+        let columns = AuditStatements.requestColumns.map { $0 == "app_name" ? appNameColumn : $0 }.joined(separator: ", ")
         guard let row = try query("SELECT \(columns) FROM requests WHERE request_id = ?", [.text(requestId)]).first else { return nil }
         let findings = try query("SELECT field, kind, severity, message FROM findings WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
             .map { f in
@@ -89,12 +93,13 @@ public final class AuditReader: Sendable {
     }
 
     private static func record(_ row: [SQLiteValue], findings: [Finding]) -> AuditRecord {
-        let entry = AuditEntry(
+        var entry = AuditEntry(
             requestId: row[0].textValue ?? "", receivedAt: row[1].integerValue ?? 0, path: row[3].textValue,
             dialect: row[4].textValue.flatMap(DialectName.init(rawValue:)), route: row[5].textValue.flatMap(RouteKind.init(rawValue:)),
             sourceApp: row[6].textValue, targetApp: row[7].textValue, activityType: row[8].textValue, activityId: row[9].textValue,
             event: row[10].textValue, keyFingerprint: row[11].textValue, inboundBody: row[12].textValue, translated: row[13].textValue,
             findings: findings)
+        entry.appName = row[23].textValue
         return AuditRecord(
             entry: entry, outcome: row[21].textValue ?? "", finishedAt: row[2].integerValue, upstreamStatus: row[15].integerValue.map(Int.init),
             upstreamBody: row[16].textValue, upstreamLatencyMs: real(row[17]), attempts: row[18].textValue,

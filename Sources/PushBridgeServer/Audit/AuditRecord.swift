@@ -22,6 +22,8 @@ public struct AuditSummary: Sendable, Equatable {
     public var upstreamLatencyMs: Double?
     /// Findings.
     public var findingCount: Int
+    /// The configured app's name; nil when no app accepted the request.
+    public var appName: String?
 }
 
 /// A whole row with its findings: `audit show`.

@@ -9,7 +9,7 @@ enum AuditRowEncoding {
             text(entry.dialect?.rawValue), text(entry.route?.rawValue ?? entry.unhandledRoute), text(entry.sourceApp), text(entry.targetApp),
             text(entry.activityType), text(entry.activityId), text(entry.event), text(entry.keyFingerprint),
             text(entry.inboundBody), text(entry.translated), .integer(Int64(entry.findings.count)),
-        ] + AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).all.dropFirst().map(\.value)
+        ] + AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).all.dropFirst().map(\.value) + [text(entry.appName)]
     }
 
     static func findingRows(_ entry: AuditEntry) -> [[SQLiteValue]] {

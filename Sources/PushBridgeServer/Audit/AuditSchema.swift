@@ -11,6 +11,7 @@ enum AuditSchema {
         migrator.register(2, "shadow comparisons and scheduled sends", sql: shadowAndScheduled)
         migrator.register(3, "report indexes", sql: reportIndexes)
         migrator.register(4, "shadow comparison bodies", sql: shadowBodies)
+        migrator.register(5, "app names", sql: appNames)
         return migrator
     }
 
@@ -114,5 +115,12 @@ enum AuditSchema {
     static let shadowBodies = """
         ALTER TABLE shadow_comparisons ADD COLUMN primary_body TEXT;
         ALTER TABLE shadow_comparisons ADD COLUMN shadow_body TEXT;
+        """
+
+    /// The configured app's name next to the caller's source app id, so `audit list`,
+    /// `report` and `readiness` name apps as the configuration does. Null for requests no
+    /// app accepted and for rows written before it.
+    static let appNames = """
+        ALTER TABLE requests ADD COLUMN app_name TEXT;
         """
 }

@@ -11,7 +11,7 @@ final class AuditStatements {
         "request_id", "received_at", "finished_at", "path", "dialect", "route", "source_app", "target_app",
         "activity_type", "activity_id", "event", "key_fingerprint", "inbound_body", "translated", "finding_count",
         "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status", "response_body",
-        "outcome", "error_message",
+        "outcome", "error_message", "app_name",
     ]
     static let findingColumns = ["request_id", "ordinal", "dialect", "route", "source_app", "received_at", "field", "kind", "severity", "message"]
     static let completionColumns = [

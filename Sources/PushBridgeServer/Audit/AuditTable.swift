@@ -8,7 +8,7 @@ enum AuditTable {
         let body = rows.map { row in
             [
                 row.requestId, time(row.receivedAt), [row.dialect, row.route].compactMap { $0 }.joined(separator: ".").ifEmpty("-"),
-                row.sourceApp ?? "-", row.event ?? "-", row.outcome, row.responseStatus.map(String.init) ?? "-",
+                row.appName ?? row.sourceApp ?? "-", row.event ?? "-", row.outcome, row.responseStatus.map(String.init) ?? "-",
                 row.upstreamLatencyMs.map { String(format: "%.1f", $0) } ?? "-", String(row.findingCount),
             ]
         }
@@ -20,7 +20,7 @@ enum AuditTable {
         var lines: [(String, String)] = [
             ("request id", entry.requestId), ("received", time(entry.receivedAt)), ("finished", record.finishedAt.map(time) ?? "-"),
             ("path", entry.path ?? "-"), ("dialect", entry.dialect?.rawValue ?? "-"), ("route", entry.route?.rawValue ?? "-"),
-            ("source app", entry.sourceApp ?? "-"), ("target app", entry.targetApp ?? "-"),
+            ("app", entry.appName ?? "-"), ("source app", entry.sourceApp ?? "-"), ("target app", entry.targetApp ?? "-"),
             ("activity", [entry.activityType, entry.activityId].compactMap { $0 }.joined(separator: " ").ifEmpty("-")),
             ("event", entry.event ?? "-"), ("key", entry.keyFingerprint ?? "-"), ("outcome", record.outcome),
             ("response status", record.responseStatus.map(String.init) ?? "-"),

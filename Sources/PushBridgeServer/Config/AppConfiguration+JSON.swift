@@ -37,10 +37,12 @@ extension AppConfiguration {
         if o["openpush"] == nil { r.report(opPath, "required") }
         let appID = op.flatMap { r.string($0, "app_id", at: opPath, required: true) }
         if let appID, let problem = OpenPushPath.problem(segment: appID) { r.report("\(opPath).app_id", problem) }
-        let key = op.flatMap { r.secretFromEnvironment($0, "rest_key_env", at: opPath, required: !passThrough) }
+        let key = op.flatMap { r.secretFromEnvironment($0, "rest_key_env", at: opPath, required: !passThrough, fallback: appID.flatMap { r.sandboxRestKeys[$0] }) }
 
-        let callers = decodeCallers(r.array(o, "callers", at: path), at: "\(path).callers", r)
-        if callers.isEmpty && !passThrough {
+        let declared = r.array(o, "callers", at: path)
+        let callers = decodeCallers(declared, at: "\(path).callers", r)
+        // A caller whose key could not be read has its own problem already; this one is for none declared.
+        if (declared ?? []).isEmpty && !passThrough {
             r.report("\(path).callers", "at least one caller credential is required unless pass_through_key is true")
         }
         let segments = decodeSegmentMap(o["segment_map"], at: "\(path).segment_map", r)

@@ -4,7 +4,10 @@ import PushBridgeCore
 /// at the first. Reports name keys, types and environment variables, never values.
 final class ConfigReader {
     private(set) var problems: [ConfigurationError.Problem] = []
-    private let environment: [String: String]
+    let environment: [String: String]
+    /// The embedded sandbox's REST key per OpenPush app id, from its seed, when the sandbox is
+    /// the upstream: an app's unset `rest_key_env` falls back to it (the demo needs no key).
+    var sandboxRestKeys: [String: String] = [:]
 
     init(environment: [String: String]) { self.environment = environment }
 
@@ -68,8 +71,9 @@ final class ConfigReader {
         return a
     }
 
-    /// The value of the environment variable named at `object[key]`.
-    func secretFromEnvironment(_ object: JSONObject?, _ key: String, at path: String, required: Bool = true) -> Secret? {
+    /// The value of the environment variable named at `object[key]`; `fallback` when that
+    /// variable is unset and a fallback is given.
+    func secretFromEnvironment(_ object: JSONObject?, _ key: String, at path: String, required: Bool = true, fallback: String? = nil) -> Secret? {
         guard let name = string(object, key, at: path, required: required) else { return nil }
         // Not echoed when malformed: a key pasted here by mistake must not reach a log.
         guard Self.isEnvironmentName(name) else {
@@ -77,6 +81,7 @@ final class ConfigReader {
             return nil
         }
         guard let value = environment[name], !value.isEmpty else {
+            if let fallback { return Secret(fallback) }
             report(Self.join(path, key), "environment variable \(name) is not set")
             return nil
         }

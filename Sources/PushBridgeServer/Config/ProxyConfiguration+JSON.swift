@@ -5,10 +5,43 @@ extension ProxyConfiguration {
     /// Loads and validates a configuration file. Secrets come from `environment` (pass
     /// `ProcessInfo.processInfo.environment` in production, a dictionary in tests).
     public static func load(fileAt path: String, environment: [String: String]) throws(ConfigurationError) -> ProxyConfiguration {
+        try decodeChecked(parseFile(at: path), environment: environment)
+    }
+
+    /// The file's JSON; a problem naming the file and why it cannot be read or where its JSON
+    /// breaks (line, column and byte).
+    static func parseFile(at path: String) throws(ConfigurationError) -> JSONValue {
+        var isDirectory: ObjCBool = false
+        let reason: String?
+        if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            reason = "cannot read the configuration file: no such file"
+        } else if isDirectory.boolValue {
+            reason = "cannot read the configuration file: it is a directory"
+        } else if !FileManager.default.isReadableFile(atPath: path) {
+            reason = "cannot read the configuration file: permission denied"
+        } else {
+            reason = nil
+        }
+        if let reason { throw ConfigurationError(problems: [.init(path: path, message: reason)]) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError(problems: [.init(path: path, message: "cannot read the configuration file")])
         }
-        return try load(json: Array(data), environment: environment)
+        let bytes = Array(data)
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            let (line, column) = position(of: error.offset, in: bytes)
+            throw ConfigurationError(problems: [.init(path: path, message: "not valid JSON at line \(line), column \(column) (byte \(error.offset)): \(error.reason)")])
+        }
+    }
+
+    /// The 1-based line and column of a byte offset.
+    static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1, column = 1
+        for byte in bytes.prefix(offset) {
+            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return (line, column)
     }
 
     /// Parses and validates configuration JSON, reporting every problem at once.
@@ -19,6 +52,10 @@ extension ProxyConfiguration {
         } catch {
             throw ConfigurationError(problems: [.init(path: "", message: "configuration is not valid JSON: \(error.description)")])
         }
+        return try decodeChecked(root, environment: environment)
+    }
+
+    private static func decodeChecked(_ root: JSONValue, environment: [String: String]) throws(ConfigurationError) -> ProxyConfiguration {
         let reader = ConfigReader(environment: environment)
         let configuration = decode(root, reader)
         guard reader.problems.isEmpty, let configuration else {
@@ -38,7 +75,7 @@ extension ProxyConfiguration {
     }
 
     private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue", "tls",
-                                         "audit_retention_days", "audit_max_mib", "audit_min_free_mib"]
+                                         "audit_retention_days", "audit_max_mib", "audit_min_free_mib", "readiness"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
         guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
@@ -56,12 +93,16 @@ extension ProxyConfiguration {
         configuration.sandbox = sandbox
         configuration.openPush = decodeOpenPush(top["openpush"], required: !sandbox.embedded, r)
         configuration.admin = decodeAdmin(top["admin"], r)
+        if sandbox.embedded, top["openpush"] == nil, let seed = sandbox.seedPath, let parsed = try? SandboxSeed.load(path: seed, environment: r.environment) {
+            r.sandboxRestKeys = Dictionary(parsed.apps.map { ($0.app.id, $0.app.restKey) }, uniquingKeysWith: { first, _ in first })
+        }
         configuration.apps = AppConfiguration.decodeAll(r.array(top, "apps", at: ""), r)
         configuration.legacy = decodeLegacy(top["legacy"], r)
         (configuration.delivery, configuration.schedulerDatabase) = decodeDelivery(top["delivery"], r)
         configuration.shadowQueue = decodeShadowQueue(top["shadow_queue"], r)
         configuration.tls = decodeTLS(top["tls"], at: "tls", r)
         configuration.auditLimits = decodeAuditLimits(top, r)
+        configuration.readiness = ReadinessThresholds.decode(top["readiness"], r)
         checkModes(configuration, r)
         return configuration
     }

@@ -32,6 +32,8 @@ public struct ProxyConfiguration: Sendable {
     /// Retention and disk guards of the audit. Defaults: 30 days, warn past 10 GiB or under
     /// 1 GiB free.
     public var auditLimits = AuditLimits()
+    /// When `readiness` calls an app ready to cut over (see ``ReadinessThresholds``).
+    public var readiness = ReadinessThresholds()
 
     /// A configuration; every argument but `apps` has the default documented on its property.
     public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), logFormat: LogFormat = .logfmt, auditDatabasePath: String = "pushbridge-audit.sqlite", limits: Limits = Limits(), openPush: OpenPushUpstream? = nil, sandbox: Sandbox = Sandbox(), admin: Admin? = nil, apps: [AppConfiguration]) {

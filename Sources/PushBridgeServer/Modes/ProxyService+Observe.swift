@@ -13,12 +13,17 @@ extension ProxyService {
         audited.findings += violations.map { Finding(field: $0.field, kind: .caveat, message: "OpenPush would reject this: \($0.field) \($0.rule)") }
         if let refused = await begin(inbound, translation: audited, app: app) { return refused }
         let answer = await forwardToLegacy(inbound, base: base)
-        var verdict = "observe: nothing was sent to OpenPush"
+        var verdict = Self.observeMessage
         if let error = translation.error { verdict += "; OpenPush would refuse the translation: \(error.message)" }
         if !violations.isEmpty { verdict += "; \(violations.count) OpenPush rule violation(s)" }
         await complete(inbound, legacyCompletion(inbound, answer, outcome: .translated, message: verdict), app: app)
         return answer.response
     }
+
+    /// How an observe row's `error_message` starts (readiness tells legacy answers from OpenPush's by it).
+    static let observeMessage = "observe: nothing was sent to OpenPush"
+    /// The `error_message` of a row the legacy provider answered as the shadow-mode primary.
+    static let legacyPrimaryMessage = "shadow: the legacy provider answered; OpenPush is the shadow"
 
     /// The audit completion of a request the legacy provider answered.
     func legacyCompletion(_ inbound: Inbound, _ answer: LegacyForwarder.Answer, outcome: AuditOutcome, message: String) -> AuditCompletion {

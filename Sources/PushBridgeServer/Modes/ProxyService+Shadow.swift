@@ -9,7 +9,7 @@ extension ProxyService {
         }
         if let refused = await begin(inbound, translation: translation, app: app) { return refused }
         let answer = await forwardToLegacy(inbound, base: base)
-        await complete(inbound, legacyCompletion(inbound, answer, outcome: .forwarded, message: "shadow: the legacy provider answered; OpenPush is the shadow"), app: app)
+        await complete(inbound, legacyCompletion(inbound, answer, outcome: .forwarded, message: Self.legacyPrimaryMessage), app: app)
         if Self.sampled(shadow) {
             let primary = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
                                                 body: ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect),

@@ -123,7 +123,7 @@ public final class ProxyRuntime: Sendable {
             adminHTTP.port = UInt16(admin.listen.port)
             adminHTTP.tls = admin.tls?.certificate
             if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
-            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader).handler)
+            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration)).handler)
         }
         scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,

@@ -72,8 +72,9 @@ extension ProxyService {
             results.append(.scheduled(id: id))
         }
         let response = http(inbound.dialect.render(results: results, for: translation), inbound.requestId)
-        let entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
+        var entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
                                parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
+        entry.appName = app.name
         let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .scheduled, responseStatus: response.status,
                                          responseBody: String(decoding: response.body, as: UTF8.self))
         do {

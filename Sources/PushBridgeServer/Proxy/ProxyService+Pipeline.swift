@@ -79,6 +79,7 @@ extension ProxyService {
         var entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
                                parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint)
         if entry.sourceApp == nil { entry.sourceApp = app ?? inbound.route.namedSourceApp(body: inbound.object) }
+        entry.appName = app
         let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected, responseStatus: response.status,
                                          responseBody: String(decoding: response.body, as: UTF8.self), errorMessage: failure.message)
         if (try? await deps.audit.record(entry, completion)) == nil {
@@ -90,8 +91,9 @@ extension ProxyService {
 
     /// Writes the row before anything leaves; nil (and the answer to give) when it could not be written.
     func begin(_ inbound: Inbound, translation: Translation, app: AppConfiguration) async -> HTTPResponse? {
-        let entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
+        var entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
                                parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
+        entry.appName = app.name
         do {
             try await deps.audit.begin(entry)
             return nil

@@ -3,17 +3,21 @@ import PushBridgeCore
 /// The admin endpoints, on their own listener (loopback unless configured otherwise), behind
 /// `Authorization: Bearer <token>` compared in constant time. Serves `GET /admin/report`
 /// (`?format=text|md|json|csv|html` plus the report filters `since`, `until`, `app`,
-/// `dialect`, `route`).
+/// `dialect`, `route`), its readiness section included, and `GET /admin/readiness` (the
+/// verdicts alone, same filters and formats; JSON by default).
 public struct AdminService: Sendable {
     /// The admin token.
     public let token: Secret
     /// The audit read connection.
     public let reader: AuditReader
+    /// The thresholds and apps readiness is judged with.
+    public let readiness: ReadinessSettings
 
     /// A service.
-    public init(token: Secret, reader: AuditReader) {
+    public init(token: Secret, reader: AuditReader, readiness: ReadinessSettings = ReadinessSettings()) {
         self.token = token
         self.reader = reader
+        self.readiness = readiness
     }
 
     /// The handler to give an ``HTTPServer``.
@@ -25,7 +29,7 @@ public struct AdminService: Sendable {
         guard authorized(request) else {
             return .json(401, .object(["error": .string("unauthorized")]), headers: [("WWW-Authenticate", "Bearer")])
         }
-        guard request.path == "/admin/report" else { return .json(404, .object(["error": .string("not found")])) }
+        guard request.path == "/admin/report" || request.path == "/admin/readiness" else { return .json(404, .object(["error": .string("not found")])) }
         guard request.method == "GET" else { return .json(405, .object(["error": .string("method not allowed")]), headers: [("Allow", "GET")]) }
         let query = request.query
         guard let format = ReportFormat(rawValue: query["format"] ?? "json") else {
@@ -34,13 +38,17 @@ public struct AdminService: Sendable {
         var filter = ReportFilter(app: query["app"], dialect: query["dialect"], route: query["route"])
         for name in ["since", "until"] {
             guard let text = query[name] else { continue }
-            guard let time = ReportFilter.parseTime(text) else { return .json(400, .object(["error": .string("\(name) takes an ISO date or Unix seconds")])) }
+            guard let time = ReportFilter.parseTime(text) else { return .json(400, .object(["error": .string("\(name) takes \(TimeArgument.accepted)")])) }
             if name == "since" { filter.since = time } else { filter.until = time }
         }
         do {
-            let report = try reader.report(filter)
-            return HTTPResponse(status: 200, headers: [("Content-Type", format.contentType), ("Cache-Control", "no-store")],
-                                body: Array(ReportRenderer.render(report, as: format).utf8))
+            let text: String
+            if request.path == "/admin/readiness" {
+                text = ReadinessRendering.render(try reader.readiness(filter, settings: readiness), as: format)
+            } else {
+                text = ReportRenderer.render(try reader.report(filter, readiness: readiness), as: format)
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", format.contentType), ("Cache-Control", "no-store")], body: Array(text.utf8))
         } catch {
             return .json(500, .object(["error": .string("\(error)")]))
         }

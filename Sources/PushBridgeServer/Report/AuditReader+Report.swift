@@ -2,8 +2,8 @@ import PushBridgeCore
 
 extension AuditReader {
     /// The report over the rows `filter` selects, from SQL aggregates (GROUP BY on the indexed
-    /// `findings` table; no per-row work in Swift).
-    public func report(_ filter: ReportFilter = ReportFilter()) throws(AuditError) -> Report {
+    /// `findings` table; no per-row work in Swift), its readiness judged with `readiness`.
+    public func report(_ filter: ReportFilter = ReportFilter(), readiness settings: ReadinessSettings = ReadinessSettings()) throws(AuditError) -> Report {
         let (routes, unhandled, upstream) = try routesAndUpstream(filter)
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
         let (groups, droppedPaths) = try findingGroups(filter, denominators: denominators)
@@ -20,7 +20,7 @@ extension AuditReader {
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
             droppedOverTime: try droppedOverTime(filter, droppedPaths: droppedPaths),
-            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled)
+            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled, readiness: try readiness(filter, settings: settings))
     }
 
     /// One pass over the covering index `findings_by_field` in its own order (no sort), apps

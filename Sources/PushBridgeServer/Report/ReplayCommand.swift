@@ -70,15 +70,18 @@ public enum ReplayCommand {
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
         let route = InboundRoute.match(path: path)
         var context = TranslationContext(now: now / 1000, requestId: requestId)
+        var appName: String?
         if let route {
             let named = route.namedSourceApp(body: (try? JSONParser.parse(request.body))?.objectValue)
             let candidates = directory.apps.filter { $0.dialect == route.dialect }
             let app = named.flatMap { name in candidates.first { $0.sourceAppID == name } } ?? (candidates.count == 1 ? candidates.first : nil)
             if let app { context = app.translationContext(now: now / 1000, requestId: requestId) }
+            appName = app?.name
         }
         let translation = Dialects.translate(path: path, body: request.body, context: context)?.1
-        let entry = AuditEntry(requestId: requestId, receivedAt: now, path: path, route: route, translation: translation,
+        var entry = AuditEntry(requestId: requestId, receivedAt: now, path: path, route: route, translation: translation,
                                inboundBody: request.body, keyFingerprint: nil)
+        entry.appName = appName
         let outcome: AuditOutcome = translation?.isForwardable == true ? .translated : .rejected
         let message = translation == nil ? "no dialect serves \(path)" : translation?.error.map { "\($0)" }
         return (entry, AuditCompletion(finishedAt: now, outcome: outcome, errorMessage: message))

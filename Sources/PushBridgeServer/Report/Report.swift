@@ -24,11 +24,13 @@ public struct Report: Sendable, Equatable {
     /// Requests on routes PushBridge does not translate (outcome `unhandled`), per dialect of
     /// their path prefix and `METHOD /path`, most frequent first; not in ``routes``.
     public var unhandled: [RouteTotal]
+    /// The cut-over verdicts per app and route over the same rows.
+    public var readiness: Readiness
 
     /// A report.
     public init(filter: ReportFilter, totalRequests: Int, routes: [RouteTotal], dropped: [FindingGroup], changes: [FindingGroup],
                 rejections: [FindingGroup], caveats: [FindingGroup], droppedOverTime: [TimeBucket], shadow: ShadowSummary,
-                upstream: UpstreamSummary, unhandled: [RouteTotal] = []) {
+                upstream: UpstreamSummary, unhandled: [RouteTotal] = [], readiness: Readiness? = nil) {
         self.filter = filter
         self.totalRequests = totalRequests
         self.routes = routes
@@ -40,6 +42,7 @@ public struct Report: Sendable, Equatable {
         self.shadow = shadow
         self.upstream = upstream
         self.unhandled = unhandled
+        self.readiness = readiness ?? Readiness(filter: filter, thresholds: ReadinessThresholds(), apps: [], notes: [Readiness.unhandledRoutesNote])
     }
 }
 

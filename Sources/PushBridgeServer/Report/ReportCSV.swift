@@ -13,6 +13,8 @@
 /// - `upstream_outcome`, `upstream_status`, `scheduled_send`: name, count.
 /// - `upstream_retries`: name (`retried_requests`, `retries`, `rate_limited_attempts`, `rate_limit_wait_ms`), count.
 /// - `summary`: name `total_requests`, count; or `shadow_comparisons`, count.
+/// - `readiness`: dialect, route (empty for an app without traffic), name (the app), kind (the
+///   verdict), count (requests), detail (the reasons, `; `-separated). `readiness_note`: detail.
 public enum ReportCSV {
     /// The header row's columns.
     public static let columns = ["section", "dialect", "route", "field", "kind", "name", "count", "share", "first_seen", "last_seen", "apps",
@@ -26,6 +28,7 @@ public enum ReportCSV {
             rows.append([section, dialect, route, field, kind, name, count, share, first, last, apps, example, detail])
         }
         add("summary", name: "total_requests", count: String(r.totalRequests))
+        rows += ReadinessRendering.csvRows(r.readiness)
         for route in r.routes { add("routes", dialect: route.dialect, route: route.route, count: String(route.requests)) }
         for route in r.unhandled { add("unhandled_routes", dialect: route.dialect, route: route.route, count: String(route.requests)) }
         for section in ReportFormatting.findingSections(r) {

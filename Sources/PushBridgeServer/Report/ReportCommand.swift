@@ -4,9 +4,11 @@ import Foundation
 public enum ReportCommand {
     /// The usage text.
     public static let usage = """
-        usage: pushbridge report [--db FILE] [--since T] [--until T] [--app A] [--dialect D] [--route R]
+        usage: pushbridge report [--db FILE] [--config FILE] [--since T] [--until T] [--app A] [--dialect D] [--route R]
                                  [--format text|md|json|csv|html] [--out FILE]
-          T is an ISO date (2026-06-10), an ISO date-time or Unix seconds; --db defaults to pushbridge-audit.sqlite
+          --config reads the readiness thresholds and the apps, as pushbridge readiness does
+          T is an ISO 8601 date (2026-06-10) or date-time (2026-06-10T12:00:00Z), Unix seconds or Unix milliseconds;
+          --db defaults to pushbridge-audit.sqlite
         """
 
     /// Runs the command with `arguments` (after `report`); returns 0, 1 when the work failed,
@@ -14,15 +16,17 @@ public enum ReportCommand {
     public static func run(arguments: [String]) async -> Int32 {
         let options: ReportOptions
         do {
-            options = try ReportOptions.parse(arguments, extraFlags: ["db"])
+            options = try ReportOptions.parse(arguments, extraFlags: ["db", "config"])
             guard options.positional.isEmpty else { throw ReportOptions.UsageError(message: "report takes no positional arguments") }
         } catch {
             printStandardError("pushbridge report: \((error as? ReportOptions.UsageError)?.message ?? "\(error)")\n\(usage)")
             return 2
         }
         do {
-            let reader = try AuditReader(path: options.database ?? AuditCommand.defaultDatabase)
-            try write(try reader.report(options.filter), format: options.format, to: options.out)
+            let settings = try options.config.map { path throws(ConfigurationError) in try ReadinessSettings.load(fileAt: path) } ?? ReadinessSettings()
+            let database = try options.database ?? options.config.map { path throws(ConfigurationError) in try ProxyConfiguration.auditPath(inFileAt: path) }
+            let reader = try AuditReader(path: database ?? AuditCommand.defaultDatabase)
+            try write(try reader.report(options.filter, readiness: settings), format: options.format, to: options.out)
             return 0
         } catch {
             printStandardError("pushbridge report: \(error)")

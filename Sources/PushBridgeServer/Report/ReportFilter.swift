@@ -35,13 +35,8 @@ public struct ReportFilter: Sendable, Equatable {
         return (conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "), arguments)
     }
 
-    /// Parses `--since`/`--until` values: an ISO date (`2026-06-10`, midnight UTC), an ISO
-    /// date-time (`2026-06-10T12:00:00Z`) or Unix seconds. Returns Unix ms, nil when invalid.
-    public static func parseTime(_ text: String) -> Int64? {
-        if let seconds = Int64(text) { return seconds * 1000 }
-        if text.count == 10, let seconds = TimestampConversion.unixSeconds(iso: text + "T00:00:00Z") { return seconds * 1000 }
-        return TimestampConversion.unixSeconds(iso: text).map { $0 * 1000 }
-    }
+    /// Parses `--since`/`--until` values (see ``TimeArgument``). Returns Unix ms, nil when invalid.
+    public static func parseTime(_ text: String) -> Int64? { TimeArgument.milliseconds(text) }
 
     /// The filter as `key=value` words for a report header, "" when it has none.
     public var summary: String {

@@ -4,6 +4,7 @@ enum ReportHTML {
         var body = "<header><h1>PushBridge diff report</h1><p class=\"sub\">\(r.totalRequests) requests"
         if !r.filter.summary.isEmpty { body += " · \(escape(r.filter.summary))" }
         body += "</p></header>"
+        body += ReadinessHTML.section(r.readiness)
         body += "<section class=\"cards\">"
         body += card("Requests", String(r.totalRequests)) + card("Dropped fields", String(r.dropped.count))
         body += card("Changes", String(r.changes.count)) + card("Rejection rules", String(r.rejections.count))
@@ -18,8 +19,13 @@ enum ReportHTML {
         body += "<section><h2>Requests by route</h2>" + table(["dialect", "route", "requests"], r.routes.map { [$0.dialect, $0.route, String($0.requests)] }, numeric: [2]) + "</section>"
         body += "<section><h2>Unhandled routes <span class=\"count\">\(r.unhandled.count)</span></h2>"
             + table(["dialect", "route", "requests"], r.unhandled.map { [$0.dialect, $0.route, String($0.requests)] }, numeric: [2]) + "</section>"
-        return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            + "<title>PushBridge diff report</title><style>\(style)</style></head><body><main>\(body)</main></body></html>\n"
+        return page(title: "PushBridge diff report", body: body)
+    }
+
+    /// A whole page around `body`: the inline style, no scripts.
+    static func page(title: String, body: String) -> String {
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            + "<title>\(escape(title))</title><style>\(style)\(ReadinessHTML.style)</style></head><body><main>\(body)</main></body></html>\n"
     }
 
     static func groupTable(_ groups: [FindingGroup]) -> String {

@@ -13,9 +13,11 @@ import PushBridgeCore
 ///     "disagreements","disagreement_examples":[{"request_id","verdict","primary_status","shadow_status","differences"}],
 ///     "primary_latency_ms":{"p50","p95","p99"},"shadow_latency_ms":{…},"primary_error_rate","shadow_error_rate"},
 ///  "upstream": {"outcomes":[{"name","count"}],"statuses":[…],"retried_requests","retries",
-///     "rate_limited_attempts","rate_limit_wait_ms","scheduled_sends":[…]}}
+///     "rate_limited_attempts","rate_limit_wait_ms","scheduled_sends":[…]},
+///  "readiness": {"filter","thresholds","all_ready","apps":[{"app","verdict","reasons","routes":[…]}],"notes"}}
 /// ```
-/// Times are Unix milliseconds; shares are 0…1.
+/// Times are Unix milliseconds; shares are 0…1. The readiness object is `pushbridge readiness
+/// --format json`'s (see ``ReadinessRendering/json(_:)``).
 public enum ReportJSON {
     /// The report as pretty JSON text.
     public static func render(_ report: Report) -> String { JSONWriter.pretty(value(report)) + "\n" }
@@ -53,6 +55,7 @@ public enum ReportJSON {
             "retries": .int(Int64(u.retries)), "rate_limited_attempts": .int(Int64(u.rateLimitedAttempts)),
             "rate_limit_wait_ms": .double(u.rateLimitWaitMs), "scheduled_sends": counts(u.scheduledSends),
         ]))
+        object.appendUnchecked("readiness", ReadinessRendering.json(r.readiness))
         return .object(object)
     }
 

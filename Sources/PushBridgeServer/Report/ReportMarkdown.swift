@@ -3,7 +3,7 @@ enum ReportMarkdown {
     static func render(_ r: Report) -> String {
         var out = "# PushBridge diff report\n\n\(r.totalRequests) requests"
         if !r.filter.summary.isEmpty { out += " · `\(r.filter.summary)`" }
-        out += "\n"
+        out += "\n" + ReadinessRendering.markdown(r.readiness)
         let style = ReportTables.CellStyle(code: { "`\($0)`" }, apps: { $0.joined(separator: ", ") }, withMessage: true)
         out += section(ReportTables.routes(r))
         out += section(ReportTables.unhandled(r))

@@ -31,7 +31,7 @@ struct ReportOptions {
             index += 2
             switch flag {
             case "since", "until":
-                guard let time = ReportFilter.parseTime(value) else { throw UsageError(message: "\(argument) takes an ISO date or Unix seconds") }
+                guard let time = ReportFilter.parseTime(value) else { throw UsageError(message: "\(argument) takes \(TimeArgument.accepted)") }
                 if flag == "since" { options.filter.since = time } else { options.filter.until = time }
             case "app": options.filter.app = value
             case "dialect": options.filter.dialect = value

@@ -3,7 +3,7 @@ enum ReportText {
     static func render(_ r: Report) -> String {
         var out = "PushBridge diff report — \(r.totalRequests) requests"
         if !r.filter.summary.isEmpty { out += " (\(r.filter.summary))" }
-        out += "\n"
+        out += "\n\n" + ReadinessRendering.text(r.readiness)
         let style = ReportTables.CellStyle(code: { $0 }, apps: ReportFormatting.apps, withMessage: false)
         out += section(ReportTables.routes(r))
         out += section(ReportTables.unhandled(r))

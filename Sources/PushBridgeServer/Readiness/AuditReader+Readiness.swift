@@ -1,0 +1,146 @@
+import PushBridgeCore
+
+extension AuditReader {
+    /// The cut-over verdicts over the rows `filter` selects (its window, app, dialect, route),
+    /// per app and route, judged with `settings`. An app is its configured name when the
+    /// audit has one (`requests.app_name`), else its source app id; `filter.app` matches either.
+    public func readiness(_ filter: ReportFilter = ReportFilter(), settings: ReadinessSettings = ReadinessSettings()) throws(AuditError) -> Readiness {
+        var routes = try readinessRequests(filter)
+        for (key, figures) in try readinessFindings(filter, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
+        try readinessShadow(filter, into: &routes)
+        try readinessOpenPush(filter, into: &routes)
+        let judged = routes.mapValues { ReadinessJudge.judge($0, settings.thresholds) }
+        return ReadinessJudge.assemble(judged, filter: filter, settings: settings)
+    }
+
+    /// A route of one app: the grouping key of every readiness query.
+    struct ReadinessKey: Hashable {
+        var app, dialect, route: String
+    }
+
+    /// `requests` aliased `r`, with the filter's bounds; rows no dialect had are left out.
+    private func readinessClause(_ filter: ReportFilter, extra: [String] = []) -> (String, [SQLiteValue]) {
+        var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL"] + extra
+        var arguments: [SQLiteValue] = []
+        if let dialect = filter.dialect { conditions.append("r.dialect = ?"); arguments.append(.text(dialect)) }
+        if let route = filter.route { conditions.append("r.route = ?"); arguments.append(.text(route)) }
+        if let since = filter.since { conditions.append("r.received_at >= ?"); arguments.append(.integer(since)) }
+        if let until = filter.until { conditions.append("r.received_at < ?"); arguments.append(.integer(until)) }
+        if let app = filter.app { conditions.append("\(appKey) = ?"); arguments.append(.text(app)) }
+        return ("WHERE " + conditions.joined(separator: " AND "), arguments)
+    }
+
+    /// The app a row belongs to: its configured name, else its source app id.
+    private var appKey: String { appNameColumn == "NULL" ? "coalesce(r.source_app, '')" : "coalesce(r.app_name, r.source_app, '')" }
+
+    private func key(_ row: [SQLiteValue]) -> ReadinessKey {
+        ReadinessKey(app: row[0].textValue ?? "", dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
+    }
+
+    private func readinessRequests(_ filter: ReportFilter) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
+        let (clause, arguments) = readinessClause(filter)
+        var routes: [ReadinessKey: RouteReadiness] = [:]
+        for row in try query("SELECT \(appKey), r.dialect, r.route, count(*) FROM requests r \(clause) GROUP BY 1, 2, 3", arguments) {
+            var route = RouteReadiness(dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
+            route.requests = Int(row[3].integerValue ?? 0)
+            routes[key(row)] = route
+        }
+        return routes
+    }
+
+    /// Warning-severity dropped or changed fields, and rejections: PushBridge's (`rejected`)
+    /// and the OpenPush rules observe mode found broken (caveats starting "OpenPush would
+    /// reject this", counted as kind `openpush rule`). Array indices are folded; a folded group
+    /// is recounted by distinct request.
+    private func readinessFindings(_ filter: ReportFilter, totals: [ReadinessKey: RouteReadiness])
+        throws(AuditError) -> [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] {
+        let kind = "CASE WHEN f.kind = 'caveat' THEN 'openpush rule' ELSE f.kind END"
+        let (clause, arguments) = readinessClause(filter, extra: [
+            "((f.severity = 'warning' AND f.kind NOT IN ('caveat', 'rejected')) OR f.kind = 'rejected' OR (f.kind = 'caveat' AND f.message LIKE 'OpenPush would reject this%'))",
+        ])
+        let rows = try query("""
+            SELECT \(appKey), r.dialect, r.route, f.field, \(kind), count(DISTINCT f.request_id), max(f.request_id)
+            FROM findings f JOIN requests r ON r.request_id = f.request_id \(clause) GROUP BY 1, 2, 3, 4, 5
+            """, arguments)
+        struct Group: Hashable { var key: ReadinessKey; var field, kind: String }
+        var groups: [Group: (finding: ReadinessFinding, paths: [String])] = [:]
+        for row in rows {
+            let group = Group(key: key(row), field: FieldPath.folded(row[3].textValue ?? ""), kind: row[4].textValue ?? "")
+            let example = row[6].textValue ?? ""
+            var entry = groups[group] ?? (ReadinessFinding(field: group.field, kind: group.kind, requests: 0, share: 0, exampleRequestId: example, exampleMessage: ""), [])
+            entry.finding.requests += Int(row[5].integerValue ?? 0)
+            if example > entry.finding.exampleRequestId { entry.finding.exampleRequestId = example }
+            entry.paths.append(row[3].textValue ?? "")
+            groups[group] = entry
+        }
+        var out: [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] = [:]
+        for (group, entry) in groups {
+            var finding = entry.finding
+            let storedKind = group.kind == "openpush rule" ? "caveat" : group.kind
+            let fields = "f.field IN (\(placeholders(entry.paths.count)))"
+            if entry.paths.count > 1 {
+                let (recount, recountArguments) = readinessClause(filter, extra: ["f.kind = ?", fields, "r.dialect = ?", "r.route = ?", "\(appKey) = ?"])
+                finding.requests = Int(try query("SELECT count(DISTINCT f.request_id) FROM findings f JOIN requests r ON r.request_id = f.request_id \(recount)",
+                                                 [.text(storedKind)] + entry.paths.map { .text($0) } + [.text(group.key.dialect), .text(group.key.route), .text(group.key.app)]
+                                                 + recountArguments).first?.first?.integerValue ?? 0)
+            }
+            let total = totals[group.key]?.requests ?? 0
+            finding.share = total > 0 ? Double(finding.requests) / Double(total) : 0
+            finding.exampleMessage = try query("SELECT message FROM findings f WHERE request_id = ? AND kind = ? AND \(fields) ORDER BY ordinal LIMIT 1",
+                                               [.text(finding.exampleRequestId), .text(storedKind)] + entry.paths.map { .text($0) }).first?.first?.textValue ?? ""
+            if group.kind == "rejected" || group.kind == "openpush rule" { out[group.key, default: ([], [])].rejections.append(finding) }
+            else { out[group.key, default: ([], [])].warnings.append(finding) }
+        }
+        let widest: (ReadinessFinding, ReadinessFinding) -> Bool = { ($1.requests, $0.field, $0.kind) < ($0.requests, $1.field, $1.kind) }
+        return out.mapValues { ($0.warnings.sorted(by: widest), $0.rejections.sorted(by: widest)) }
+    }
+
+    /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs.
+    private func readinessShadow(_ filter: ReportFilter, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+        let accepted = { (side: String) in "coalesce(s.\(side)_status BETWEEN 200 AND 299 AND s.\(side)_error IS NULL, 0)" }
+        let statusClass = { (side: String) in
+            "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
+        }
+        let (clause, arguments) = readinessClause(filter)
+        let join = "FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id"
+        for row in try query("SELECT \(appKey), r.dialect, r.route, count(*), sum(\(accepted("primary")) != \(accepted("shadow"))) \(join) \(clause) GROUP BY 1, 2, 3", arguments) {
+            routes[key(row)]?.shadowed = Int(row[3].integerValue ?? 0)
+            routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
+        }
+        let (disagree, disagreeArguments) = readinessClause(filter, extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
+        for row in try query("""
+            SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
+            \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
+            """, disagreeArguments) {
+            routes[key(row)]?.disagreementCells.append(ReadinessDisagreement(primary: row[3].textValue ?? "", shadow: row[4].textValue ?? "",
+                                                                             count: Int(row[5].integerValue ?? 0), exampleRequestId: row[6].textValue ?? ""))
+        }
+    }
+
+    /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
+    /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
+    /// is a call that ended without a 2xx; a rate-limited call had at least one 429.
+    private func readinessOpenPush(_ filter: ReportFilter, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+        let (primary, primaryArguments) = readinessClause(filter, extra: [
+            "r.outcome IN ('forwarded', 'failed', 'sent')",
+            "coalesce(r.error_message, '') NOT LIKE ?", "coalesce(r.error_message, '') NOT LIKE ?",
+        ])
+        let legacyRows: [SQLiteValue] = [.text(ProxyService.observeMessage + "%"), .text(ProxyService.legacyPrimaryMessage + "%")]
+        let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
+        let primaryRows = try query("""
+            SELECT \(appKey), r.dialect, r.route, count(*), sum(coalesce(r.upstream_status BETWEEN 200 AND 299, 0) = 0), sum(\(rateLimited))
+            FROM requests r \(primary) GROUP BY 1, 2, 3
+            """, legacyRows + primaryArguments)
+        let (shadow, shadowArguments) = readinessClause(filter, extra: ["s.shadow_provider = 'openpush'"])
+        let shadowRows = try query("""
+            SELECT \(appKey), r.dialect, r.route, count(*), sum(coalesce(s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL, 0) = 0),
+                   sum(coalesce(s.shadow_status, 0) = 429)
+            FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
+            """, shadowArguments)
+        for row in primaryRows + shadowRows {
+            routes[key(row)]?.openPushCalls += Int(row[3].integerValue ?? 0)
+            routes[key(row)]?.openPushErrors += Int(row[4].integerValue ?? 0)
+            routes[key(row)]?.rateLimited += Int(row[5].integerValue ?? 0)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import PushBridgeCore
+
+/// When an app's route is ready to cut over to OpenPush: the `readiness` object of the
+/// configuration. Every key is optional; the defaults are the documented ones.
+public struct ReadinessThresholds: Sendable, Equatable {
+    /// Requests the route must have seen in the window. Default 500 (`min_requests`).
+    public var minRequests = 500
+    /// Shadow comparisons the route must have. Default 500 (`min_shadowed`); 0 does not ask
+    /// for shadow traffic (an app that went straight to `openpush` mode).
+    public var minShadowed = 500
+    /// Largest share of requests (0…1) one warning-severity dropped or changed field may be
+    /// on. Default 0.001, i.e. 0.1% (`max_warning_share`).
+    public var maxWarningShare = 0.001
+    /// Largest share of requests one rejection rule may refuse. Default 0.001 (`max_rejection_share`).
+    public var maxRejectionShare = 0.001
+    /// Largest share of shadow comparisons where one side accepted and the other did not.
+    /// Default 0: no disagreement (`max_disagreement_share`).
+    public var maxDisagreementShare = 0.0
+    /// Largest share of calls to OpenPush that ended without a 2xx. Default 0.01 (`max_openpush_error_rate`).
+    public var maxOpenPushErrorRate = 0.01
+    /// Largest share of calls to OpenPush answered 429 at least once. Default 0.05 (`max_rate_limited_rate`).
+    public var maxRateLimitedRate = 0.05
+
+    /// The defaults.
+    public init() {}
+
+    /// The configuration keys, in documentation order.
+    static let keys = ["min_requests", "min_shadowed", "max_warning_share", "max_rejection_share", "max_disagreement_share",
+                       "max_openpush_error_rate", "max_rate_limited_rate"]
+
+    /// Decodes the `readiness` object, reporting each bad key; absent keys keep their default.
+    static func decode(_ value: JSONValue?, _ r: ConfigReader) -> ReadinessThresholds {
+        var t = ReadinessThresholds()
+        guard let o = r.object(value, at: "readiness", allowed: keys) else { return t }
+        func count(_ key: String, _ fallback: Int) -> Int {
+            guard let v = o[key] else { return fallback }
+            guard let n = v.numberValue?.int64Value, n >= 0, n <= Int64(Int32.max) else {
+                r.report("readiness.\(key)", "must be a whole number from 0 to \(Int32.max)")
+                return fallback
+            }
+            return Int(n)
+        }
+        func share(_ key: String, _ fallback: Double) -> Double {
+            guard let v = o[key] else { return fallback }
+            guard let n = v.numberValue, (0...1).contains(n.doubleValue) else {
+                r.report("readiness.\(key)", "must be a share from 0 to 1 (0.001 is 0.1%)")
+                return fallback
+            }
+            return n.doubleValue
+        }
+        t.minRequests = count("min_requests", t.minRequests)
+        t.minShadowed = count("min_shadowed", t.minShadowed)
+        t.maxWarningShare = share("max_warning_share", t.maxWarningShare)
+        t.maxRejectionShare = share("max_rejection_share", t.maxRejectionShare)
+        t.maxDisagreementShare = share("max_disagreement_share", t.maxDisagreementShare)
+        t.maxOpenPushErrorRate = share("max_openpush_error_rate", t.maxOpenPushErrorRate)
+        t.maxRateLimitedRate = share("max_rate_limited_rate", t.maxRateLimitedRate)
+        return t
+    }
+}
+
+extension ProxyConfiguration {
+    /// The `audit_db` of a configuration file (the default when it has none), read without the
+    /// environment; throws when the file cannot be read or parsed.
+    public static func auditPath(inFileAt path: String) throws(ConfigurationError) -> String {
+        try parseFile(at: path).objectValue?["audit_db"]?.stringValue ?? AuditCommand.defaultDatabase
+    }
+}
+
+/// What `readiness` and the report's readiness section need from a configuration file: the
+/// thresholds and the apps (so an app with no traffic at all still gets a verdict). Read
+/// without the environment: no secret is needed to judge an audit.
+public struct ReadinessSettings: Sendable, Equatable {
+    /// A configured app as the audit knows it.
+    public struct App: Sendable, Equatable {
+        /// Its name in the configuration.
+        public var name: String
+        /// Its dialect's raw value.
+        public var dialect: String
+        /// Its source app id.
+        public var sourceAppID: String
+        /// An app.
+        public init(name: String, dialect: String, sourceAppID: String) {
+            self.name = name
+            self.dialect = dialect
+            self.sourceAppID = sourceAppID
+        }
+    }
+
+    /// The thresholds.
+    public var thresholds: ReadinessThresholds
+    /// The configured apps; empty when judged from the audit alone.
+    public var apps: [App]
+
+    /// Settings.
+    public init(thresholds: ReadinessThresholds = ReadinessThresholds(), apps: [App] = []) {
+        self.thresholds = thresholds
+        self.apps = apps
+    }
+
+    /// The settings of a loaded configuration.
+    public init(_ configuration: ProxyConfiguration) {
+        self.init(thresholds: configuration.readiness,
+                  apps: configuration.apps.map { App(name: $0.name, dialect: $0.dialect.rawValue, sourceAppID: $0.sourceAppID) })
+    }
+
+    /// Reads the `readiness` object and the apps' `name`, `dialect` and `source_app_id` from a
+    /// configuration file; throws with one line per problem.
+    public static func load(fileAt path: String) throws(ConfigurationError) -> ReadinessSettings {
+        let root = try ProxyConfiguration.parseFile(at: path)
+        let reader = ConfigReader(environment: [:])
+        let thresholds = ReadinessThresholds.decode(root.objectValue?["readiness"], reader)
+        guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems.map { .init(path: "\(path): \($0.path)", message: $0.message) }) }
+        let apps = (root.objectValue?["apps"]?.arrayValue ?? []).compactMap { value -> App? in
+            guard let o = value.objectValue, let name = o["name"]?.stringValue else { return nil }
+            return App(name: name, dialect: o["dialect"]?.stringValue ?? "", sourceAppID: o["source_app_id"]?.stringValue ?? "")
+        }
+        return ReadinessSettings(thresholds: thresholds, apps: apps)
+    }
+}
