@@ -41,12 +41,15 @@ test: deps deps-test deps-python
 	$(SWIFT) test --skip-build --no-parallel
 
 # The demo's caller keys are demo-onesignal-key, demo-pushwoosh-auth and demo-buzzkit-token
-# (config/demo.json holds only their SHA-256); the embedded sandbox's REST key is below.
-export PUSHBRIDGE_DEMO_OPENPUSH_KEY ?= op_sandbox_demo_rest_key
+# (config/demo.json holds only their SHA-256); its embedded sandbox needs no OpenPush key.
+# `run` builds only the pushbridge binary and, on the demo, prints config/demo-welcome.txt.
+WELCOME ?= $(if $(filter config/demo.json,$(CONFIG)),--welcome config/demo-welcome.txt,)
 
-run: deps release
+run: deps
+	@test -x .build/release/pushbridge || echo "Building pushbridge (release). The first build takes a couple of minutes; later ones are quick."
+	@$(SWIFT) build -c release --product pushbridge
 	@mkdir -p var
-	.build/release/pushbridge serve --config $(CONFIG)
+	@.build/release/pushbridge serve --config $(CONFIG) $(WELCOME)
 
 bench-translate: deps
 	$(SWIFT) build -c release --product translate-bench

@@ -1,20 +1,33 @@
 import Foundation
 import PushBridgeServer
 
-/// `pushbridge serve --config FILE`: runs the proxy until SIGTERM/SIGINT, then stops
-/// gracefully (stop accepting, finish in-flight requests, flush the audit).
+/// `pushbridge serve --config FILE [--welcome FILE]`: runs the proxy until SIGTERM/SIGINT,
+/// then stops gracefully (stop accepting, finish in-flight requests, flush the audit).
+/// `--welcome` prints a text for a person on stdout once it listens, with `{listen}`,
+/// `{sandbox}` and `{audit}` replaced by where the proxy and the embedded sandbox listen and
+/// where the audit is (`make run` prints `config/demo-welcome.txt`).
 enum ServeCommand {
+    static let usage = "usage: pushbridge serve --config FILE [--welcome FILE]"
+
     static func run(_ arguments: [String]) async -> Int32 {
         let options: CommandOptions
         do {
-            options = try CommandOptions(arguments, valued: ["config"], flags: [])
+            options = try CommandOptions(arguments, valued: ["config", "welcome"], flags: [])
         } catch {
-            printError("pushbridge serve: \(error)\nusage: pushbridge serve --config FILE")
+            printError("pushbridge serve: \(error)\n\(usage)")
             return 2
         }
         guard let path = options.values["config"], options.positional.isEmpty else {
-            printError("usage: pushbridge serve --config FILE")
+            printError(usage)
             return 2
+        }
+        var welcome: String?
+        if let file = options.values["welcome"] {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                printError("pushbridge serve: cannot read the welcome text \(file)")
+                return 2
+            }
+            welcome = text
         }
         let configuration: ProxyConfiguration
         do {
@@ -39,6 +52,12 @@ enum ServeCommand {
             "audit_db": .string(configuration.auditDatabasePath),
             "apps": .int(Int64(configuration.apps.count)),
         ])
+        if let welcome {
+            let sandbox = runtime.sandboxServer.map { "\(configuration.sandbox.listen.host):\($0.port)" } ?? "(no embedded sandbox)"
+            let text = welcome.replacingOccurrences(of: "{listen}", with: "\(configuration.listen.host):\(runtime.port)")
+                .replacingOccurrences(of: "{sandbox}", with: sandbox).replacingOccurrences(of: "{audit}", with: configuration.auditDatabasePath)
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
         let reloader = runtime.reloadOnHangup(configPath: path)
         await SignalWaiter.waitForTermination()
         withExtendedLifetime(reloader) {}

@@ -6,7 +6,7 @@ import PushBridgeServer
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
 usage: pushbridge COMMAND [options]
-  serve --config FILE                                      run the proxy
+  serve --config FILE [--welcome FILE]                     run the proxy
   translate --path PATH [--config FILE] [--json] [FILE]   translate one request body (stdin without FILE)
   sandbox [--listen H:P] [--seed FILE] [--db FILE]        run the local OpenPush sandbox
   sandbox sends --db FILE [--app ID]                       list what the sandbox would have sent

@@ -88,4 +88,17 @@ struct ReportFormatsTests {
         #expect(ReportRenderer.render(report, as: .html).contains("No shadow traffic"))
         #expect(ReportJSON.value(report).objectValue?["shadow"]?.objectValue?["comparisons"] == .int(0))
     }
+
+    @Test(arguments: [(1, 1, 1), (3, 1, 3), (4, 1, 4), (5, 2, 3), (7, 2, 4), (9, 5, 2), (40, 10, 4), (41, 20, 3), (999, 500, 2)] as [(Int, Int, Int)])
+    func countAxesHaveWholeNumberSteps(peak: Int, step: Int, steps: Int) {
+        let axis = ReportSVG.countAxis(peak)
+        #expect(axis.step == step && axis.steps == steps && axis.step * axis.steps >= peak, "\(peak): \(axis)")
+    }
+
+    @Test func theOverTimeChartLabelsItsCountAxisWithWholeNumbersOnly() {
+        // 7 requests in one bucket: the old axis read 0, 1.8, 3.5, 5.3, 7.
+        let svg = ReportSVG.overTime([TimeBucket(start: KnownAudit.t0, requests: 7, droppedFindings: 4)])
+        let labels = svg.components(separatedBy: "class=\"axis\" text-anchor=\"end\">").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        #expect(labels == ["0", "2", "4", "6", "8"], "\(labels)")
+    }
 }

@@ -19,6 +19,7 @@ struct SandboxClockLiveTests {
         #expect(sandbox["embedded"]?.boolValue == true)
         sandbox["seed"] = .string(CLIRunner.repoRoot.appendingPathComponent("config/demo-seed.json").path)
         sandbox["rate_window_seconds"] = .int(2)
+        sandbox["listen"] = .string("127.0.0.1:0")
         root["sandbox"] = .object(sandbox)
         root["delivery"] = .object(["window_ms": .int(2000)])
         root["listen"] = .string("127.0.0.1:0")

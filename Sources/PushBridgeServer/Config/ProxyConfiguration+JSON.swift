@@ -139,11 +139,13 @@ extension ProxyConfiguration {
     }
 
     private static func decodeSandbox(_ value: JSONValue?, _ r: ConfigReader) -> Sandbox {
-        guard let o = r.object(value, at: "sandbox", allowed: ["embedded", "seed", "rate_window_seconds"]) else { return Sandbox() }
+        guard let o = r.object(value, at: "sandbox", allowed: ["embedded", "seed", "rate_window_seconds", "listen"]) else { return Sandbox() }
         let seed = r.string(o, "seed", at: "sandbox")
         if let seed, !FileManager.default.isReadableFile(atPath: seed) { r.report("sandbox.seed", "file \(seed) cannot be read") }
         let window = r.positiveInt(o, "rate_window_seconds", at: "sandbox", default: Int(Sandbox().rateWindowSeconds))
-        return Sandbox(embedded: r.bool(o, "embedded", at: "sandbox", default: false), seedPath: seed, rateWindowSeconds: Int64(window))
+        var sandbox = Sandbox(embedded: r.bool(o, "embedded", at: "sandbox", default: false), seedPath: seed, rateWindowSeconds: Int64(window))
+        if let listen = r.listenAddress(o, "listen", at: "sandbox") { sandbox.listen = listen }
+        return sandbox
     }
 
     private static func decodeAdmin(_ value: JSONValue?, _ r: ConfigReader) -> Admin? {

@@ -117,6 +117,9 @@ public struct ProxyConfiguration: Sendable {
         /// The embedded sandbox's rate-limit window in seconds (60 requests per window per
         /// app). Default 60, OpenPush's documented window; shorter only for tests.
         public var rateWindowSeconds: Int64 = 60
+        /// Where the embedded sandbox listens. Default `127.0.0.1:0` (a free port, shown in the
+        /// start-up line); a fixed port lets a person read `/_sandbox/sends` at a known address.
+        public var listen = ListenAddress(host: "127.0.0.1", port: 0)
         /// A sandbox setting.
         public init(embedded: Bool = false, seedPath: String? = nil, rateWindowSeconds: Int64 = 60) {
             self.embedded = embedded

@@ -62,14 +62,19 @@ public final class ProxyRuntime: Sendable {
     public static func start(_ configuration: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock(),
                              auditClock: any DeliveryClock = SystemDeliveryClock()) throws -> ProxyRuntime {
         var sandboxServer: HTTPServer?
+        var sandboxService: SandboxService?
         var sandboxURL: String?
         let baseURL: String
         if configuration.sandbox.embedded {
             let service = try SandboxCommand.makeService(seedPath: configuration.sandbox.seedPath, dbPath: nil,
                                                        rateWindowSeconds: configuration.sandbox.rateWindowSeconds)
-            let server = try HTTPServer(configuration: HTTPServerConfiguration(), handler: service.handler)
+            var sandboxHTTP = HTTPServerConfiguration()
+            sandboxHTTP.host = configuration.sandbox.listen.host
+            sandboxHTTP.port = UInt16(configuration.sandbox.listen.port)
+            let server = try HTTPServer(configuration: sandboxHTTP, handler: service.handler)
             sandboxServer = server
-            sandboxURL = "http://127.0.0.1:\(server.port)"
+            sandboxService = service
+            sandboxURL = "http://\(ProxyConfiguration.ListenAddress(host: configuration.sandbox.listen.host, port: Int(server.port)))"
         }
         if let openPush = configuration.openPush {
             baseURL = openPush.baseURL
@@ -123,7 +128,8 @@ public final class ProxyRuntime: Sendable {
             adminHTTP.port = UInt16(admin.listen.port)
             adminHTTP.tls = admin.tls?.certificate
             if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
-            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration)).handler)
+            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration),
+                                                                             sandbox: sandboxService).handler)
         }
         scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,

@@ -18,9 +18,10 @@ extension AuditReader {
         var app, dialect, route: String
     }
 
-    /// `requests` aliased `r`, with the filter's bounds; rows no dialect had are left out.
+    /// `requests` aliased `r`, with the filter's bounds; rows no dialect had, and requests on
+    /// routes PushBridge does not migrate (outcome `unhandled`, the report lists them), are left out.
     private func readinessClause(_ filter: ReportFilter, extra: [String] = []) -> (String, [SQLiteValue]) {
-        var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL"] + extra
+        var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL", "r.outcome != 'unhandled'"] + extra
         var arguments: [SQLiteValue] = []
         if let dialect = filter.dialect { conditions.append("r.dialect = ?"); arguments.append(.text(dialect)) }
         if let route = filter.route { conditions.append("r.route = ?"); arguments.append(.text(route)) }

@@ -10,18 +10,18 @@ enum ReadinessHTML {
             out += "<div class=\"verdict \(css(app.verdict))\"><div class=\"value\">\(escape(app.app))</div><div class=\"label\">\(escape(app.verdict.rawValue))</div></div>"
         }
         out += "</div><div class=\"scroll\"><table><thead><tr><th>app</th><th>route</th><th>verdict</th><th class=\"num\">requests</th>"
-            + "<th class=\"num\">shadowed</th><th class=\"num\">disagreements</th><th class=\"num\">OpenPush errors</th><th class=\"num\">429s</th><th>reasons</th></tr></thead><tbody>"
+            + "<th class=\"num\">shadowed</th><th class=\"num\">disagreements</th><th class=\"num\">OpenPush errors</th><th class=\"num\">429s</th></tr></thead><tbody>"
         for app in r.apps {
             if app.routes.isEmpty {
                 out += "<tr><td class=\"nw\">\(escape(app.app))</td><td>–</td><td class=\"nw\">\(badge(app.verdict))</td><td class=\"num\">0</td><td class=\"num\">0</td>"
-                    + "<td class=\"num\">–</td><td class=\"num\">–</td><td class=\"num\">–</td><td>\(list(app.reasons))</td></tr>"
+                    + "<td class=\"num\">–</td><td class=\"num\">–</td><td class=\"num\">–</td></tr>" + reasonRow(app.reasons)
             }
             for route in app.routes {
                 let calls = route.openPushCalls > 0
                 out += "<tr><td class=\"nw\">\(escape(app.app))</td><td class=\"nw\">\(escape(route.dialect)) \(escape(route.route))</td><td class=\"nw\">\(badge(route.verdict))</td>"
                     + "<td class=\"num\">\(route.requests)</td><td class=\"num\">\(route.shadowed)</td><td class=\"num\">\(route.shadowed > 0 ? String(route.disagreements) : "–")</td>"
                     + "<td class=\"num\">\(calls ? ReportFormatting.percent(route.openPushErrorRate) : "–")</td><td class=\"num\">\(calls ? ReportFormatting.percent(route.rateLimitedRate) : "–")</td>"
-                    + "<td>\(list(route.reasons))</td></tr>"
+                    + "</tr>" + reasonRow(route.reasons)
             }
         }
         return out + "</tbody></table></div>" + notes(r) + "</section>"
@@ -37,8 +37,10 @@ enum ReadinessHTML {
 
     private static func badge(_ verdict: ReadinessVerdict) -> String { "<span class=\"badge \(css(verdict))\">\(ReportHTML.escape(verdict.rawValue))</span>" }
 
-    private static func list(_ reasons: [String]) -> String {
-        reasons.isEmpty ? "" : "<ul class=\"reasons\">" + reasons.map { "<li>\(ReportHTML.escape($0))</li>" }.joined() + "</ul>"
+    /// The reasons under their route's row, across the whole table (they are sentences).
+    private static func reasonRow(_ reasons: [String]) -> String {
+        guard !reasons.isEmpty else { return "" }
+        return "<tr class=\"reasons\"><td colspan=\"8\"><ul class=\"reasons\">" + reasons.map { "<li>\(ReportHTML.escape($0))</li>" }.joined() + "</ul></td></tr>"
     }
 
     private static func notes(_ r: Readiness) -> String { r.notes.map { "<p class=\"legend\">\(ReportHTML.escape($0))</p>" }.joined() }
@@ -50,6 +52,6 @@ enum ReadinessHTML {
         .verdict.short{background:#fffbeb;border-color:#fcd34d;color:#92400e}
         .badge{border-radius:999px;padding:1px 9px;font-size:12px;font-weight:600}.badge.ready{background:#dcfce7;color:#166534}
         .badge.not-ready{background:#fee2e2;color:#991b1b}.badge.short{background:#fef3c7;color:#92400e}
-        ul.reasons{margin:0;padding-left:18px;font-size:12px;overflow-wrap:anywhere}
+        ul.reasons{margin:0;padding-left:18px;font-size:12px;color:#334155;overflow-wrap:anywhere}tr.reasons td{border-top:0;padding-top:0}
         """
 }

@@ -8,25 +8,25 @@ enum ReadinessJudge {
         var broken: [String] = [], short: [String] = []
         let pct = ReportFormatting.percent
         for w in route.warnings where w.share > t.maxWarningShare {
-            broken.append("\(w.field) \(w.kind) on \(w.requests) of \(route.requests) requests (\(pct(w.share)); at most \(pct(t.maxWarningShare))), e.g. \(w.exampleRequestId): \(w.exampleMessage)")
+            broken.append("\(w.field) \(w.kind) on \(w.requests) of \(ReportFormatting.count(route.requests, "request")) (\(pct(w.share)); at most \(pct(t.maxWarningShare))), e.g. \(w.exampleRequestId): \(w.exampleMessage)")
         }
         for r in route.rejections where r.share > t.maxRejectionShare {
             let who = r.kind == "rejected" ? "PushBridge rejected" : "OpenPush would reject"
-            broken.append("\(who) \(r.requests) of \(route.requests) requests on \(r.field) (\(pct(r.share)); at most \(pct(t.maxRejectionShare))), e.g. \(r.exampleRequestId): \(r.exampleMessage)")
+            broken.append("\(who) \(r.requests) of \(ReportFormatting.count(route.requests, "request")) on \(r.field) (\(pct(r.share)); at most \(pct(t.maxRejectionShare))), e.g. \(r.exampleRequestId): \(r.exampleMessage)")
         }
         if route.shadowed > 0, route.disagreementShare > t.maxDisagreementShare {
             let cells = route.disagreementCells.map { "\($0.primary) vs \($0.shadow) ×\($0.count) (e.g. \($0.exampleRequestId))" }.joined(separator: ", ")
-            broken.append("shadow disagreed on \(route.disagreements) of \(route.shadowed) comparisons (\(pct(route.disagreementShare)); at most \(pct(t.maxDisagreementShare))): \(cells)")
+            broken.append("shadow disagreed on \(route.disagreements) of \(ReportFormatting.count(route.shadowed, "comparison")) (\(pct(route.disagreementShare)); at most \(pct(t.maxDisagreementShare))): \(cells)")
         }
         if route.openPushCalls > 0, route.openPushErrorRate > t.maxOpenPushErrorRate {
-            broken.append("OpenPush answered \(route.openPushErrors) of \(route.openPushCalls) calls without a 2xx (\(pct(route.openPushErrorRate)); at most \(pct(t.maxOpenPushErrorRate)))")
+            broken.append("OpenPush answered \(route.openPushErrors) of \(ReportFormatting.count(route.openPushCalls, "call")) without a 2xx (\(pct(route.openPushErrorRate)); at most \(pct(t.maxOpenPushErrorRate)))")
         }
         if route.openPushCalls > 0, route.rateLimitedRate > t.maxRateLimitedRate {
-            broken.append("OpenPush answered 429 to \(route.rateLimited) of \(route.openPushCalls) calls (\(pct(route.rateLimitedRate)); at most \(pct(t.maxRateLimitedRate)))")
+            broken.append("OpenPush answered 429 to \(route.rateLimited) of \(ReportFormatting.count(route.openPushCalls, "call")) (\(pct(route.rateLimitedRate)); at most \(pct(t.maxRateLimitedRate)))")
         }
-        if route.requests < t.minRequests { short.append("\(route.requests) requests seen; \(t.minRequests) needed") }
+        if route.requests < t.minRequests { short.append("\(ReportFormatting.count(route.requests, "request")) seen; \(t.minRequests) needed") }
         if route.shadowed < t.minShadowed {
-            short.append("\(route.shadowed) shadow comparisons; \(t.minShadowed) needed (run the app in shadow mode, or set readiness.min_shadowed to 0)")
+            short.append("\(ReportFormatting.count(route.shadowed, "shadow comparison")); \(t.minShadowed) needed (run the app in shadow mode, or set readiness.min_shadowed to 0)")
         }
         route.verdict = !broken.isEmpty ? .notReady : !short.isEmpty ? .notEnoughTraffic : .ready
         route.reasons = broken + short

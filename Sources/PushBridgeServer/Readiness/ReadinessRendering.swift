@@ -43,10 +43,10 @@ enum ReadinessRendering {
 
     /// Requests, comparisons, disagreements and OpenPush figures in one phrase.
     static func figures(_ route: RouteReadiness) -> String {
-        var parts = ["\(route.requests) requests", "\(route.shadowed) shadowed"]
-        if route.shadowed > 0 { parts.append("\(route.disagreements) disagreements") }
+        var parts = [ReportFormatting.count(route.requests, "request"), "\(route.shadowed) shadowed"]
+        if route.shadowed > 0 { parts.append(ReportFormatting.count(route.disagreements, "disagreement")) }
         if route.openPushCalls > 0 {
-            parts.append("OpenPush errors \(ReportFormatting.percent(route.openPushErrorRate)) and 429s \(ReportFormatting.percent(route.rateLimitedRate)) of \(route.openPushCalls) calls")
+            parts.append("OpenPush errors \(ReportFormatting.percent(route.openPushErrorRate)) and 429s \(ReportFormatting.percent(route.rateLimitedRate)) of \(ReportFormatting.count(route.openPushCalls, "call"))")
         }
         return parts.joined(separator: ", ")
     }

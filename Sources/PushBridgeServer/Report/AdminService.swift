@@ -12,12 +12,16 @@ public struct AdminService: Sendable {
     public let reader: AuditReader
     /// The thresholds and apps readiness is judged with.
     public let readiness: ReadinessSettings
+    /// The embedded sandbox, whose read-only views (`GET /_sandbox/sends`, `/_sandbox/devices`,
+    /// `/_sandbox/activities`) the admin listener also serves.
+    public let sandbox: SandboxService?
 
     /// A service.
-    public init(token: Secret, reader: AuditReader, readiness: ReadinessSettings = ReadinessSettings()) {
+    public init(token: Secret, reader: AuditReader, readiness: ReadinessSettings = ReadinessSettings(), sandbox: SandboxService? = nil) {
         self.token = token
         self.reader = reader
         self.readiness = readiness
+        self.sandbox = sandbox
     }
 
     /// The handler to give an ``HTTPServer``.
@@ -29,6 +33,7 @@ public struct AdminService: Sendable {
         guard authorized(request) else {
             return .json(401, .object(["error": .string("unauthorized")]), headers: [("WWW-Authenticate", "Bearer")])
         }
+        if let sandbox, request.method == "GET", SandboxRoute.isReadOnlyView(request.path) { return sandbox.handleSync(request) }
         guard request.path == "/admin/report" || request.path == "/admin/readiness" else { return .json(404, .object(["error": .string("not found")])) }
         guard request.method == "GET" else { return .json(405, .object(["error": .string("method not allowed")]), headers: [("Allow", "GET")]) }
         let query = request.query

@@ -39,6 +39,9 @@ public enum ReportRenderer {
 
 /// Number formatting shared by the renderers.
 enum ReportFormatting {
+    /// `1 request`, `3 requests`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     /// `12.5%` (one decimal).
     static func percent(_ share: Double) -> String {
         let tenths = (share * 1000).rounded()

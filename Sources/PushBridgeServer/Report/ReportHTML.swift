@@ -31,9 +31,14 @@ enum ReportHTML {
     static func groupTable(_ groups: [FindingGroup]) -> String {
         table(["dialect", "route", "field and example message", "kind", "requests", "share", "first seen", "last seen", "apps", "example request"], groups.map { g in
             [g.dialect, g.route, "<code>\(escape(g.field))</code><div class=\"msg\">\(escape(g.exampleMessage))</div>", g.kind, String(g.requests),
-             ReportFormatting.percent(g.share), ReportFormatting.shortTime(g.firstSeen), ReportFormatting.shortTime(g.lastSeen),
+             ReportFormatting.percent(g.share), time(g.firstSeen), time(g.lastSeen),
              ReportFormatting.apps(g.apps), "<code>\(escape(g.exampleRequestId))</code>"]
-        }, numeric: [4, 5], raw: [2, 9], nowrap: [0, 1, 3, 6, 7, 9])
+        }, numeric: [4, 5], raw: [2, 6, 7, 9], nowrap: [0, 1, 3])
+    }
+
+    /// `2026-06-10 12:00` that breaks, when it must, between the date and the time only.
+    static func time(_ milliseconds: Int64) -> String {
+        ReportFormatting.shortTime(milliseconds).split(separator: " ").map { "<span class=\"nw\">\(escape(String($0)))</span>" }.joined(separator: " ")
     }
 
     static func shadow(_ s: ShadowSummary) -> String {
@@ -110,7 +115,7 @@ enum ReportHTML {
         svg{width:100%;height:auto;display:block}.grid{stroke:var(--line)}.axis{fill:var(--muted);font-size:11px}.label{fill:var(--fg);font-size:12px}.value{fill:var(--muted);font-size:12px}
         rect.requests,.swatch.requests{fill:#cbd5e1;background:#cbd5e1}rect.dropped,.swatch.dropped{fill:#dc2626;background:#dc2626}rect.track{fill:#f1f5f9}
         .legend{color:var(--muted);font-size:12px;margin:8px 0 0}.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin:0 5px 0 10px;vertical-align:-1px}
-        .nw{white-space:nowrap}.msg{color:var(--muted);font-size:12px;margin-top:3px;max-width:520px}
+        .nw{white-space:nowrap}.msg{color:var(--muted);font-size:12px;margin-top:3px;max-width:420px}td code{overflow-wrap:anywhere}
         .empty,.none{color:var(--muted);font-style:italic}.empty{padding:18px;text-align:center;background:#f8fafc;border-radius:8px}
         .grid2{display:grid;grid-template-columns:1fr 1fr;gap:18px}.grid3{display:grid;grid-template-columns:repeat(3,1fr);gap:18px}
         @media (max-width:760px){.grid2,.grid3{grid-template-columns:1fr}}

@@ -6,12 +6,13 @@ enum ReportSVG {
     static func overTime(_ buckets: [TimeBucket]) -> String {
         guard !buckets.isEmpty else { return empty("No requests in range") }
         let width = 1100.0, height = 240.0, left = 48.0, bottom = 28.0, top = 12.0
-        let peak = Double(max(1, buckets.map { max($0.requests, $0.droppedFindings) }.max() ?? 1))
+        let (step, steps) = countAxis(buckets.map { max($0.requests, $0.droppedFindings) }.max() ?? 1)
+        let peak = Double(step * steps)
         let slot = (width - left - 8) / Double(buckets.count)
         let scale = (height - bottom - top) / peak
         var svg = "<svg viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"Dropped fields over time\">"
-        for step in 0...4 {
-            let value = peak * Double(step) / 4
+        for tick in 0...steps {
+            let value = Double(tick * step)
             let y = height - bottom - value * scale
             svg += "<line x1=\"\(left)\" x2=\"\(width - 8)\" y1=\"\(f(y))\" y2=\"\(f(y))\" class=\"grid\"/>"
             svg += "<text x=\"\(left - 6)\" y=\"\(f(y + 4))\" class=\"axis\" text-anchor=\"end\">\(compact(value))</text>"
@@ -63,6 +64,21 @@ enum ReportSVG {
             legend += "<span class=\"swatch\" style=\"background:\(color)\"></span>\(ReportHTML.escape(v.name)) \(v.count) "
         }
         return svg + "</svg>" + legend + "</p>"
+    }
+
+    /// Whole-number ticks for a count axis reaching `peak`: a step of 1, 2 or 5 times a power
+    /// of ten, and at most 4 steps (`(1, 1)` for 1, `(2, 4)` for 7, `(500, 2)` for 1,000).
+    static func countAxis(_ peak: Int) -> (step: Int, steps: Int) {
+        let peak = max(1, peak)
+        var magnitude = 1
+        while true {
+            for factor in [1, 2, 5] {
+                let step = factor * magnitude
+                let steps = (peak + step - 1) / step
+                if steps <= 4 { return (step, steps) }
+            }
+            magnitude *= 10
+        }
     }
 
     static func empty(_ text: String) -> String { "<div class=\"empty\">\(ReportHTML.escape(text))</div>" }

@@ -7,6 +7,37 @@ extension SandboxEngine {
         return .json(200, .object(["sends": .array(sends.map(JSONValue.object))]))
     }
 
+    /// `GET /_sandbox/devices[?app_id=…]`: `{"devices": [...]}`, each with its `app_id`, in
+    /// registration order per app.
+    func listDevices(_ request: HTTPRequest) -> HTTPResponse {
+        let devices = appIds(request).flatMap { app in
+            store.devices(app: app).map { device -> JSONValue in
+                var o = device.json.objectValue ?? [:]
+                o["app_id"] = .string(app)
+                return .object(o)
+            }
+        }
+        return .json(200, .object(["devices": .array(devices)]))
+    }
+
+    /// `GET /_sandbox/activities[?app_id=…]`: `{"activities": [...]}`, every Live Activity a
+    /// device registered (open or ended), per app and device.
+    func listActivities(_ request: HTTPRequest) -> HTTPResponse {
+        let activities = appIds(request).flatMap { app in
+            store.devices(app: app).flatMap { store.activities(app: app, subscriptionId: $0.subscriptionId) }.map { a -> JSONValue in
+                .object(["app_id": .string(a.appId), "subscription_id": .string(a.subscriptionId), "activity_id": .string(a.activityId),
+                         "activity_type": .string(a.activityType), "update_token": .string(a.updateToken), "started_at": .int(a.startedAt),
+                         "stale_at": .int(a.staleAt), "ended_at": a.endedAt.map { .int($0) } ?? .null])
+            }
+        }
+        return .json(200, .object(["activities": .array(activities)]))
+    }
+
+    private func appIds(_ request: HTTPRequest) -> [String] {
+        if let app = request.query["app_id"] { return [app] }
+        return store.allApps().map(\.id).sorted()
+    }
+
     /// `POST /_sandbox/clock` with `{"advance_seconds": N}` or `{"now": T}`: `{"now": T}`.
     func moveClock(_ request: HTTPRequest) -> HTTPResponse {
         let body: JSONObject

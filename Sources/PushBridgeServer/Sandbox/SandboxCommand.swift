@@ -86,20 +86,30 @@ public enum SandboxCommand {
             print(JSONWriter.pretty(.object(["sends": .array(service.sends(app: o.app).map(JSONValue.object))])))
             return 0
         }
-        try await serve(o, ready: { port in
-            print("pushbridge sandbox listening on http://\(o.host):\(port) (state: \(o.dbPath ?? "in memory"))")
+        // stdout is a pipe or a file more often than a terminal: every line goes out whole, at once.
+        let stdout = EventLog.fileDescriptor(1)
+        try await serve(o, log: EventLog(sink: stdout), ready: { port in
+            stdout("pushbridge sandbox listening on http://\(ProxyConfiguration.ListenAddress(host: o.host, port: Int(port))) (state: \(o.dbPath ?? "in memory"))\n")
         }, until: SignalWaiter.waitForTermination)
         return 0
     }
 
     /// Serves a sandbox for `options` until `stop` returns, then stops gracefully. `ready`
-    /// gets the bound port once the server listens.
-    public static func serve(_ options: Options, ready: (UInt16) -> Void = { _ in }, until stop: () async -> Void) async throws {
+    /// gets the bound port once the server listens; `log` gets one access line per request.
+    public static func serve(_ options: Options, log: EventLog? = nil, ready: (UInt16) -> Void = { _ in }, until stop: () async -> Void) async throws {
         let service = try makeService(seedPath: options.seedPath, dbPath: options.dbPath)
         var configuration = HTTPServerConfiguration()
         configuration.host = options.host
         configuration.port = options.port
-        let server = try HTTPServer(configuration: configuration, handler: service.handler)
+        let handler: HTTPHandler = { request in
+            let started = ContinuousClock.now
+            let response = await service.handle(request)
+            let elapsed = ContinuousClock.now - started
+            log?.info("request", ["method": .string(request.method), "path": .string(request.path), "status": .int(Int64(response.status)),
+                                  "duration_ms": .double(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)])
+            return response
+        }
+        let server = try HTTPServer(configuration: configuration, handler: handler)
         ready(server.port)
         await stop()
         await server.stop()

@@ -20,6 +20,10 @@ enum SandboxRoute: Equatable {
     case retireDevice(app: String, subscriptionId: String)
     /// `GET /_sandbox/sends`.
     case listSends
+    /// `GET /_sandbox/devices`.
+    case listDevices
+    /// `GET /_sandbox/activities`.
+    case listActivities
     /// `GET /_sandbox/clock`.
     case readClock
     /// `POST /_sandbox/clock`.
@@ -33,6 +37,15 @@ enum SandboxRoute: Equatable {
     /// A path segment that is not valid percent-encoding.
     case badPath
 
+    /// Whether `path` is one of the views that only read the sandbox's state (sends, devices,
+    /// activities), which the proxy's admin listener may serve.
+    static func isReadOnlyView(_ path: String) -> Bool {
+        switch match(method: "GET", path: path) {
+        case .listSends, .listDevices, .listActivities: true
+        default: false
+        }
+    }
+
     /// Matches a request.
     static func match(method: String, path: String) -> SandboxRoute {
         let raw = path.split(separator: "/", omittingEmptySubsequences: true)
@@ -43,7 +56,7 @@ enum SandboxRoute: Equatable {
         }
         let route = matchSegments(segs, get: method == "GET")
         switch route {
-        case .listSends, .readClock: return method == "GET" ? route : .methodNotAllowed(allowed: "GET")
+        case .listSends, .listDevices, .listActivities, .readClock: return method == "GET" ? route : .methodNotAllowed(allowed: "GET")
         case .notFound, .badPath, .methodNotAllowed: return route
         default: return method == "POST" ? route : .methodNotAllowed(allowed: "POST")
         }
@@ -54,6 +67,8 @@ enum SandboxRoute: Equatable {
         case 2 where s[0] == "_sandbox":
             switch s[1] {
             case "sends": return .listSends
+            case "devices": return .listDevices
+            case "activities": return .listActivities
             case "clock": return get ? .readClock : .moveClock
             case "apps": return .createApp
             default: return .notFound

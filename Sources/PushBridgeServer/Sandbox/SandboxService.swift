@@ -95,6 +95,8 @@ final class SandboxEngine {
         case .registerDevice(let app): return try registerDevice(request, appId: app)
         case .retireDevice(let app, let sub): return try retireDevice(appId: app, subscriptionId: sub)
         case .listSends: return listSends(request)
+        case .listDevices: return listDevices(request)
+        case .listActivities: return listActivities(request)
         case .readClock: return .json(200, .object(["now": .int(clock.now)]))
         case .moveClock: return moveClock(request)
         case .createApp: return try createApp(request)

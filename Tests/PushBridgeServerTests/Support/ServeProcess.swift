@@ -10,16 +10,23 @@ final class ServeProcess: Sendable {
     let port: UInt16
     let logPath: String
 
-    /// Starts the built binary on `config` and waits (at most 15 s) until it says where it listens.
-    static func start(config: String, environment: [String: String], logPath: String) async throws -> ServeProcess {
+    /// Starts the built binary on `config` (with `extra` arguments, its stdout in `stdoutPath`
+    /// when given) and waits (at most 15 s) until it says where it listens.
+    static func start(config: String, environment: [String: String], logPath: String, extra: [String] = [], stdoutPath: String? = nil) async throws -> ServeProcess {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         let process = Process()
         process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--config", config]
+        process.arguments = ["serve", "--config", config] + extra
         process.environment = environment
+        process.currentDirectoryURL = CLIRunner.repoRoot
         process.standardError = log
-        process.standardOutput = FileHandle.nullDevice
+        if let stdoutPath {
+            _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
         try process.run()
         try log.close()
         let deadline = ContinuousClock.now + .seconds(15)
