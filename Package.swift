@@ -34,6 +34,11 @@ let package = Package(
             path: "bench/audit"
         ),
         .executableTarget(
+            name: "redaction-bench",
+            dependencies: ["PushBridgeCore"],
+            path: "bench/redaction"
+        ),
+        .executableTarget(
             name: "report-bench",
             dependencies: ["PushBridgeCore", "PushBridgeServer"],
             path: "bench/report"

@@ -11,17 +11,22 @@ extension Redaction {
     /// does not survive either. OneSignal and BuzzKit targeting ids are subscription ids and
     /// external ids, not tokens, and are kept.
     public static func openPushRequests(_ requests: [OpenPushRequest], dialect: DialectName?, secrets: Set<String> = [], fingerprint: (String) -> String) -> JSONValue {
+        openPushRequests(requests, dialect: dialect, scrubber: SecretScrubber(secrets: secrets, fingerprint: fingerprint), fingerprint: fingerprint)
+    }
+
+    /// ``openPushRequests(_:dialect:secrets:fingerprint:)`` with a scrubber already built.
+    public static func openPushRequests(_ requests: [OpenPushRequest], dialect: DialectName?, scrubber: SecretScrubber, fingerprint: (String) -> String) -> JSONValue {
         let items = requests.map { request -> JSONValue in
             var body = request.body
             if dialect == .pushwoosh { body = fingerprintTargeting(body, fingerprint: fingerprint) }
             var object = JSONObject()
             object.appendUnchecked("method", .string(request.method))
             object.appendUnchecked("path", .string(request.path))
-            object.appendUnchecked("body", redactKeys(.object(body), keys: secretKeys, fingerprint: fingerprint))
+            object.appendUnchecked("body", redactKeys(.object(body), dialect: nil, fingerprint: fingerprint))
             if let sendAt = request.sendAt { object.appendUnchecked("send_at", .int(sendAt.unixSeconds)) }
             return .object(object)
         }
-        return sweep(.array(items), secrets: secrets, fingerprint: fingerprint)
+        return scrub(.array(items), with: scrubber, fingerprint: fingerprint)
     }
 
     /// The OpenPush targeting keys that carry Pushwoosh device tokens.

@@ -7,39 +7,46 @@
 /// type, and every secret found that way is then also removed wherever else its text appears
 /// in the same document (a token the caller repeated in a free-text field does not survive).
 public enum Redaction {
-    /// Keys whose values are secrets wherever they appear (compared case-insensitively).
-    public static let secretKeys: Set<String> = ["auth", "api_key", "rest_api_key", "authorization", "token", "push_token", "device_token"]
+    /// Keys whose values are secrets wherever they appear. Keys are compared case- and
+    /// separator-insensitively (``isSecretKey(_:dialect:)``): `deviceToken`, `Push-Token`,
+    /// `API_KEY` match too, and so does any key ending in `token`, `api_key`, `rest_key`,
+    /// `secret` or `password` (`pushToStartToken`, `live_activity_token`).
+    public static let secretKeys: Set<String> = ["auth", "api_key", "rest_api_key", "authorization", "token", "push_token", "device_token", "bearer", "rest_key"]
 
     /// Keys that are secrets in one dialect only: Pushwoosh `devices` are push tokens.
     public static func dialectSecretKeys(_ dialect: DialectName?) -> Set<String> {
         dialect == .pushwoosh ? ["devices"] : []
     }
 
-    /// A bit per UTF-8 length of the keys of ``pushwooshSecretKeys`` (a superset of every
-    /// dialect's): an ASCII key of another length is not secret. Lengths past 63 are looked up.
-    static let secretKeyLengths: UInt64 = pushwooshSecretKeys.reduce(0) { mask, key in
-        key.utf8.count < 64 ? mask | (1 << UInt64(key.utf8.count)) : mask
-    }
+    /// ``secretKeys`` as compared: lower case, without separators.
+    static let secretNames: Set<String> = Set(secretKeys.map(normalizedKey))
+    /// Endings that make a key secret whatever comes before them (normalized).
+    static let secretSuffixes = ["token", "apikey", "restkey", "secret", "password"]
 
-    /// ``secretKeys`` with ``dialectSecretKeys(_:)``, built once.
-    static let pushwooshSecretKeys = secretKeys.union(dialectSecretKeys(.pushwoosh))
-
-    /// Every key that is secret in `dialect`.
-    static func allSecretKeys(_ dialect: DialectName?) -> Set<String> {
-        dialect == .pushwoosh ? pushwooshSecretKeys : secretKeys
-    }
-
-    /// Whether `key`, compared case-insensitively, is in `keys` (which are lower case). An
-    /// ASCII key without capitals is looked up as it is; others are lower-cased first.
-    static func isSecretKey(_ key: String, in keys: Set<String>) -> Bool {
-        // Most keys are ASCII and of a length no secret key has: no hashing for them.
-        assert(keys.isSubset(of: pushwooshSecretKeys), "the length filter knows only the built-in secret keys")
-        let length = key.utf8.count
-        if length < 64, secretKeyLengths & (1 << UInt64(length)) == 0, key.utf8.allSatisfy({ $0 < 0x80 }) { return false }
-        if key.utf8.allSatisfy({ $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }) {
-            return keys.contains(key)
+    /// `key` lower-cased without `_`, `-`, `.` and spaces.
+    static func normalizedKey(_ key: String) -> String {
+        guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return String(key.lowercased().unicodeScalars.filter { !isSeparator($0.value) }.map(Character.init))
         }
-        return keys.contains(key.lowercased())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count)
+        for b in key.utf8 where !isSeparator(UInt32(b)) {
+            bytes.append(b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func isSeparator(_ v: UInt32) -> Bool {
+        v == 0x5F || v == 0x2D || v == 0x2E || v == 0x20
+    }
+
+    /// Whether values under `key` are secret in `dialect` (see ``secretKeys``).
+    public static func isSecretKey(_ key: String, dialect: DialectName?) -> Bool {
+        // Keys of up to two bytes are never secret: no hashing for `to`, `en`, `id`.
+        if key.utf8.count < 3 { return false }
+        let name = normalizedKey(key)
+        if secretNames.contains(name) || secretSuffixes.contains(where: { name.hasSuffix($0) }) { return true }
+        return dialect == .pushwoosh && name == "devices"
     }
 
     /// Secrets shorter than this are not swept from free text (a one-character "token" would
@@ -59,9 +66,10 @@ public enum Redaction {
     /// ``inboundBody(_:dialect:fingerprint:)`` and ``secrets(inInbound:dialect:)`` of an
     /// already parsed body in one walk: the redacted JSON text (or the unparseable
     /// placeholder) and the secrets found in it.
-    public static func inbound(_ body: ParsedBody, dialect: DialectName?, fingerprint: (String) -> String) -> (body: String, secrets: Set<String>) {
+    /// `extraSecrets` are swept too (the caller's credential, the configured keys).
+    public static func inbound(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [], fingerprint: (String) -> String) -> (body: String, secrets: Set<String>) {
         guard let value = body.value else { return (unparseable(body.bytes, fingerprint: fingerprint), []) }
-        let (redactedValue, secrets) = redacted(value, dialect: dialect, fingerprint: fingerprint)
+        let (redactedValue, secrets) = redacted(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
         return (JSONWriter.string(redactedValue), secrets)
     }
 
@@ -80,101 +88,55 @@ public enum Redaction {
     public static func secrets(inInbound body: [UInt8], dialect: DialectName?) -> Set<String> {
         guard let value = try? JSONParser.parse(body) else { return [] }
         var found = Set<String>()
-        collectSecrets(value, keys: allSecretKeys(dialect), into: &found)
+        collectSecrets(value, dialect: dialect, into: &found)
         return found
     }
 
-    /// `value` with secrets replaced, and the secrets that were found in it.
-    public static func redacted(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) {
+    /// `value` with secrets replaced, and the secrets that were found in it: values under
+    /// secret keys are fingerprinted, then those values and `extraSecrets` (the caller's
+    /// credential, the configured keys) are swept from every string and key in one pass each.
+    public static func redacted<S: Sequence>(_ value: JSONValue, dialect: DialectName?, extraSecrets: S,
+                                             fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) where S.Element == String {
         var found = Set<String>()
         // One walk finds the secrets and fingerprints them under their keys.
-        let keyed = redactedKeys(value, keys: allSecretKeys(dialect), fingerprint: fingerprint, collecting: &found) ?? value
-        return (sweep(keyed, secrets: found, fingerprint: fingerprint), found)
+        let keyed = redactedKeys(value, dialect: dialect, fingerprint: fingerprint, collecting: &found) ?? value
+        let scrubber = SecretScrubber(secrets: Array(found) + Array(extraSecrets), fingerprint: fingerprint)
+        return (scrub(keyed, with: scrubber, fingerprint: fingerprint), found)
+    }
+
+    /// ``redacted(_:dialect:extraSecrets:fingerprint:)`` with no other secrets.
+    public static func redacted(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) {
+        redacted(value, dialect: dialect, extraSecrets: [String](), fingerprint: fingerprint)
     }
 
     /// Replaces every occurrence of any of `secrets` (of at least ``minimumSweepLength``
-    /// characters) in the strings and keys of `value` by its fingerprint.
+    /// bytes), and every token-shaped hex run, in the strings and keys of `value` by its
+    /// fingerprint: one pass over each string (see ``SecretScrubber``).
     public static func sweep(_ value: JSONValue, secrets: Set<String>, fingerprint: (String) -> String) -> JSONValue {
-        // Longest first, so a secret that contains another is replaced whole.
-        let ordered = secrets.filter { $0.utf8.count >= minimumSweepLength }.sorted { $0.utf8.count > $1.utf8.count }
-        guard !ordered.isEmpty else { return value }
-        let replacements = ordered.map { ($0, fingerprint($0)) }
-        // ASCII secrets (every token and key in practice) are found by comparing bytes, which
-        // is exact for them and far cheaper than `String.contains`'s character matching.
-        if ordered.allSatisfy({ $0.utf8.allSatisfy { $0 < 0x80 } }) {
-            let byteReplacements = replacements.map { (Array($0.0.utf8), $0.1) }
-            let shortest = byteReplacements.last?.0.count ?? 0
-            return map(value) { text in
-                text.utf8.count < shortest ? text : sweepBytes(text, byteReplacements)
-            }
-        }
-        return map(value) { text in
-            var text = text
-            for (secret, replacement) in replacements where text.contains(secret) { text = text.replacing(secret, with: replacement) }
-            return text
-        }
+        scrub(value, with: SecretScrubber(secrets: secrets, fingerprint: fingerprint), fingerprint: fingerprint)
     }
 
-    /// `text` with every occurrence of each ASCII secret (longest first) replaced, by bytes.
-    static func sweepBytes(_ text: String, _ replacements: [([UInt8], String)]) -> String {
-        var bytes: [UInt8]? = nil
-        for (secret, replacement) in replacements {
-            let found: Bool
-            if let current = bytes {
-                found = firstMatch(secret, in: current[...]) != nil
-            } else {
-                var text = text
-                found = text.withUTF8 { firstMatch(secret, in: $0) != nil }
-            }
-            guard found else { continue }
-            let haystack = bytes ?? Array(text.utf8)
-            var out: [UInt8] = []
-            out.reserveCapacity(haystack.count)
-            var rest = haystack[...]
-            while let at = firstMatch(secret, in: rest) {
-                out.append(contentsOf: rest[rest.startIndex..<at])
-                out.append(contentsOf: replacement.utf8)
-                rest = rest[(at + secret.count)...]
-            }
-            out.append(contentsOf: rest)
-            bytes = out
-        }
-        guard let bytes else { return text }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The index of the first occurrence of `needle` in `haystack`.
-    static func firstMatch<C: RandomAccessCollection>(_ needle: [UInt8], in haystack: C) -> C.Index? where C.Element == UInt8, C.Index == Int {
-        guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        var i = haystack.startIndex
-        let last = haystack.endIndex - needle.count
-        while i <= last {
-            if haystack[i] == first {
-                var j = 1
-                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
-                if j == needle.count { return i }
-            }
-            i += 1
-        }
-        return nil
+    /// `value` with every string and key scrubbed by `scrubber`.
+    public static func scrub(_ value: JSONValue, with scrubber: SecretScrubber, fingerprint: (String) -> String) -> JSONValue {
+        map(value) { scrubber.scrub($0, fingerprint: fingerprint) }
     }
 
     // MARK: Walking
 
-    static func redactKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String) -> JSONValue {
+    static func redactKeys(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String) -> JSONValue {
         var ignored = Set<String>()
-        return redactedKeys(value, keys: keys, fingerprint: fingerprint, collecting: &ignored) ?? value
+        return redactedKeys(value, dialect: dialect, fingerprint: fingerprint, collecting: &ignored) ?? value
     }
 
     /// ``redactKeys(_:keys:fingerprint:)``, or nil when nothing in `value` is under a secret
     /// key: the untouched parts of the tree are shared, not rebuilt. The values found under
     /// secret keys are added to `found` (what ``collectSecrets(_:keys:into:)`` finds).
-    private static func redactedKeys(_ value: JSONValue, keys: Set<String>, fingerprint: (String) -> String, collecting found: inout Set<String>) -> JSONValue? {
+    private static func redactedKeys(_ value: JSONValue, dialect: DialectName?, fingerprint: (String) -> String, collecting found: inout Set<String>) -> JSONValue? {
         switch value {
         case .array(let items):
             var out: [JSONValue]?
             for (i, item) in items.enumerated() {
-                guard let changed = redactedKeys(item, keys: keys, fingerprint: fingerprint, collecting: &found) else { continue }
+                guard let changed = redactedKeys(item, dialect: dialect, fingerprint: fingerprint, collecting: &found) else { continue }
                 if out == nil { out = items }
                 out?[i] = changed
             }
@@ -183,11 +145,11 @@ public enum Redaction {
             var out: [JSONMember]?
             for (i, member) in object.members.enumerated() {
                 let changed: JSONValue?
-                if isSecretKey(member.key, in: keys) {
+                if isSecretKey(member.key, dialect: dialect) {
                     collectLeaves(member.value, into: &found)
                     changed = fingerprintLeaves(member.value, fingerprint: fingerprint)
                 } else {
-                    changed = redactedKeys(member.value, keys: keys, fingerprint: fingerprint, collecting: &found)
+                    changed = redactedKeys(member.value, dialect: dialect, fingerprint: fingerprint, collecting: &found)
                 }
                 guard let changed else { continue }
                 if out == nil { out = object.members }
@@ -214,16 +176,16 @@ public enum Redaction {
         }
     }
 
-    static func collectSecrets(_ value: JSONValue, keys: Set<String>, into found: inout Set<String>) {
+    static func collectSecrets(_ value: JSONValue, dialect: DialectName?, into found: inout Set<String>) {
         switch value {
         case .array(let items):
-            for item in items { collectSecrets(item, keys: keys, into: &found) }
+            for item in items { collectSecrets(item, dialect: dialect, into: &found) }
         case .object(let object):
             for member in object.members {
-                if isSecretKey(member.key, in: keys) {
+                if isSecretKey(member.key, dialect: dialect) {
                     collectLeaves(member.value, into: &found)
                 } else {
-                    collectSecrets(member.value, keys: keys, into: &found)
+                    collectSecrets(member.value, dialect: dialect, into: &found)
                 }
             }
         default:

@@ -11,14 +11,26 @@ extension AuditEntry {
     }
 
     /// The same entry from a body the caller already parsed (the proxy parses each body once).
+    /// `extraSecrets` (the caller's credential, the configured keys) are swept by value too.
+    /// A request refused before it was authenticated (`unauthenticated`) keeps only a bounded,
+    /// redacted excerpt of its body (``Redaction/refusedBody(_:dialect:extraSecrets:limit:fingerprint:)``)
+    /// and no translation.
     public init(requestId: String, receivedAt: Int64, path: String?, route: InboundRoute?, translation: Translation?,
-                parsedBody: ParsedBody, keyFingerprint: String?, targetApp: String? = nil) {
+                parsedBody: ParsedBody, keyFingerprint: String?, targetApp: String? = nil, extraSecrets: [String] = [], unauthenticated: Bool = false) {
         let dialect = translation?.dialect ?? route?.dialect
         let fingerprint: (String) -> String = Fingerprint.of
-        let (redactedBody, secrets) = Redaction.inbound(parsedBody, dialect: dialect, fingerprint: fingerprint)
         let requests = translation?.requests ?? []
-        let translated = translation.map { _ in
-            JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, secrets: secrets, fingerprint: fingerprint))
+        let redactedBody: String, translated: String?
+        if unauthenticated {
+            redactedBody = Redaction.refusedBody(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+            translated = nil
+        } else {
+            let (body, secrets) = Redaction.inbound(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+            redactedBody = body
+            translated = translation.map { _ in
+                let scrubber = SecretScrubber(secrets: Array(secrets) + extraSecrets, fingerprint: fingerprint)
+                return JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, scrubber: scrubber, fingerprint: fingerprint))
+            }
         }
         self.init(
             requestId: requestId, receivedAt: receivedAt, path: path, dialect: dialect, route: translation?.route ?? route?.kind,

@@ -27,7 +27,7 @@ extension ProxyService {
 
     /// The audit completion of a request the legacy provider answered.
     func legacyCompletion(_ inbound: Inbound, _ answer: LegacyForwarder.Answer, outcome: AuditOutcome, message: String) -> AuditCompletion {
-        let body = ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect)
+        let body = ShadowRedaction.body(answer.response.body, scrubber: inbound.scrubber)
         return AuditCompletion(
             finishedAt: deps.clock(), outcome: answer.status == nil ? .failed : outcome, upstreamStatus: answer.status, upstreamBody: body,
             upstreamLatencyMs: answer.latencyMs, attempts: [answer.attempt],

@@ -12,7 +12,7 @@ extension ProxyService {
         await complete(inbound, legacyCompletion(inbound, answer, outcome: .forwarded, message: Self.legacyPrimaryMessage), app: app)
         if Self.sampled(shadow) {
             let primary = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
-                                                body: ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect),
+                                                body: ShadowRedaction.body(answer.response.body, scrubber: inbound.scrubber),
                                                 latencyMs: answer.latencyMs, error: answer.error)
             deps.shadows.submit { [self] in
                 let side = await openPushShadow(inbound, translation: translation, app: app, shadow: shadow)
@@ -32,7 +32,7 @@ extension ProxyService {
         deps.shadows.submit { [self] in
             let answer = await forwardToLegacy(inbound, base: base, timeout: timeout)
             let legacy = ShadowComparison.Side(provider: "legacy:\(inbound.route.dialect.rawValue)", status: answer.status,
-                                               body: ShadowRedaction.body(answer.response.body, inbound: inbound.request.body, dialect: inbound.route.dialect),
+                                               body: ShadowRedaction.body(answer.response.body, scrubber: inbound.scrubber),
                                                latencyMs: answer.latencyMs, error: answer.error)
             await recordComparison(inbound, app: app, primary: side, shadow: legacy)
         }

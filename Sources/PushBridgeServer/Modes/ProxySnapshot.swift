@@ -10,11 +10,15 @@ public struct ProxySnapshot: Sendable {
     public var directory: AppDirectory
     /// The legacy providers' base URLs.
     public var legacy: ProxyConfiguration.LegacyEndpoints
+    /// The configured secrets known in clear (the apps' OpenPush REST keys), swept by value
+    /// from everything a request leaves in the audit, the log and its answer.
+    public var configuredSecrets: [String]
 
     /// A snapshot.
     public init(directory: AppDirectory, legacy: ProxyConfiguration.LegacyEndpoints) {
         self.directory = directory
         self.legacy = legacy
+        configuredSecrets = Array(Set(directory.apps.compactMap { $0.openPushKey?.value }))
     }
 
     /// The snapshot a configuration describes.

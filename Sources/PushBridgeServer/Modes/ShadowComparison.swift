@@ -80,16 +80,14 @@ public struct ShadowComparison: Sendable, Equatable {
     }
 }
 
-/// Redacts an answer's body for the audit: every secret the inbound request carried
-/// (keys, `auth`, device tokens) is replaced by its fingerprint wherever it appears.
+/// Redacts an answer's body for the audit: every secret of the inbound request (keys, `auth`,
+/// device tokens, the caller's credential, the configured keys: its ``Inbound/scrubber``) is
+/// replaced by its fingerprint wherever it appears.
 enum ShadowRedaction {
-    static func body(_ bytes: [UInt8], inbound: [UInt8], dialect: DialectName) -> String {
-        let secrets = Redaction.secrets(inInbound: inbound, dialect: dialect)
+    static func body(_ bytes: [UInt8], scrubber: SecretScrubber) -> String {
         if let value = try? JSONParser.parse(bytes) {
-            return JSONWriter.string(Redaction.sweep(value, secrets: secrets, fingerprint: Fingerprint.of))
+            return JSONWriter.string(Redaction.scrub(value, with: scrubber, fingerprint: Fingerprint.of))
         }
-        var text = String(decoding: bytes.prefix(8192), as: UTF8.self)
-        for s in secrets where !s.isEmpty { text = text.replacingOccurrences(of: s, with: Fingerprint.of(s)) }
-        return text
+        return scrubber.scrub(String(decoding: bytes.prefix(8192), as: UTF8.self), fingerprint: Fingerprint.of)
     }
 }

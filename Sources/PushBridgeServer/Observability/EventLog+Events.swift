@@ -1,22 +1,50 @@
 import PushBridgeCore
 
 extension EventLog {
+    /// What ``findings(_:requestId:dialect:app:route:)`` held back.
+    public struct HeldBack: Sendable, Equatable {
+        /// Findings past the per-request cap (summed up in one "and N more" line).
+        public var overCap = 0
+        /// Identical lines past the per-app rate.
+        public var rateLimited = 0
+    }
+
     /// One line per finding of a translation, at the finding's own severity (info, warning,
     /// error): `request_id`, `dialect`, `app`, `route`, `field`, `kind`, `severity` and
-    /// `reason`. The lines go out together (one write), in the findings' order.
-    public func findings(_ findings: [Finding], requestId: String, dialect: DialectName, app: String?, route: RouteKind) {
-        guard findings.contains(where: { isEnabled(Self.level(of: $0.severity)) }) else { return }
-        log("translation finding", leveled: findings.map { finding in (Self.level(of: finding.severity), [
+    /// `reason`, within the bounds of ``findingLimiter``: past its per-request cap one warning
+    /// line says how many more there are, and identical lines past its per-app rate are
+    /// dropped. The lines go out together (one write), in the findings' order. Returns what
+    /// was held back.
+    @discardableResult
+    public func findings(_ findings: [Finding], requestId: String, dialect: DialectName, app: String?, route: RouteKind) -> HeldBack {
+        var held = HeldBack()
+        guard findings.contains(where: { isEnabled(Self.level(of: $0.severity)) }) else { return held }
+        let appName = app ?? "-", now = clock()
+        func line(field: String, kind: String, severity: String, reason: String) -> [LogField] {
+            [
                 LogField("request_id", .string(requestId)),
                 LogField("dialect", .string(dialect.rawValue)),
-                LogField("app", .string(app ?? "-")),
+                LogField("app", .string(appName)),
                 LogField("route", .string(route.rawValue)),
-                LogField("field", .string(finding.field)),
-                LogField("kind", .string(finding.kind.rawValue)),
-                LogField("severity", .string(finding.severity.rawValue)),
-                LogField("reason", .string(finding.message)),
-            ])
-        })
+                LogField("field", .string(field)),
+                LogField("kind", .string(kind)),
+                LogField("severity", .string(severity)),
+                LogField("reason", .string(reason)),
+            ]
+        }
+        var batch: [(LogLevel, [LogField])] = []
+        for finding in findings {
+            if batch.count >= findingLimiter.maxLinesPerRequest { held.overCap += 1; continue }
+            let key = "\(dialect.rawValue)\u{1F}\(route.rawValue)\u{1F}\(finding.field)\u{1F}\(finding.kind.rawValue)\u{1F}\(finding.message)"
+            guard findingLimiter.admit(app: appName, key: key, nowMs: now) else { held.rateLimited += 1; continue }
+            batch.append((Self.level(of: finding.severity), line(field: finding.field, kind: finding.kind.rawValue, severity: finding.severity.rawValue, reason: finding.message)))
+        }
+        if held.overCap > 0 {
+            batch.append((.warning, line(field: "-", kind: "-", severity: "warning",
+                                         reason: "and \(held.overCap) more findings of this request, not logged (all are in the audit)")))
+        }
+        log("translation finding", leveled: batch)
+        return held
     }
 
     /// The log level of a finding's severity.

@@ -23,9 +23,12 @@ public final class EventLog: Sendable {
     /// Events below this level are skipped.
     public let minimumLevel: LogLevel
 
+    /// Bounds the lines translation findings make (see ``findings(_:requestId:dialect:app:route:)``).
+    public let findingLimiter: FindingLogLimiter
+
     private let encoder: LogLineEncoder
     private let sink: Sink
-    private let clock: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
     private let writeLock = Mutex(())
 
     /// A log writing to `sink` (stderr by default). `clock` gives milliseconds since the Unix
@@ -35,8 +38,10 @@ public final class EventLog: Sendable {
         minimumLevel: LogLevel = .info,
         maxValueBytes: Int = 8192,
         clock: @escaping @Sendable () -> Int64 = RFC3339.nowMilliseconds,
+        findingLimiter: FindingLogLimiter = FindingLogLimiter(),
         sink: @escaping Sink = EventLog.standardError
     ) {
+        self.findingLimiter = findingLimiter
         self.format = format
         self.minimumLevel = minimumLevel
         self.encoder = LogLineEncoder(format: format, maxValueBytes: max(16, maxValueBytes))

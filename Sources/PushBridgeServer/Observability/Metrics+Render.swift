@@ -29,6 +29,8 @@ extension Metrics {
             gauge(into: &out, "pushbridge_audit_min_free_bytes", "The audit_min_free_mib floor, in bytes.", snapshot.auditDiskLimits.floor)
             gauge(into: &out, "pushbridge_audit_disk_warning", "1 when the audit is past its ceiling or its filesystem under its floor.", disk.warnings.isEmpty ? 0 : 1)
         }
+        counters(into: &out, "pushbridge_log_lines_suppressed_total", "Finding log lines held back, by app and reason (per_request_cap, identical_rate).",
+                 snapshot.logLinesSuppressed)
         return out
     }
 

@@ -15,6 +15,7 @@ public final class Metrics: Sendable {
         var requests: LabeledCounters
         var findings: LabeledCounters
         var upstreamAttempts: LabeledCounters
+        var logLinesSuppressed: LabeledCounters
         var upstreamLatency = Histogram(bounds: Histogram.latencyBuckets)
         var auditWrite = Histogram(bounds: Histogram.latencyBuckets)
         var auditQueueDepth: Int64 = 0
@@ -36,7 +37,8 @@ public final class Metrics: Sendable {
         state = Mutex(State(
             requests: family(["dialect", "route", "status"]),
             findings: family(["dialect", "field", "kind"]),
-            upstreamAttempts: family(["result"])
+            upstreamAttempts: family(["result"]),
+            logLinesSuppressed: family(["app", "reason"])
         ))
     }
 
@@ -49,6 +51,16 @@ public final class Metrics: Sendable {
     /// Counts a finished request; a `nil` dialect is `none`, a `nil` route `unknown`.
     public func recordRequest(dialect: DialectName?, route: RouteKind?, status: Int) {
         recordRequest(dialect: dialect?.rawValue ?? "none", route: route?.rawValue ?? "unknown", status: status)
+    }
+
+    /// Counts finding lines the log held back in `pushbridge_log_lines_suppressed_total`:
+    /// `reason` `per_request_cap` (summed up in an "and N more" line) or `identical_rate`.
+    public func recordSuppressedLogLines(app: String, _ held: EventLog.HeldBack) {
+        guard held.overCap > 0 || held.rateLimited > 0 else { return }
+        state.withLock { state in
+            if held.overCap > 0 { state.logLinesSuppressed.add([app, "per_request_cap"], UInt64(held.overCap)) }
+            if held.rateLimited > 0 { state.logLinesSuppressed.add([app, "identical_rate"], UInt64(held.rateLimited)) }
+        }
     }
 
     /// Counts each finding in `pushbridge_findings_total`. Array indices in field paths are

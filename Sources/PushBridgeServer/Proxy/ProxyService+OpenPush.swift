@@ -47,7 +47,7 @@ extension ProxyService {
             responseStatus: response.status, responseBody: String(decoding: response.body, as: UTF8.self),
             errorMessage: results.compactMap { if case .failed(let m) = $0 { m } else { nil } }.first)
         let ids = results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
-        let answered = await settle(inbound, completion, app: app, answer: response, ids: ids) ?? response
+        let answered = await settle(inbound, inbound.scrub(completion), app: app, answer: response, ids: ids) ?? response
         return (SideAnswer(http: answered, latencyMs: Self.ms(since: began), error: completion.errorMessage), completion)
     }
 
@@ -72,11 +72,10 @@ extension ProxyService {
             results.append(.scheduled(id: id))
         }
         let response = http(inbound.dialect.render(results: results, for: translation), inbound.requestId)
-        var entry = AuditEntry(requestId: inbound.requestId, receivedAt: inbound.started, path: inbound.request.path, route: inbound.route, translation: translation,
-                               parsedBody: inbound.body, keyFingerprint: inbound.keyFingerprint, targetApp: app.openPushAppID)
+        var entry = inbound.auditEntry(translation: translation, targetApp: app.openPushAppID)
         entry.appName = app.name
-        let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .scheduled, responseStatus: response.status,
-                                         responseBody: String(decoding: response.body, as: UTF8.self))
+        let completion = inbound.scrub(AuditCompletion(finishedAt: deps.clock(), outcome: .scheduled, responseStatus: response.status,
+                                                       responseBody: String(decoding: response.body, as: UTF8.self)))
         do {
             try await scheduler.lifecycle.store(starts, entry: entry, completion: completion, now: deps.clock())
         } catch {
@@ -99,7 +98,7 @@ extension ProxyService {
         let completion = AuditCompletion(finishedAt: now, outcome: .failed, responseStatus: answer.status,
                                          responseBody: String(decoding: answer.body, as: UTF8.self), errorMessage: message)
         do {
-            try await lifecycle.abandon(starts, completion: completion, now: now)
+            try await lifecycle.abandon(starts, completion: inbound.scrub(completion), now: now)
         } catch {
             deps.log.error("audit row of an unstored scheduled start could not be corrected", ["request_id": .string(inbound.requestId)])
         }

@@ -1,0 +1,58 @@
+import PushBridgeCore
+
+/// Redaction by value at the request's exits: whatever leaves for the audit, the log or the
+/// caller passes through the request's ``Inbound/scrubber`` (the configured keys, the
+/// presented credential and, once the caller is authenticated, every secret of its body).
+extension Inbound {
+    /// The scrubber for a request before authentication: the configured keys and the presented
+    /// credential only (the body is not walked for a caller who may not be one).
+    static func unauthenticatedScrubber(configured: [String], credential: String?) -> (extra: [String], scrubber: SecretScrubber) {
+        let extra = configured + (credential.map { [$0] } ?? [])
+        return (extra, SecretScrubber(secrets: extra, fingerprint: Fingerprint.of))
+    }
+
+    /// Marks the caller authenticated and adds its body's secrets to the scrubber.
+    mutating func authenticated() {
+        isAuthenticated = true
+        guard let value = body.value else { return }
+        let found = Redaction.secrets(in: value, dialect: route.dialect)
+        if !found.isEmpty { scrubber = SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: Fingerprint.of) }
+    }
+
+    /// `text` with every secret replaced.
+    func scrub(_ text: String) -> String { scrubber.scrub(text, fingerprint: Fingerprint.of) }
+
+    /// The answer with its body scrubbed (a key echoed by the upstream never reaches the caller).
+    func scrub(_ response: HTTPResponse) -> HTTPResponse {
+        var out = response
+        out.body = scrubber.scrub(bytes: response.body, fingerprint: Fingerprint.of)
+        return out
+    }
+
+    /// The translation with its findings and error scrubbed.
+    func scrub(_ translation: Translation) -> Translation {
+        Redaction.scrub(translation, with: scrubber, fingerprint: Fingerprint.of)
+    }
+
+    /// The completion with every text it stores scrubbed.
+    func scrub(_ completion: AuditCompletion) -> AuditCompletion {
+        var out = completion
+        out.upstreamBody = completion.upstreamBody.map(scrub)
+        out.responseBody = completion.responseBody.map(scrub)
+        out.errorMessage = completion.errorMessage.map(scrub)
+        out.attempts = completion.attempts.map { attempt in
+            var a = attempt
+            a.error = attempt.error.map(scrub)
+            return a
+        }
+        return out
+    }
+
+    /// The audit entry for this request, redacted by key and by value; a request refused before
+    /// authentication keeps only an excerpt of its body.
+    func auditEntry(translation: Translation?, targetApp: String? = nil) -> AuditEntry {
+        AuditEntry(requestId: requestId, receivedAt: started, path: request.path, route: route, translation: translation,
+                   parsedBody: body, keyFingerprint: keyFingerprint, targetApp: targetApp, extraSecrets: extraSecrets,
+                   unauthenticated: !isAuthenticated)
+    }
+}

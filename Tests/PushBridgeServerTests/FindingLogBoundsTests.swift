@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import PushBridgeCore
+@testable import PushBridgeServer
+
+/// A request with hundreds of unknown fields does not flood the log: its finding lines are
+/// capped with an "and N more" line, identical lines are rate-limited per app, and what was
+/// held back is counted on /metrics.
+@Suite(.serialized)
+struct FindingLogBoundsTests {
+    @Test func findingLinesAreCappedPerRequestAndRateLimitedPerApp() async throws {
+        let upstream = try RecordingSandbox()
+        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let reference = try #require(try JSONParser.parse(ProxyFailureTests.fixture("onesignal-start-reference")).objectValue)
+        func body(unknown: Int, named name: String) -> [UInt8] {
+            var o = reference
+            for i in 0..<unknown { o["\(name)_\(i)"] = .int(Int64(i)) }
+            return JSONWriter.bytes(.object(o))
+        }
+        let path = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
+        let cap = 20  // FindingLogLimiter's default lines per request
+        func lines(_ id: String) -> [String] {
+            proxy.log.lines.filter { $0.contains("msg=\"translation finding\"") && $0.contains("request_id=\(id)") }
+        }
+        // 300 unknown fields: the cap, then one line for the rest.
+        let flood = try await proxy.send(path: path, body: body(unknown: 300, named: "flood"))
+        let floodLines = lines(try #require(flood.headers["x-pushbridge-request-id"]))
+        #expect(floodLines.count == cap + 1, "\(floodLines.count) lines")
+        #expect(floodLines.last?.contains("more findings of this request") == true)
+        // The same few findings twelve times: past ten identical lines a minute, the app's lines are held back.
+        var ids: [String] = []
+        for _ in 0..<12 {
+            let reply = try await proxy.send(path: path, body: body(unknown: 5, named: "same"))
+            ids.append(try #require(reply.headers["x-pushbridge-request-id"]))
+        }
+        #expect(lines(ids[0]).count >= 5)
+        #expect(lines(ids[10]).isEmpty && lines(ids[11]).isEmpty, "\(lines(ids[10]).count) and \(lines(ids[11]).count) lines for the 11th and 12th")
+        let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics").text
+        func counter(_ reason: String) -> Int? {
+            metrics.split(separator: "\n").first { $0.hasPrefix("pushbridge_log_lines_suppressed_total{app=\"os\",reason=\"\(reason)\"}") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+        #expect((counter("per_request_cap") ?? 0) >= 280, "\(metrics)")
+        #expect((counter("identical_rate") ?? 0) >= 10)
+        await proxy.stop()
+    }
+}
