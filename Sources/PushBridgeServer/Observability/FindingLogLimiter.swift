@@ -22,8 +22,8 @@ public final class FindingLogLimiter: Sendable {
     }
     private let seen = Mutex<[String: Seen]>([:])
 
-    /// A limiter; the defaults are 20 lines per request and 10 identical lines per app a minute.
-    public init(maxLinesPerRequest: Int = 20, identicalLinesPerWindow: Int = 10, windowMilliseconds: Int64 = 60_000) {
+    /// A limiter; the defaults are 20 lines per request and 100 identical lines per app a minute.
+    public init(maxLinesPerRequest: Int = 20, identicalLinesPerWindow: Int = 100, windowMilliseconds: Int64 = 60_000) {
         self.maxLinesPerRequest = max(1, maxLinesPerRequest)
         self.identicalLinesPerWindow = max(1, identicalLinesPerWindow)
         self.windowMilliseconds = max(1, windowMilliseconds)
