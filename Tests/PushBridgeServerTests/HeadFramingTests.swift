@@ -28,6 +28,14 @@ import Testing
          Array("\(String(HostileProxyHarness.oneSignalBody.count, radix: 16))\r\n".utf8) + HostileProxyHarness.oneSignalBody + Array("\r\n0\r\n\r\n".utf8) + smuggled),
     ]
 
+    /// Rows of refused 400s in the proxy's audit; fails the test if any row is not one.
+    static func rejectedRows(_ proxy: HostileProxyHarness) throws -> Int {
+        let rows = try SQLiteDatabase(path: proxy.directory.appendingPathComponent("audit.sqlite").path)
+            .rows("SELECT outcome, response_status FROM requests")
+        #expect(rows.allSatisfy { $0 == [.text("rejected"), .integer(400)] }, "\(rows)")
+        return rows.count
+    }
+
     @Test func ambiguousBodyLengthIsAnswered400OnceAndClosed() async throws {
         let proxy = try HostileProxyHarness.start()
         #expect(Self.framingCases.count == 3)
@@ -42,7 +50,8 @@ import Testing
             let named = errors.first.map { $0.contains("Content-Length") || $0.contains("Transfer-Encoding") } ?? false
             #expect(named, "\(testCase.name): \(response.text)")
         }
-        #expect(proxy.runtime.audit.statistics.operations == 0, "an ambiguous request reached the pipeline")
+        // Each refusal was audited before its answer: one rejected row per case, nothing forwarded.
+        #expect(try Self.rejectedRows(proxy) == Self.framingCases.count, "an ambiguous request was not audited as rejected")
         #expect(try await proxy.validOneSignalStart().status == 201)
         await proxy.stop()
     }
@@ -69,7 +78,7 @@ import Testing
             let errors = HostileProxyHarness.oneSignalErrors(response) ?? []
             #expect(errors.first?.contains("control characters") == true, "\(testCase.name): \(response.text)")
         }
-        #expect(proxy.runtime.audit.statistics.operations == 0, "a request with a control character reached the pipeline")
+        #expect(try Self.rejectedRows(proxy) == Self.controlCases.count, "a request with a control character was not audited as rejected")
         #expect(try await proxy.validOneSignalStart().status == 201)
         await proxy.stop()
     }

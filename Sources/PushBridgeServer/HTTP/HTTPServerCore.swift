@@ -154,9 +154,15 @@ final class HTTPServerCore: Sendable {
             state.body = []
             return HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
         }
-        let failure = HTTPServerFailure.bodyTooLarge(limit: configuration.maxBodyBytes)
-        var response = configuration.failureResponder(failure, request)
         // The unread rest of the body makes the connection unusable for another request.
+        return answerRecorded(.bodyTooLarge(limit: configuration.maxBodyBytes), request, exchange, on: connection)
+    }
+
+    /// Answers `failure` with `Connection: close` once the configured recorder has written its
+    /// audit row (at once when there is no recorder): suspended like a running handler, under
+    /// its deadline.
+    private func answerRecorded(_ failure: HTTPServerFailure, _ request: HTTPRequest, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        var response = configuration.failureResponder(failure, request)
         response.headers.append((name: "Connection", value: "close"))
         guard let recorder = configuration.refusalRecorder else { return answerNow(response, exchange, on: connection) }
         // The answer waits for the record: suspended like a running handler, under its deadline.
@@ -176,14 +182,13 @@ final class HTTPServerCore: Sendable {
     }
 
     /// Answers a request whose head breaks ``HTTPHeadRules`` (400 through the configured
-    /// responder) and closes the connection: its framing cannot be trusted for a next request.
+    /// responder, after its audit row) and closes the connection: its framing cannot be
+    /// trusted for a next request.
     private func refuse(_ failure: HTTPServerFailure, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
         let request = exchange.state.withLock { state in
             HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
         }
-        var response = configuration.failureResponder(failure, request)
-        response.headers.append((name: "Connection", value: "close"))
-        return answerNow(response, exchange, on: connection)
+        return answerRecorded(failure, request, exchange, on: connection)
     }
 
     /// Queues `response` from inside the access handler, marking the exchange answered.

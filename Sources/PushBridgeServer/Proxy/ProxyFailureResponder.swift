@@ -1,8 +1,9 @@
 import PushBridgeCore
 
 /// Answers what the HTTP server answers itself (body over the limit, handler past its deadline,
-/// shutting down) in the caller's dialect, and audits the 413s, whose handler never ran: the
-/// server sends a 413 only once ``recorder(audit:log:)`` has written its row.
+/// shutting down) in the caller's dialect, and audits the 413s and the 400s for a malformed
+/// head, whose handler never ran: the server sends them only once ``recorder(audit:log:)``
+/// has written their row.
 enum ProxyFailureResponder {
     static func make() -> @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse {
         { failure, request in
@@ -17,18 +18,18 @@ enum ProxyFailureResponder {
             let r = Dialects.named(route.dialect).render(failure: proxyFailure, route: route)
             var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
             headers += r.headers.map { (name: $0.0, value: $0.1) }
-            if case .bodyTooLarge = failure {
+            if failure.isRecorded {
                 headers.append(("X-PushBridge-Request-Id", RequestID.make(nowMs: AuditClock.nowMilliseconds())))
             }
             return HTTPResponse(status: r.status, headers: headers, body: r.body)
         }
     }
 
-    /// Writes the complete row of a refused 413 (its id is the answer's
+    /// Writes the complete row of a refused 413 or malformed head (its id is the answer's
     /// `X-PushBridge-Request-Id`); the server holds the answer until this returns.
     static func recorder(audit: AuditStore, log: EventLog) -> @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void {
         { failure, request, response in
-            guard case .bodyTooLarge = failure, let route = InboundRoute.match(path: request.target),
+            guard failure.isRecorded, let route = InboundRoute.match(path: request.target),
                   let id = response.headers.first(where: { $0.name == "X-PushBridge-Request-Id" })?.value else { return }
             let now = AuditClock.nowMilliseconds()
             let entry = AuditEntry(requestId: id, receivedAt: now, path: request.path, route: route, translation: nil,
@@ -36,6 +37,17 @@ enum ProxyFailureResponder {
             let completion = AuditCompletion(finishedAt: now, outcome: .rejected, responseStatus: response.status,
                                              responseBody: String(decoding: response.body, as: UTF8.self), errorMessage: failure.message)
             if (try? await audit.record(entry, completion)) == nil { log.error("audit write failed", ["request_id": .string(id)]) }
+        }
+    }
+}
+
+extension HTTPServerFailure {
+    /// Whether the server answers it only after its audit row is written: a body over the
+    /// limit or a malformed head, both refused before any handler ran.
+    var isRecorded: Bool {
+        switch self {
+        case .bodyTooLarge, .malformedHead: true
+        case .handlerDeadlineExceeded, .shuttingDown: false
         }
     }
 }
