@@ -45,13 +45,12 @@ struct AuditCompletionFailureTests {
     /// Waits (at most 15 s) until the reconciler has written every late completion and the
     /// row is no longer `pending`.
     static func settledRow(_ proxy: ProxyHarness, _ id: String) async throws -> AuditRecord? {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if proxy.runtime.service.lateCompletionCount == 0, let row = try? AuditReader(path: proxy.auditPath).show(requestId: id),
-               row.outcome != "pending" { return row }
-            try await Task.sleep(for: .milliseconds(50))
+        let settled = await firstValue(within: 15) { () -> AuditRecord? in
+            guard proxy.runtime.service.lateCompletionCount == 0, let row = try? AuditReader(path: proxy.auditPath).show(requestId: id),
+                  row.outcome != "pending" else { return nil }
+            return row
         }
-        return try AuditReader(path: proxy.auditPath).show(requestId: id)
+        return try settled ?? AuditReader(path: proxy.auditPath).show(requestId: id)
     }
 
     static func expectTruthRecorded(_ row: AuditRecord?, openPushID: String) {

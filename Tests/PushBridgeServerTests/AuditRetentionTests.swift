@@ -138,11 +138,6 @@ struct AuditRetentionTests {
 
     /// Polls `condition` until it holds or 15 s pass.
     static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(15)
-        repeat {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return try condition()
+        try await firstValue(within: 15) { try condition() ? true : nil } ?? false
     }
 }

@@ -122,10 +122,6 @@ struct PathSegmentLiveTests {
     }
 
     static func settledRow(_ proxy: ProxyHarness, _ id: String) async throws -> AuditRecord? {
-        for _ in 0..<250 {
-            if let r = try AuditReader(path: proxy.auditPath).show(requestId: id), r.outcome != "pending" { return r }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
+        try await firstValue(within: 5) { try AuditReader(path: proxy.auditPath).show(requestId: id).flatMap { $0.outcome != "pending" ? $0 : nil } }
     }
 }

@@ -152,25 +152,20 @@ struct TLSListenerTests {
 
     /// Polls the served serial until it is `serial` (or 15 s pass); returns the last one seen.
     private static func waitForServedSerial(_ serial: String, ca: TestCertificateAuthority, port: UInt16) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(15)
         var seen: String?
-        repeat {
+        _ = try await firstValue(within: 15) { () async throws -> Bool? in
             seen = try await offPool { try ca.servedSerial(port: port) }
-            if seen == serial { return seen }
-            try await Task.sleep(for: .milliseconds(50))
-        } while ContinuousClock.now < deadline
+            return seen == serial ? true : nil
+        }
         return seen
     }
 
     /// Polls a log file until a line matches (or 15 s pass).
     private static func waitForLog(_ path: String, _ matches: (String) -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(15)
-        repeat {
+        await firstValue(within: 15) { () -> Bool? in
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            if text.split(separator: "\n").contains(where: { matches(String($0)) }) { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        } while ContinuousClock.now < deadline
-        return false
+            return text.split(separator: "\n").contains(where: { matches(String($0)) }) ? true : nil
+        } ?? false
     }
 }
 

@@ -53,6 +53,18 @@ func eventually(_ seconds: Double = 10, _ condition: @Sendable () -> Bool) async
     return condition()
 }
 
+/// Polls `probe` until it gives a value or `seconds` pass (real time); that value, or nil.
+/// The one poll loop tests wait on conditions with (``eventually(_:_:)`` is its yes/no form
+/// for conditions that need no `await`).
+func firstValue<T>(within seconds: Double = 10, _ probe: () async throws -> T?) async rethrows -> T? {
+    let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+    repeat {
+        if let value = try await probe() { return value }
+        try? await Task.sleep(for: .milliseconds(20))
+    } while ContinuousClock.now < end
+    return try await probe()
+}
+
 /// A URLSession that opens as many connections to one host as a burst test needs.
 func makeBurstSession() -> URLSession {
     let c = URLSessionConfiguration.ephemeral

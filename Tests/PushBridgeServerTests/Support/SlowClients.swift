@@ -73,6 +73,8 @@ final class SlowClients: @unchecked Sendable {
             defer { if state == .running { state = .stopping } }
             return state == .running
         }
+        // A wait on a condition (the dribbling thread has seen the stop and will not write to a
+        // closed descriptor again), spun because close() is synchronous; it lasts one interval.
         if wasRunning { while dribbling.withLock({ $0 }) != .idle { usleep(1000) } }
         for fd in descriptors { Glibc.close(fd) }
         descriptors = []
