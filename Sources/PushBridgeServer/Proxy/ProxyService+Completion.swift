@@ -63,11 +63,15 @@ enum FirstOf {
         let once = Once()
         return await withCheckedContinuation { continuation in
             once.continuation.withLock { $0 = continuation }
-            let worker = Task { once.resume(await work()) }
-            Task {
+            let timer = Task {
                 try? await Task.sleep(until: deadline)
                 once.resume(false)
-                _ = worker
+            }
+            // The timer is cancelled as soon as the work answers, so a request that completes
+            // at once leaves no task sleeping out the budget behind it.
+            Task {
+                once.resume(await work())
+                timer.cancel()
             }
         }
     }
