@@ -22,31 +22,13 @@ extension Inbound {
     /// `text` with every secret replaced.
     func scrub(_ text: String) -> String { scrubber.scrub(text, fingerprint: Fingerprint.of) }
 
-    /// The answer with its body scrubbed (a key echoed by the upstream never reaches the caller).
-    func scrub(_ response: HTTPResponse) -> HTTPResponse {
-        var out = response
-        out.body = scrubber.scrub(bytes: response.body, fingerprint: Fingerprint.of)
-        return out
-    }
-
     /// The translation with its findings and error scrubbed.
     func scrub(_ translation: Translation) -> Translation {
         Redaction.scrub(translation, with: scrubber, fingerprint: Fingerprint.of)
     }
 
     /// The completion with every text it stores scrubbed.
-    func scrub(_ completion: AuditCompletion) -> AuditCompletion {
-        var out = completion
-        out.upstreamBody = completion.upstreamBody.map(scrub)
-        out.responseBody = completion.responseBody.map(scrub)
-        out.errorMessage = completion.errorMessage.map(scrub)
-        out.attempts = completion.attempts.map { attempt in
-            var a = attempt
-            a.error = attempt.error.map(scrub)
-            return a
-        }
-        return out
-    }
+    func scrub(_ completion: AuditCompletion) -> AuditCompletion { scrubber.scrub(completion) }
 
     /// The audit entry for this request, redacted by key and by value; a request refused before
     /// authentication keeps only an excerpt of its body.
@@ -54,5 +36,30 @@ extension Inbound {
         AuditEntry(requestId: requestId, receivedAt: started, path: request.path, route: route, translation: translation,
                    parsedBody: body, keyFingerprint: keyFingerprint, targetApp: targetApp, extraSecrets: extraSecrets,
                    unauthenticated: !isAuthenticated)
+    }
+}
+
+/// What the exit replaces secrets in: the caller's answer and the audit completion.
+extension SecretScrubber {
+    /// The answer with its body scrubbed (a key echoed by the upstream never reaches the caller).
+    func scrub(_ response: HTTPResponse) -> HTTPResponse {
+        var out = response
+        out.body = scrub(bytes: response.body, fingerprint: Fingerprint.of)
+        return out
+    }
+
+    /// The completion with every text it stores scrubbed.
+    func scrub(_ completion: AuditCompletion) -> AuditCompletion {
+        let text = { (s: String) in self.scrub(s, fingerprint: Fingerprint.of) }
+        var out = completion
+        out.upstreamBody = completion.upstreamBody.map(text)
+        out.responseBody = completion.responseBody.map(text)
+        out.errorMessage = completion.errorMessage.map(text)
+        out.attempts = completion.attempts.map { attempt in
+            var a = attempt
+            a.error = attempt.error.map(text)
+            return a
+        }
+        return out
     }
 }

@@ -6,31 +6,27 @@ extension ProxyService {
     /// 2 s the handler's deadline keeps past the delivery budget.
     static let completionBudget: Duration = .milliseconds(1500)
 
-    /// Completes the row and writes the access line; returns the answer to send. The
-    /// completion is retried within ``completionBudget``. If it still cannot be written, it is
-    /// handed to the background reconciler, and a 2xx `answer` becomes the dialect's 500
-    /// saying that the send happened (with OpenPush's ids) and the audit failed, so the
-    /// caller may retry with the same idempotency key; the reconciler then records that
-    /// 500 as the answer given.
-    func settle(_ inbound: Inbound, _ completion: AuditCompletion, app: AppConfiguration, answer: HTTPResponse? = nil, ids: [String] = []) async -> HTTPResponse? {
-        if await finishWithinBudget(inbound.requestId, completion) {
-            finishLog(inbound.requestId, inbound.request, completion.responseStatus ?? 0, inbound.started, route: inbound.route, app: app.name, outcome: completion.outcome.rawValue)
-            return answer
-        }
-        deps.log.error("audit completion failed; retrying in the background", ["request_id": .string(inbound.requestId)])
+    /// Completes the row; returns the answer to send. The completion is retried within
+    /// ``completionBudget``. If it still cannot be written, it is handed to the background
+    /// reconciler, and a 2xx `answer` of a send (`ids` not nil: OpenPush's ids) becomes the
+    /// dialect's 500 saying that the send happened and the audit failed, so the caller may
+    /// retry with the same idempotency key; the reconciler then records that 500 as the
+    /// answer given.
+    func settle(_ call: Call, _ completion: AuditCompletion, answer: HTTPResponse, route: InboundRoute?, ids: [String]?) async -> HTTPResponse {
+        if await finishWithinBudget(call.requestId, completion) { return answer }
+        deps.log.error("audit completion failed; retrying in the background", ["request_id": .string(call.requestId)])
         var late = completion
         var sent = answer
-        if let answer, (200..<300).contains(answer.status) {
+        if let ids, let route, (200..<300).contains(answer.status) {
             let listed = ids.isEmpty ? "" : " (OpenPush id \(ids.joined(separator: ", ")))"
             let message = "the send reached OpenPush\(listed) but its audit record could not be written; retrying with the same idempotency key is safe"
-            let truth = http(inbound.dialect.render(failure: .internal(message), route: inbound.route), inbound.requestId)
+            let truth = Self.http(Dialects.named(route.dialect).render(failure: .internal(message), route: route))
             late.responseStatus = truth.status
             late.responseBody = String(decoding: truth.body, as: UTF8.self)
             late.errorMessage = "answered \(truth.status) instead of \(answer.status): the audit completion could not be written within \(Self.completionBudget)"
             sent = truth
         }
-        lateCompletions.add(inbound.requestId, late)
-        finishLog(inbound.requestId, inbound.request, late.responseStatus ?? 0, inbound.started, route: inbound.route, app: app.name, outcome: late.outcome.rawValue)
+        lateCompletions.add(call.requestId, late)
         return sent
     }
 

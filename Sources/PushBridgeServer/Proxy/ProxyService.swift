@@ -1,9 +1,9 @@
 import Foundation
 import PushBridgeCore
 
-/// The proxy's request handler: operations endpoints, then for every dialect route the whole
-/// pipeline — resolve the app, check the caller, translate, audit, forward, answer in the
-/// caller's dialect, log every finding. Mount `handler` on an `HTTPServer`.
+/// The proxy's request handler: the operations endpoints, then the request pipeline
+/// (``handle(_:)`` in `ProxyService+Pipeline.swift` composes its stages). Mount `handler` on
+/// an `HTTPServer`.
 public final class ProxyService: Sendable {
     /// What the pipeline uses.
     public struct Dependencies: Sendable {
@@ -55,11 +55,23 @@ public final class ProxyService: Sendable {
     let deps: Dependencies
     /// Audit completions retried in the background after their answer left.
     let lateCompletions: AuditLateCompletions
+    /// The mode stages, made once.
+    let modes: Modes
+
+    /// The mode stages.
+    struct Modes: Sendable {
+        let openPush: OpenPushMode
+        let observe: ObserveMode
+        let shadow: ShadowMode
+        let schedule: ScheduleMode
+    }
 
     /// A service.
     public init(_ dependencies: Dependencies) {
         deps = dependencies
         lateCompletions = AuditLateCompletions(audit: dependencies.audit, log: dependencies.log)
+        modes = Modes(openPush: OpenPushMode(deps: dependencies), observe: ObserveMode(deps: dependencies),
+                      shadow: ShadowMode(deps: dependencies), schedule: ScheduleMode(deps: dependencies))
     }
 
     /// Audit completions not written yet (retried in the background).
@@ -76,19 +88,8 @@ public final class ProxyService: Sendable {
     /// The handler to mount on an `HTTPServer`.
     public var handler: HTTPHandler { { [self] request in await self.handle(request) } }
 
-    /// Serves one request.
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = deps.clock()
-        let requestId = RequestID.make(nowMs: started)
-        deps.metrics.requestStarted()
-        defer { deps.metrics.requestFinished() }
-        if request.method == "GET", let ops = operations(request) { return ops }
-        let route = InboundRoute.match(path: request.target)
-        guard let route, request.method == "POST" else { return await unhandled(request, route: route, requestId: requestId, started: started) }
-        return await pipeline(request, route: route, dialect: Dialects.named(route.dialect), requestId: requestId, started: started)
-    }
-
-    private func operations(_ request: HTTPRequest) -> HTTPResponse? {
+    /// `/healthz` and `/metrics`; nil for any other path.
+    func operations(_ request: HTTPRequest) -> HTTPResponse? {
         switch request.path {
         case "/healthz":
             return health()
@@ -112,17 +113,5 @@ public final class ProxyService: Sendable {
             fields += [("audit_used_bytes", .int(disk.usedBytes)), ("audit_free_bytes", .int(disk.freeBytes))]
         }
         return .json(200, .object(JSONObject(members: fields.map { JSONMember($0.0, $0.1) })))
-    }
-
-    /// A dialect response as an HTTP response, tagged with the request id.
-    func http(_ r: DialectResponse, _ requestId: String) -> HTTPResponse {
-        HTTPResponse(status: r.status, headers: [("Content-Type", "application/json"), ("X-PushBridge-Request-Id", requestId)] + r.headers.map { (name: $0.0, value: $0.1) }, body: r.body)
-    }
-
-    /// The access line and the request metric.
-    func finishLog(_ requestId: String, _ request: HTTPRequest, _ status: Int, _ started: Int64, route: InboundRoute?, app: String?, outcome: String) {
-        deps.metrics.recordRequest(dialect: route?.dialect, route: route?.kind, status: status)
-        deps.log.access(requestId: requestId, method: request.method, path: request.path, status: status,
-                        durationMs: Double(deps.clock() - started), dialect: route?.dialect, app: app, outcome: outcome, remote: request.remoteAddress)
     }
 }

@@ -126,7 +126,7 @@ extension AuditReader {
             "r.outcome IN ('forwarded', 'failed', 'sent')",
             "coalesce(r.error_message, '') NOT LIKE ?", "coalesce(r.error_message, '') NOT LIKE ?",
         ])
-        let legacyRows: [SQLiteValue] = [.text(ProxyService.observeMessage + "%"), .text(ProxyService.legacyPrimaryMessage + "%")]
+        let legacyRows: [SQLiteValue] = [.text(ObserveMode.message + "%"), .text(ShadowMode.legacyPrimaryMessage + "%")]
         let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
         let primaryRows = try query("""
             SELECT \(appKey), r.dialect, r.route, count(*), sum(coalesce(r.upstream_status BETWEEN 200 AND 299, 0) = 0), sum(\(rateLimited))

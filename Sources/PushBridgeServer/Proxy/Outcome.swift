@@ -1,0 +1,53 @@
+import PushBridgeCore
+
+/// What a stage decided for one request: the answer, what the audit still needs, and what the
+/// access line says. Every stage returns one; ``ProxyService/exit(_:_:)`` carries it out.
+struct Outcome: Sendable {
+    /// What the audit still needs when the answer is ready.
+    enum AuditWrite: Sendable {
+        /// The whole row: the request never went upstream.
+        case record(AuditEntry, AuditCompletion)
+        /// The completion of the row the stage began.
+        case complete(AuditCompletion)
+        /// Nothing more: the stage wrote the row itself (a scheduled start), or could not
+        /// write it and said so in the answer.
+        case done
+    }
+
+    /// The answer, without the request id (the exit adds it).
+    var answer: HTTPResponse
+    /// What the audit still needs; a completion without a response status or body gets the
+    /// answer's.
+    var audit: AuditWrite
+    /// The matched route, nil for an unhandled one.
+    var route: InboundRoute?
+    /// The configured app (or the app id the caller named), for the access line.
+    var app: String?
+    /// The access line's outcome.
+    var log: String
+    /// OpenPush's ids when the answer reports a send (a lost completion then turns a 2xx into
+    /// the dialect's 500 naming them); nil for answers that sent nothing to OpenPush.
+    var acceptedIds: [String]? = nil
+    /// How long the mode took to have its answer, ms (a shadow comparison's primary latency).
+    var latencyMs: Double = 0
+    /// The request's secrets: the exit replaces them in the answer and the audit completion
+    /// (nil for a request with none known, an unhandled route).
+    var scrubber: SecretScrubber? = nil
+    /// Runs once the answer is final and audited (a shadow goes to the other side then).
+    var afterAnswer: (@Sendable (HTTPResponse) -> Void)?
+}
+
+extension Outcome {
+    /// Why it failed, as its audit completion says.
+    var errorMessage: String? {
+        switch audit {
+        case .record(_, let c), .complete(let c): c.errorMessage
+        case .done: nil
+        }
+    }
+
+    static func ms(since start: ContinuousClock.Instant) -> Double {
+        let c = (ContinuousClock.now - start).components
+        return Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15
+    }
+}
