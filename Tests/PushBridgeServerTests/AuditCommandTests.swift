@@ -7,20 +7,19 @@ struct AuditCommandTests {
         try await withTemporaryAudit { path in
             let store = try AuditStore(path: path)
             try await store.record(sampleEntry("CMD1"), sampleCompletion())
-            #expect(await AuditCommand.run(arguments: ["list", "--db", path, "--limit", "5", "--outcome", "forwarded", "--app", "app-1"]) == 0)
-            #expect(await AuditCommand.run(arguments: ["show", "CMD1", "--db", path]) == 0)
-            #expect(await AuditCommand.run(arguments: ["show", "MISSING", "--db", path]) == 1)
-            #expect(await AuditCommand.run(arguments: ["prune", "--older-than-days", "1", "--db", path]) == 0)
-            #expect(try store.reader.list().isEmpty)
-            #expect(await AuditCommand.run(arguments: ["list", "--bogus", "1"]) == 2)
-            #expect(await AuditCommand.run(arguments: ["prune"]) == 2)
             await store.close()
+            let listed = try await CLIRunner.runAsync(["audit", "list", "--db", path, "--limit", "5", "--outcome", "forwarded", "--app", "app-1"])
+            #expect(listed.status == 0 && listed.stdout.contains("CMD1"), "\(listed.stdout)\(listed.stderr)")
+            #expect(try await CLIRunner.runAsync(["audit", "show", "CMD1", "--db", path]).status == 0)
+            let missing = try await CLIRunner.runAsync(["audit", "show", "MISSING", "--db", path])
+            #expect(missing.status == 1 && missing.stderr.contains("no request MISSING"))
+            #expect(try await CLIRunner.runAsync(["audit", "prune", "--older-than-days", "1", "--db", path]).status == 0)
+            #expect(try AuditReader(path: path).list().isEmpty)
+            let bogus = try await CLIRunner.runAsync(["audit", "list", "--bogus", "1"])
+            #expect(bogus.status == 2 && bogus.stderr.contains("unknown option --bogus"))
+            let prune = try await CLIRunner.runAsync(["audit", "prune"])
+            #expect(prune.status == 2 && prune.stderr.contains("missing --older-than-days N"))
         }
-    }
-
-    @Test func tablesAlignAndListNewestFirst() throws {
-        let text = AuditTable.columns([["A", "BB"], ["CCC", "D"]])
-        #expect(text == "A    BB\nCCC  D\n")
     }
 }
 

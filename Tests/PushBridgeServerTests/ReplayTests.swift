@@ -39,7 +39,7 @@ struct ReplayTests {
         let requests = try CapturedRequest.parse(Array(fixtures.map(\.line).joined(separator: "\n").utf8))
         #expect(requests.count == fixtures.count)
         try await withTemporaryAudit { path in
-            try await ReplayCommand.replay(requests, auditPath: path)
+            try await Replay.run(requests, auditPath: path)
             let report = try AuditReader(path: path).report()
             #expect(report.totalRequests == fixtures.count)
             var reported: [String: Int] = [:]

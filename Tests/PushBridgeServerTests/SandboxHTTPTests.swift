@@ -32,7 +32,7 @@ struct SandboxHTTPTests {
     }
 
     @Test func referenceExamplesOverRealHTTP() async throws {
-        let service = try SandboxCommand.makeService(seedPath: SandboxSeedAndStoreTests.fixture, dbPath: nil)
+        let service = try SandboxLauncher.makeService(seedPath: SandboxSeedAndStoreTests.fixture, dbPath: nil)
         let server = try HTTPServer(handler: service.handler)
         let base = "http://127.0.0.1:\(server.port)"
 

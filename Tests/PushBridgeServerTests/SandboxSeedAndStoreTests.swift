@@ -40,7 +40,7 @@ struct SandboxSeedAndStoreTests {
     }
 
     @Test func seededOpenActivityCanBeUpdated() async throws {
-        let service = try SandboxCommand.makeService(seedPath: Self.fixture, dbPath: nil)
+        let service = try SandboxLauncher.makeService(seedPath: Self.fixture, dbPath: nil)
         let r = await service.handle(HTTPRequest(method: "POST", target: "/apps/app_3f9c2b/live_activities/order_77001/notifications",
                                                  headers: [("X-OP-API-Key", "op_sandbox_demo_rest_key")], body: Array(H.updateBody().utf8)))
         #expect(r.status == 201)
@@ -53,12 +53,12 @@ struct SandboxSeedAndStoreTests {
         let auth = [(name: "Authorization", value: "Key op_sandbox_demo_rest_key")]
         let first: String?
         do {
-            let service = try SandboxCommand.makeService(seedPath: Self.fixture, dbPath: path)
+            let service = try SandboxLauncher.makeService(seedPath: Self.fixture, dbPath: path)
             let r = Reply(await service.handle(HTTPRequest(method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes", headers: auth, body: Array(body.utf8))))
             #expect(r.status == 201)
             first = r.json["notification_id"]?.stringValue
         }
-        let reopened = try SandboxCommand.makeService(seedPath: nil, dbPath: path)
+        let reopened = try SandboxLauncher.makeService(seedPath: nil, dbPath: path)
         #expect(reopened.sends().count == 1)
         #expect(reopened.sends().first?["reached"] == .int(2))
         let replay = Reply(await reopened.handle(HTTPRequest(method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes", headers: auth, body: Array(body.utf8))))
@@ -69,21 +69,17 @@ struct SandboxSeedAndStoreTests {
         #expect(reopened.sends().last?["reached"] == .int(2))
     }
 
-    @Test func commandArgumentsParse() throws {
-        let o = try SandboxCommand.parse(["--listen", "127.0.0.1:0", "--seed", "s.json", "--db", "x.db"])
-        #expect(o.host == "127.0.0.1")
-        #expect(o.port == 0)
-        #expect(o.seedPath == "s.json")
-        #expect(o.dbPath == "x.db")
-        #expect(throws: SandboxSeedError.self) { try SandboxCommand.parse(["--listen", "nope"]) }
-        #expect(throws: SandboxSeedError.self) { try SandboxCommand.parse(["sends"]) }
+    @Test func commandRefusesBadArgumentsNamingThem() async throws {
+        let listen = try await CLIRunner.runAsync(["sandbox", "--listen", "nope"])
+        #expect(listen.status == 2 && listen.stderr.contains("--listen takes HOST:PORT, not 'nope'"), "\(listen.stderr)")
+        let sends = try await CLIRunner.runAsync(["sandbox", "sends"])
+        #expect(sends.status == 2 && sends.stderr.contains("missing --db FILE"), "\(sends.stderr)")
     }
 
     @Test func commandServesTheSeedUntilStopped() async throws {
-        var o = try SandboxCommand.parse(["--listen", "127.0.0.1:0", "--seed", Self.fixture])
-        o.port = 0
+        let o = SandboxLauncher.Options(host: "127.0.0.1", port: 0, seedPath: Self.fixture)
         let port = Mutex<UInt16>(0)
-        try await SandboxCommand.serve(o, ready: { p in port.withLock { $0 = p } }, until: {
+        try await SandboxLauncher.serve(o, ready: { p in port.withLock { $0 = p } }, until: {
             let p = port.withLock { $0 }
             let r = try? await RawHTTPClient.send(port: p, method: "GET", target: "/_sandbox/clock")
             #expect(r?.status == 200)
@@ -94,10 +90,13 @@ struct SandboxSeedAndStoreTests {
     @Test func commandListsSendsFromTheDatabaseAndRefusesBadArguments() async throws {
         let path = Self.tempPath("list.db")
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
-        await #expect(throws: ExistingFile.Missing.self) { try await SandboxCommand.run(arguments: ["sends", "--db", path]) }
+        let missing = try await CLIRunner.runAsync(["sandbox", "sends", "--db", path])
+        #expect(missing.status == 1 && missing.stderr.contains("no sandbox file at \(path)"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: path), "listing created the file")
-        _ = try SandboxCommand.makeService(seedPath: nil, dbPath: path)
-        #expect(try await SandboxCommand.run(arguments: ["sends", "--db", path]) == 0)
-        #expect(try await SandboxCommand.run(arguments: ["--bogus"]) == 2)
+        _ = try SandboxLauncher.makeService(seedPath: nil, dbPath: path)
+        let listed = try await CLIRunner.runAsync(["sandbox", "sends", "--db", path])
+        #expect(listed.status == 0 && listed.stdout.contains("\"sends\""), "\(listed.stdout)\(listed.stderr)")
+        let bogus = try await CLIRunner.runAsync(["sandbox", "--bogus"])
+        #expect(bogus.status == 2 && bogus.stderr.contains("unknown option --bogus"))
     }
 }

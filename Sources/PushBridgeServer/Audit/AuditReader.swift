@@ -20,12 +20,13 @@ public final class AuditReader: Sendable {
         connection = Mutex(database)
     }
 
-    /// The newest rows first, at most `limit`, received at or after `since` (Unix ms), with
-    /// the given outcome and app (its configured name or its source app id) when set.
-    public func list(limit: Int = 50, since: Int64? = nil, outcome: String? = nil, app: String? = nil) throws(AuditError) -> [AuditSummary] {
+    /// The newest rows first, at most `limit`, received at or after `since` and before `until`
+    /// (Unix ms), with the given outcome and app (its configured name or its source app id) when set.
+    public func list(limit: Int = 50, since: Int64? = nil, until: Int64? = nil, outcome: String? = nil, app: String? = nil) throws(AuditError) -> [AuditSummary] {
         var conditions: [String] = []
         var arguments: [SQLiteValue] = []
         if let since { conditions.append("received_at >= ?"); arguments.append(.integer(since)) }
+        if let until { conditions.append("received_at < ?"); arguments.append(.integer(until)) }
         if let outcome { conditions.append("outcome = ?"); arguments.append(.text(outcome)) }
         if let app { conditions.append("(source_app = ? OR \(appNameColumn) = ?)"); arguments += [.text(app), .text(app)] }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

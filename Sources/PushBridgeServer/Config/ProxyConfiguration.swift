@@ -35,8 +35,11 @@ public struct ProxyConfiguration: Sendable {
     /// When `readiness` calls an app ready to cut over (see ``ReadinessThresholds``).
     public var readiness = ReadinessThresholds()
 
+    /// The audit file when neither a configuration nor `--db` names one.
+    public static let defaultAuditDatabasePath = "pushbridge-audit.sqlite"
+
     /// A configuration; every argument but `apps` has the default documented on its property.
-    public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), logFormat: LogFormat = .logfmt, auditDatabasePath: String = "pushbridge-audit.sqlite", limits: Limits = Limits(), openPush: OpenPushUpstream? = nil, sandbox: Sandbox = Sandbox(), admin: Admin? = nil, apps: [AppConfiguration]) {
+    public init(listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080), logFormat: LogFormat = .logfmt, auditDatabasePath: String = defaultAuditDatabasePath, limits: Limits = Limits(), openPush: OpenPushUpstream? = nil, sandbox: Sandbox = Sandbox(), admin: Admin? = nil, apps: [AppConfiguration]) {
         self.listen = listen
         self.logFormat = logFormat
         self.auditDatabasePath = auditDatabasePath

@@ -66,7 +66,7 @@ public final class ProxyRuntime: Sendable {
         var sandboxURL: String?
         let baseURL: String
         if configuration.sandbox.embedded {
-            let service = try SandboxCommand.makeService(seedPath: configuration.sandbox.seedPath, dbPath: nil,
+            let service = try SandboxLauncher.makeService(seedPath: configuration.sandbox.seedPath, dbPath: nil,
                                                        rateWindowSeconds: configuration.sandbox.rateWindowSeconds)
             var sandboxHTTP = HTTPServerConfiguration()
             sandboxHTTP.host = configuration.sandbox.listen.host

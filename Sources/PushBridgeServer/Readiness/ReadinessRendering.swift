@@ -2,9 +2,9 @@ import PushBridgeCore
 
 /// The readiness verdicts in every report format; `pushbridge readiness` prints the text or
 /// JSON form alone, the report puts them first.
-enum ReadinessRendering {
+public enum ReadinessRendering {
     /// The verdicts alone in `format` (HTML: one page with the section; CSV: the header and the readiness rows).
-    static func render(_ r: Readiness, as format: ReportFormat) -> String {
+    public static func render(_ r: Readiness, as format: ReportFormat) -> String {
         switch format {
         case .text: text(r)
         case .md: "# PushBridge readiness\n" + markdown(r)

@@ -7,22 +7,21 @@ import PushBridgeServer
 /// `{sandbox}` and `{audit}` replaced by where the proxy and the embedded sandbox listen and
 /// where the audit is (`make run` prints `config/demo-welcome.txt`).
 enum ServeCommand {
-    static let usage = "usage: pushbridge serve --config FILE [--welcome FILE]"
+    /// The declaration.
+    static let command = Command(
+        name: "serve", summary: "run the proxy until SIGTERM or SIGINT (SIGHUP reloads the apps)",
+        options: [
+            .config("the configuration file (see config/pushbridge.example.json)", required: true),
+            Option(name: "welcome", kind: .text(placeholder: "FILE"),
+                   help: "print FILE once listening, with {listen}, {sandbox} and {audit} filled in"),
+        ],
+        notes: "Exit status: 0 stopped cleanly, 1 the configuration is invalid or the proxy could not start, 2 usage.",
+        run: { await run($0) })
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let options: CommandOptions
-        do {
-            options = try CommandOptions(arguments, valued: ["config", "welcome"], flags: [])
-        } catch {
-            printError("pushbridge serve: \(error)\n\(usage)")
-            return 2
-        }
-        guard let path = options.values["config"], options.positional.isEmpty else {
-            printError(usage)
-            return 2
-        }
+    static func run(_ arguments: ParsedArguments) async -> Int32 {
+        let path = arguments["config"] ?? ""
         var welcome: String?
-        if let file = options.values["welcome"] {
+        if let file = arguments["welcome"] {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 printError("pushbridge serve: cannot read the welcome text \(file)")
                 return 2

@@ -6,15 +6,15 @@ import PushBridgeServer
 /// through unchanged and nothing is mapped; with it, the request's app is looked up exactly as
 /// the proxy would (BuzzKit: the only BuzzKit app, since the CLI has no caller credential).
 enum TranslateContextLoader {
-    static func context(configPath: String?, path: String, body: [UInt8], now: Int64) -> Result<TranslationContext, UsageError> {
+    static func context(configPath: String?, path: String, body: [UInt8], now: Int64) -> Result<TranslationContext, ParseError> {
         guard let configPath else { return .success(TranslationContext(now: now)) }
         let configuration: ProxyConfiguration
         do {
             configuration = try ProxyConfiguration.load(fileAt: configPath, environment: ProcessInfo.processInfo.environment)
         } catch {
-            return .failure(UsageError("\(configPath):\n\(error)"))
+            return .failure(ParseError("\(configPath):\n\(error)"))
         }
-        guard let route = InboundRoute.match(path: path) else { return .failure(UsageError("no dialect serves \(path)")) }
+        guard let route = InboundRoute.match(path: path) else { return .failure(ParseError("no dialect serves \(path)")) }
         let object = (try? JSONParser.parse(body))?.objectValue
         let directory = AppDirectory(apps: configuration.apps)
         let app: AppConfiguration?
@@ -27,7 +27,7 @@ enum TranslateContextLoader {
             app = nil
         }
         guard let app else {
-            return .failure(UsageError("\(configPath) configures no \(route.dialect.rawValue) app for this request"))
+            return .failure(ParseError("\(configPath) configures no \(route.dialect.rawValue) app for this request"))
         }
         return .success(app.translationContext(now: now, requestId: nil))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeServer
 
 /// Plain-text rendering of audit rows for the terminal.
 enum AuditTable {

@@ -1,0 +1,23 @@
+import Foundation
+
+/// A progress bar on stderr (only when stderr is a terminal).
+final class ReplayProgress: Sendable {
+    let total: Int
+    let enabled: Bool
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    func update(_ done: Int) {
+        guard enabled, total > 0 else { return }
+        let width = 30, filled = done * width / total
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(bar) \(done)/\(total) requests".utf8))
+    }
+
+    func finish() {
+        if enabled, total > 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import PushBridgeServer
+
+/// `pushbridge scheduled list|cancel`: reads the scheduler file (a running proxy may be using
+/// it) and lists or cancels pending starts. Prints ids, apps, times and states, never a
+/// request body (it holds device ids).
+enum ScheduledCommand {
+    /// The scheduler file when `--db` names none (the default audit path's scheduler file).
+    static let defaultDatabase = "pushbridge-audit-scheduled.sqlite"
+    /// `--db` of both subcommands.
+    static let db = Option.db("the scheduler database (default \(defaultDatabase); the configuration's delivery.scheduler_db)")
+
+    /// The declaration.
+    static let command = Command(
+        name: "scheduled", summary: "list or cancel scheduled starts",
+        subcommands: [
+            Command(name: "list", summary: "list pending and sending starts (ids, apps, times, states; never a body)",
+                    options: [db, Option(name: "all", kind: .flag, help: "also list sent, failed and cancelled starts")],
+                    run: { list($0) }),
+            Command(name: "cancel", summary: "cancel a start that is still pending",
+                    options: [db, Option(name: "audit-db", kind: .text(placeholder: "FILE"), help: "also mark the request cancelled in this audit")],
+                    positionals: [.init(name: "ID", help: "the scheduled start's id (pushbridge scheduled list)")],
+                    notes: "Exit status: 0 cancelled, 1 not pending (already sent, cancelled, or unknown) or the work failed, 2 usage.",
+                    run: { cancel($0) }),
+        ])
+
+    static func store(_ arguments: ParsedArguments) throws -> ScheduledStartStore {
+        try ScheduledStartStore(path: ExistingFile.require(arguments["db"] ?? defaultDatabase, what: "scheduler file"), recover: false)
+    }
+
+    static func list(_ arguments: ParsedArguments) -> Int32 {
+        do {
+            let rows = try store(arguments).list(states: arguments.flag("all") ? [] : [.pending, .sending])
+            writeOutput(table(rows))
+            return 0
+        } catch {
+            return arguments.fail("\(error)")
+        }
+    }
+
+    static func cancel(_ arguments: ParsedArguments) -> Int32 {
+        let id = arguments.positional[0]
+        do {
+            let lifecycle = ScheduledStartLifecycle(store: try store(arguments), audit: nil)
+            guard try lifecycle.cancel(id, auditDatabase: arguments["audit-db"], now: AuditClock.nowMilliseconds()) else {
+                return arguments.fail("\(id) is not pending (already sent, cancelled, or unknown)")
+            }
+            print("cancelled \(id)")
+            return 0
+        } catch {
+            return arguments.fail("\(error)")
+        }
+    }
+
+    static func table(_ rows: [ScheduledStart]) -> String {
+        var out = "ID                           STATE      SEND AT (UTC)         APP            REQUEST\n"
+        let f = ISO8601DateFormatter()
+        for r in rows {
+            let when = f.string(from: Date(timeIntervalSince1970: TimeInterval(r.sendAt) / 1000))
+            out += [r.id.padding(toLength: 28, withPad: " ", startingAt: 0), r.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
+                    when.padding(toLength: 21, withPad: " ", startingAt: 0), r.appName.padding(toLength: 14, withPad: " ", startingAt: 0), r.requestId].joined(separator: " ") + "\n"
+        }
+        return out + "\(rows.count) scheduled start(s)\n"
+    }
+}
