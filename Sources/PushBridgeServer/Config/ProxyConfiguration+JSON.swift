@@ -75,7 +75,7 @@ extension ProxyConfiguration {
     }
 
     private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue", "tls",
-                                         "audit_retention_days", "audit_max_mib", "audit_min_free_mib", "readiness"]
+                                         "audit_retention_days", "audit_max_mib", "audit_min_free_mib", "readiness", "instances"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
         guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
@@ -103,6 +103,7 @@ extension ProxyConfiguration {
         configuration.tls = decodeTLS(top["tls"], at: "tls", r)
         configuration.auditLimits = decodeAuditLimits(top, r)
         configuration.readiness = ReadinessThresholds.decode(top["readiness"], r)
+        configuration.instances = InstanceSettings.decode(top["instances"], r)
         checkModes(configuration, r)
         return configuration
     }

@@ -34,6 +34,8 @@ public struct ProxyConfiguration: Sendable {
     public var auditLimits = AuditLimits()
     /// When `readiness` calls an app ready to cut over (see ``ReadinessThresholds``).
     public var readiness = ReadinessThresholds()
+    /// Heartbeats of instances sharing a PostgreSQL database. Defaults: 5 s, dead after 30 s.
+    public var instances = InstanceSettings()
 
     /// The audit file when neither a configuration nor `--db` names one.
     public static let defaultAuditDatabasePath = "pushbridge-audit.sqlite"

@@ -4,7 +4,7 @@ import PushBridgeCore
 /// keys' retry rule and the pacer, behind three entry points — ``deliver(_:key:requestId:)``
 /// (paced now, a caller waits), ``deliverScheduled(_:key:requestId:)`` (paced at a stored
 /// start's time) and ``deliverShadow(_:key:requestId:baseURL:timeout:)`` (unpaced, one attempt,
-/// a shadow's) — all returning ``UpstreamAttempt``s. Paced per app by a ``SendPacer``,
+/// a shadow's) — all returning ``UpstreamAttempt``s. Paced per app by a ``SendPacing``,
 /// retried only when a retry cannot act twice, every attempt kept.
 ///
 /// A start always carries an `idempotency_key` (see ``IdempotencyKeys``), so it is retried
@@ -23,15 +23,15 @@ public struct OpenPushDelivery: Sendable {
 
     /// Sends one attempt.
     public let forwarder: OpenPushForwarder
-    /// Paces sends per OpenPush app.
-    public let pacer: SendPacer
+    /// Paces sends per OpenPush app (in this process, or shared by every instance).
+    public let pacer: any SendPacing
     /// The pacer's clock.
     public let clock: any DeliveryClock
     /// One upstream call's hard deadline.
     public let upstreamTimeout: Duration
 
     /// A delivery.
-    public init(forwarder: OpenPushForwarder, pacer: SendPacer, clock: any DeliveryClock, upstreamTimeout: Duration) {
+    public init(forwarder: OpenPushForwarder, pacer: any SendPacing, clock: any DeliveryClock, upstreamTimeout: Duration) {
         self.forwarder = forwarder
         self.pacer = pacer
         self.clock = clock
@@ -53,7 +53,7 @@ public struct OpenPushDelivery: Sendable {
     public func deliver(_ requests: [OpenPushRequest], key: String, requestId: String) async -> Outcome {
         guard let app = requests.first?.appId else { return .delivered(results: [], attempts: []) }
         let grants: [Int64]
-        switch pacer.reserve(app: app, count: requests.count, now: clock.nowMilliseconds()) {
+        switch await pacer.reserve(app: app, count: requests.count, now: clock.nowMilliseconds()) {
         case .refused(let seconds): return .rateLimited(retryAfter: seconds)
         case .granted(let g): grants = g
         }
@@ -100,7 +100,7 @@ public struct OpenPushDelivery: Sendable {
             attempts.append(attempt)
             if let reply = response.reply, reply.status == 429 {
                 let seconds = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? Int(settings.windowMs / 1000)
-                pacer.drain(app: request.appId, until: clock.nowMilliseconds() + Int64(seconds) * 1000)
+                await pacer.drain(app: request.appId, until: clock.nowMilliseconds() + Int64(seconds) * 1000)
             }
             let backoff = settings.backoff(retry: attempts.count)
             guard attempts.count < settings.maxAttempts, Self.mayRetry(request, after: response),
@@ -129,7 +129,7 @@ public struct OpenPushDelivery: Sendable {
     /// `patient`: then it waits until a slot fits, and gives up (false) only when cancelled.
     func takeSlot(app: String, patient: Bool) async -> Bool {
         while true {
-            switch pacer.reserve(app: app, count: 1, now: clock.nowMilliseconds()) {
+            switch await pacer.reserve(app: app, count: 1, now: clock.nowMilliseconds()) {
             case .granted(let g):
                 await waitForSlot(g[0], app: app)
                 return true
@@ -143,7 +143,7 @@ public struct OpenPushDelivery: Sendable {
     /// Sleeps until `grant`, then past any drain a 429 set meanwhile.
     func waitForSlot(_ grant: Int64, app: String) async {
         try? await clock.sleep(untilMilliseconds: grant)
-        let blocked = pacer.blockedUntil(app: app)
+        let blocked = await pacer.blockedUntil(app: app)
         if blocked > clock.nowMilliseconds() { try? await clock.sleep(untilMilliseconds: blocked) }
     }
 }

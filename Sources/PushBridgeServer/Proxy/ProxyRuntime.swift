@@ -22,7 +22,9 @@ public final class ProxyRuntime: Sendable {
     /// Sends scheduled starts at their time.
     public let scheduler: StartScheduler
     /// Paces sends per OpenPush app.
-    public let pacer: SendPacer
+    public var pacer: any SendPacing { shared.pacer }
+    /// The pacer, the scheduled starts and the instance registry.
+    public let shared: SharedState
     let log: EventLog
 
     /// The admin listener (``AdminService``), when `admin` is configured.
@@ -36,14 +38,14 @@ public final class ProxyRuntime: Sendable {
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
     private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
-                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, pacer: SendPacer, log: EventLog, adminServer: HTTPServer?,
+                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, shared: SharedState, log: EventLog, adminServer: HTTPServer?,
                  upkeep: AuditUpkeep, service: ProxyService) {
         self.service = service
         self.adminServer = adminServer
         self.upkeep = upkeep
         self.snapshots = snapshots
         self.scheduler = scheduler
-        self.pacer = pacer
+        self.shared = shared
         self.log = log
         self.server = server
         self.sandboxServer = sandboxServer
@@ -95,10 +97,10 @@ public final class ProxyRuntime: Sendable {
         let upkeep = try AuditUpkeep.start(audit: audit, limits: configuration.auditLimits, clock: auditClock, metrics: metrics, log: log)
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
-        let pacer = SendPacer(settings: configuration.delivery)
-        let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL), pacer: pacer, clock: clock,
+        let shared = try SharedState.make(configuration, instance: InstanceSettings.defaultName, log: log)
+        let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL), pacer: shared.pacer, clock: clock,
                                         upstreamTimeout: configuration.limits.upstreamTimeout)
-        let scheduler = StartScheduler(store: try ScheduledStartStore(path: configuration.schedulerDatabasePath), delivery: delivery, audit: audit, log: log) { name in
+        let scheduler = StartScheduler(store: shared.starts, delivery: delivery, audit: audit, log: log) { name in
             snapshots.snapshot.app(named: name)?.openPushKey?.value
         }
         let service = ProxyService(.init(snapshots: snapshots, delivery: delivery, audit: audit, log: log, metrics: metrics,
@@ -131,9 +133,10 @@ public final class ProxyRuntime: Sendable {
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration),
                                                                              sandbox: sandboxService).handler)
         }
+        try shared.registry?.start()
         scheduler.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
-                            snapshots: snapshots, scheduler: scheduler, pacer: pacer, log: log, adminServer: adminServer,
+                            snapshots: snapshots, scheduler: scheduler, shared: shared, log: log, adminServer: adminServer,
                             upkeep: upkeep, service: service)
     }
 
@@ -164,6 +167,7 @@ public final class ProxyRuntime: Sendable {
         await scheduler.stop()
         await adminServer?.stop(gracePeriod: .seconds(1))
         await upkeep.stop()
+        await shared.registry?.stop()
         client.shutdown()
         let unwritten = await service.stopLateCompletions()
         if unwritten > 0 { log.error("audit completions still not written at stop; their rows stay pending until the next start reconciles them", ["count": .int(Int64(unwritten))]) }

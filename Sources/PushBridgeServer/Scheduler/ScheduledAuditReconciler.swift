@@ -29,7 +29,7 @@ import PushBridgeCore
 /// `unknown` in these windows: the scheduler's row is always `scheduled`, never `pending`.
 /// Nothing here reads or writes a request body; the audit never sees a device id.
 struct ScheduledAuditReconciler {
-    let store: ScheduledStartStore
+    let store: any ScheduledStartStoring
     let audit: AuditStore
     let log: EventLog
     /// Rows received before this (Unix ms, audit clock) were written by an earlier process.
@@ -58,7 +58,7 @@ struct ScheduledAuditReconciler {
         let unstored = rows.filter { $0.outcome == AuditOutcome.scheduled.rawValue && $0.receivedAt < cutoff }.count
         if emptyFile, unstored > 0 {
             log.warning("the scheduler's file holds no start but the audit has scheduled rows; left as they are (is delivery.scheduler_db the file they were stored in?)",
-                        ["file": .string(store.path), "count": .int(Int64(unstored))])
+                        ["file": .string(store.location), "count": .int(Int64(unstored))])
             return 0
         }
         for row in rows {

@@ -5,19 +5,19 @@ import PushBridgeCore
 /// row), always in the same order and through named statements (``AuditStatement``).
 ///
 /// The life of a start: ``store(_:entry:completion:now:)`` (the proxy answered the caller),
-/// ``claim(_:now:)`` and ``finish(_:result:attempts:now:)`` (the scheduler at its time),
+/// ``claimDue(now:)`` and ``finish(_:result:attempts:now:)`` (the scheduler at its time),
 /// ``cancel(_:auditDatabase:now:)`` (the CLI), ``reconcile(cutoff:now:log:)`` (a proxy
 /// starting, for what a crash between two commits left behind). The audit is always written
 /// first on the way in, the scheduler's file first on the way out, so a crash can leave the
 /// audit behind the file but never a start the audit does not know.
 public struct ScheduledStartLifecycle: Sendable {
-    /// The scheduler's file.
-    public let store: ScheduledStartStore
+    /// Where the starts are kept (the scheduler's file, or the shared PostgreSQL database).
+    public let store: any ScheduledStartStoring
     /// The proxy's audit; nil for the CLI, which writes the audit on its own connection.
     let audit: AuditStore?
 
     /// The lifecycle of the starts in `store`, audited through `audit`.
-    public init(store: ScheduledStartStore, audit: AuditStore?) {
+    public init(store: any ScheduledStartStoring, audit: AuditStore?) {
         self.store = store
         self.audit = audit
     }
@@ -64,12 +64,14 @@ public struct ScheduledStartLifecycle: Sendable {
         }
     }
 
-    /// `pending` → `sending` in the file, then in the mirror; false when another scheduler
-    /// (or the CLI) changed it first.
-    public func claim(_ start: ScheduledStart, now: Int64) async -> Bool {
-        guard (try? store.claim(start.id, now: now)) == true else { return false }
-        try? await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .sending, at: now))
-        return true
+    /// Claims every start due at `now` in the store (another scheduler's claims are skipped),
+    /// then marks each `sending` in the mirror; the claimed starts.
+    public func claimDue(now: Int64) async throws -> [ScheduledStart] {
+        let claimed = try store.claimDue(now: now, limit: 100)
+        for start in claimed {
+            try? await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .sending, at: now))
+        }
+        return claimed
     }
 
     /// `sending` → `sent` or `failed` with OpenPush's answer: the file (its body deleted in

@@ -11,12 +11,17 @@ import Synchronization
 ///
 /// Every state change is one transaction guarded by the state it leaves, so two schedulers
 /// (or a restarted one) can never both claim a send.
-public final class ScheduledStartStore: Sendable {
+public final class ScheduledStartStore: ScheduledStartStoring {
     private let db: Mutex<SQLiteDatabase>
     /// The file.
     public let path: String
 
-    private static let columns = "id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, notification_id, upstream_status, error, finished_at"
+    private static let columns = ScheduledStart.storedColumns
+
+    /// The file, for logs.
+    public var location: String { path }
+    /// Only this process stores starts in its file: the scheduler is woken for each.
+    public var pollMilliseconds: Int64? { nil }
 
     /// Opens (creating and migrating) the scheduler file. With `recover` (a proxy starting),
     /// sends left `sending` by a process that stopped are made `pending` again; the CLI opens
@@ -56,10 +61,10 @@ public final class ScheduledStartStore: Sendable {
         try db.withLock { d in
             try d.transaction {
                 for s in starts {
-                    guard let r = s.request, case .start(let start) = r.payload else { continue }
+                    guard let stored = s.storedBody else { continue }
                     try d.execute("INSERT INTO scheduled_starts (id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, created_at) VALUES (?,?,?,?,?,?,?,?,'pending',?,?,?)",
                                   [.text(s.id), .text(s.requestId), .integer(Int64(s.ordinal)), .text(s.appName), .text(s.targetApp), .integer(s.sendAt),
-                                   .text(s.sendDate), .text(s.timezone), .text(start.activityType), .text(String(decoding: JSONWriter.bytes(.object(r.body)), as: UTF8.self)), .integer(now)])
+                                   .text(s.sendDate), .text(s.timezone), .text(stored.activityType), .text(stored.body), .integer(now)])
                 }
             }
         }
@@ -70,13 +75,23 @@ public final class ScheduledStartStore: Sendable {
         try select("WHERE state = 'pending' AND send_at <= ? ORDER BY send_at LIMIT ?", [.integer(now), .integer(Int64(limit))])
     }
 
+    /// Claims the pending starts due at `now`, earliest first (each claim its own
+    /// transaction guarded by `pending`).
+    public func claimDue(now: Int64, limit: Int = 100) throws -> [ScheduledStart] {
+        try due(now: now, limit: limit).filter { try claim($0.id, now: now) }.map { start in
+            var claimed = start
+            claimed.state = .sending
+            return claimed
+        }
+    }
+
     /// The earliest pending send time.
     public func nextSendAt() throws -> Int64? {
         try db.withLock { try $0.rows("SELECT MIN(send_at) FROM scheduled_starts WHERE state = 'pending'") }.first?.first?.integerValue
     }
 
     /// Starts in the given states (all when empty), by send time.
-    public func list(states: [ScheduledStart.State] = []) throws -> [ScheduledStart] {
+    public func list(states: [ScheduledStart.State]) throws -> [ScheduledStart] {
         if states.isEmpty { return try select("ORDER BY send_at", []) }
         let marks = states.map { _ in "?" }.joined(separator: ",")
         return try select("WHERE state IN (\(marks)) ORDER BY send_at", states.map { .text($0.rawValue) })
@@ -125,24 +140,7 @@ public final class ScheduledStartStore: Sendable {
     }
 
     private static func decode(_ row: [SQLiteValue]) -> ScheduledStart? {
-        guard row.count == 15, let id = row[0].textValue, let requestId = row[1].textValue, let ordinal = row[2].integerValue,
-              let app = row[3].textValue, let target = row[4].textValue, let sendAt = row[5].integerValue,
-              let state = row[8].textValue.flatMap(ScheduledStart.State.init(rawValue:)) else { return nil }
-        var request: OpenPushRequest?
-        if let type = row[9].textValue, let body = row[10].textValue,
-           let object = (try? JSONParser.parse(Array(body.utf8)))?.objectValue {
-            request = OpenPushRequest(.start(OpenPushStart.decode(appId: target, activityType: type, body: object).request))
-        }
-        let time = SendTime(unixSeconds: sendAt / 1000, sendDate: row[6].textValue ?? "", timezone: row[7].textValue ?? "")
-        let placeholder = OpenPushRequest(.start(OpenPushStart(appId: target, activityType: "")))
-        var s = ScheduledStart(id: id, requestId: requestId, ordinal: Int(ordinal), appName: app, request: request ?? placeholder, time: time)
-        s.request = request
-        s.sendAt = sendAt
-        s.state = state
-        s.notificationId = row[11].textValue
-        s.upstreamStatus = row[12].integerValue.map(Int.init)
-        s.error = row[13].textValue
-        s.finishedAt = row[14].integerValue
-        return s
+        guard row.count == 15 else { return nil }
+        return ScheduledStart.stored(text: { row[$0].textValue }, integer: { row[$0].integerValue })
     }
 }

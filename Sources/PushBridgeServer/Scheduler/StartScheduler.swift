@@ -17,7 +17,7 @@ public final class StartScheduler: Sendable {
     /// Every state change of the stored starts.
     public let lifecycle: ScheduledStartLifecycle
     /// The stored starts.
-    public var store: ScheduledStartStore { lifecycle.store }
+    public var store: any ScheduledStartStoring { lifecycle.store }
     private let delivery: OpenPushDelivery
     private let log: EventLog
     private let key: @Sendable (String) -> String?
@@ -27,7 +27,7 @@ public final class StartScheduler: Sendable {
     private let createdAt = AuditClock.nowMilliseconds()
 
     /// A scheduler; `key` gives the current REST key of a configured app by name.
-    public init(store: ScheduledStartStore, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
+    public init(store: any ScheduledStartStoring, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
         self.lifecycle = ScheduledStartLifecycle(store: store, audit: audit)
         self.delivery = delivery
         self.log = log
@@ -78,12 +78,13 @@ public final class StartScheduler: Sendable {
         while !control.withLock({ $0.stopped }) {
             await sendDue()
             let now = clock.nowMilliseconds()
-            let next = (try? store.nextSendAt()) ?? nil
+            let next = ((try? store.nextSendAt()) ?? nil) ?? now + 60_000
+            let wakeAt = store.pollMilliseconds.map { min(next, now + $0) } ?? next
             let clock = self.clock
             let sleeper: Task<Void, Never>? = control.withLock { c in
                 // Checked under the lock stop() sets it with, so a stop can never miss a sleeper.
                 if c.woken || c.stopped { c.woken = false; return nil }
-                let t = Task<Void, Never> { _ = try? await clock.sleep(untilMilliseconds: next ?? now + 60_000) }
+                let t = Task<Void, Never> { _ = try? await clock.sleep(untilMilliseconds: wakeAt) }
                 c.sleeper = t
                 return t
             }
@@ -92,11 +93,11 @@ public final class StartScheduler: Sendable {
         }
     }
 
-    /// Sends every start due now (concurrently; the pacer orders them).
+    /// Claims and sends every start due now (concurrently; the pacer orders them).
     public func sendDue() async {
         let due: [ScheduledStart]
         do {
-            due = try store.due(now: clock.nowMilliseconds())
+            due = try await lifecycle.claimDue(now: clock.nowMilliseconds())
         } catch {
             log.error("scheduler could not read due starts", ["error": .string("\(error)")])
             return
@@ -106,8 +107,8 @@ public final class StartScheduler: Sendable {
         }
     }
 
+    /// Sends a start this scheduler claimed and records how it went.
     private func send(_ start: ScheduledStart) async {
-        guard await lifecycle.claim(start, now: clock.nowMilliseconds()) else { return }
         var result: UpstreamResult = .failed(message: "the app \(start.appName) is no longer configured")
         var attempts: [UpstreamAttempt] = []
         if let request = start.request, let key = key(start.appName) {

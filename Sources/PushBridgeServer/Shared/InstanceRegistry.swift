@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+/// The instances sharing one PostgreSQL database, and what a survivor does for one that died.
+///
+/// Each instance has a row in `instances` whose `heartbeat_at` it refreshes every
+/// `heartbeat_ms` (PostgreSQL's clock, so hosts whose clocks differ agree). On the same beat
+/// it looks for instances silent longer than `dead_after_ms` and takes each over in one
+/// transaction: the dead row is locked with `FOR UPDATE SKIP LOCKED` (two survivors never
+/// both take one), its scheduled starts left `sending` go back to `pending` (they are sent
+/// again with their own idempotency key), the takeover statements it was given run (the
+/// audit marks the dead instance's `pending` rows `unknown`), and the row is deleted.
+/// A clean stop deletes its own row: nothing is left to take over.
+public final class InstanceRegistry: Sendable {
+    /// What one takeover settled.
+    public struct Takeover: Sendable, Equatable {
+        /// The dead instance.
+        public var instance: String
+        /// Its scheduled starts made `pending` again.
+        public var starts: Int
+        /// Rows the other takeover statements changed (its audit rows marked `unknown`).
+        public var rows: Int
+    }
+
+    /// This instance's name.
+    public let name: String
+    /// The heartbeat settings.
+    public let settings: InstanceSettings
+    private let link: PostgresLink
+    private let log: EventLog
+    /// Statements run in each takeover's transaction with `$1` = the dead instance's name.
+    private let takeoverStatements: [String]
+    private let loop = Mutex<PeriodicTask?>(nil)
+
+    /// A registry entry for `name` on the database at `uri` (schema applied here); call
+    /// ``start()`` to register and beat.
+    public init(uri: String, name: String, settings: InstanceSettings, log: EventLog, takeoverStatements: [String] = []) throws {
+        self.name = name
+        self.settings = settings
+        self.log = log
+        self.takeoverStatements = takeoverStatements
+        link = PostgresLink(uri: uri, label: "instances")
+        try link.run { try SharedSchema.apply(on: $0) }
+    }
+
+    /// Registers this instance (a heartbeat now) and starts beating.
+    public func start() throws {
+        try beat()
+        let task = PeriodicTask(every: .milliseconds(settings.heartbeatMs), clock: SystemDeliveryClock()) { [weak self] in await self?.tick() }
+        loop.withLock { $0 = task }
+    }
+
+    /// Stops beating and removes this instance's row.
+    public func stop() async {
+        await loop.withLock { t in
+            defer { t = nil }
+            return t
+        }?.stop()
+        let name = name
+        _ = try? await link.runOffPool { try $0.execute("DELETE FROM instances WHERE name = $1", [name]).affectedRows }
+    }
+
+    /// Records a heartbeat. An instance found missing (a survivor took it over while it was
+    /// stalled) registers again and says so.
+    public func beat() throws {
+        let name = name
+        let changed = try link.run { db in
+            try db.execute("UPDATE instances SET heartbeat_at = \(SharedSchema.serverNow) WHERE name = $1", [name]).affectedRows
+        }
+        guard changed == 0 else { return }
+        let inserted = try link.run { db in
+            try db.execute("INSERT INTO instances (name, started_at, heartbeat_at) VALUES ($1, \(SharedSchema.serverNow), \(SharedSchema.serverNow)) ON CONFLICT (name) DO NOTHING", [name]).affectedRows
+        }
+        if inserted == 1 { log.info("instance registered", ["instance": .string(name)]) }
+    }
+
+    /// Takes over every instance silent longer than `dead_after_ms`; what each settled.
+    public func takeOverDead() throws -> [Takeover] {
+        let (name, deadAfter, statements) = (name, settings.deadAfterMs, takeoverStatements)
+        return try link.run { db in
+            try db.transaction {
+                let dead = try db.execute("""
+                    SELECT name FROM instances WHERE name <> $1 AND heartbeat_at < \(SharedSchema.serverNow) - $2::bigint
+                    ORDER BY name FOR UPDATE SKIP LOCKED
+                    """, [name, String(deadAfter)]).rows.compactMap { $0.first ?? nil }
+                return try dead.map { instance in
+                    let starts = try db.execute("""
+                        UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL, claimed_by = NULL
+                        WHERE state = 'sending' AND claimed_by = $1
+                        """, [instance]).affectedRows
+                    let rows = try statements.reduce(0) { $0 + (try db.execute($1, [instance]).affectedRows) }
+                    try db.execute("DELETE FROM instances WHERE name = $1", [instance])
+                    return Takeover(instance: instance, starts: starts, rows: rows)
+                }
+            }
+        }
+    }
+
+    /// The instances registered now, by name, with their last heartbeat (Unix ms, PostgreSQL's clock).
+    public func registered() throws -> [(name: String, heartbeatAt: Int64)] {
+        try link.run { try $0.execute("SELECT name, heartbeat_at FROM instances ORDER BY name").rows }.compactMap { row in
+            guard let name = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
+            return (name, at)
+        }
+    }
+
+    /// One beat: the heartbeat, then the takeovers, each logged; errors are logged and the
+    /// next beat tries again.
+    private func tick() async {
+        do {
+            let takeovers = try await link.onQueue { [self] in
+                try beat()
+                return try takeOverDead()
+            }
+            for t in takeovers {
+                log.warning("instance stopped beating; its open work was taken over", [
+                    "instance": .string(t.instance), "scheduled_starts_resent": .int(Int64(t.starts)), "rows_marked_unknown": .int(Int64(t.rows)),
+                ])
+            }
+        } catch {
+            log.error("instance heartbeat failed", ["instance": .string(name), "error": .string("\(error)")])
+        }
+    }
+}

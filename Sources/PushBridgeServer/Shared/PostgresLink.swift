@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+
+/// One PostgreSQL connection for one of the shared subsystems (the pacer, the scheduled
+/// starts, the instance registry), used by one caller at a time and opened again on the next
+/// call after the server dropped it, so a restarted PostgreSQL needs no PushBridge restart.
+///
+/// ``run(_:)`` blocks its thread for the statements it runs; ``runOffPool(_:)`` runs them on
+/// the link's own queue, so a wait on a row lock never holds a cooperative-pool thread.
+public final class PostgresLink: @unchecked Sendable {
+    /// The URI it connects with.
+    public let uri: String
+    /// Guards `held`: the connection is only touched with the lock taken.
+    private let lock = NSLock()
+    private var held: PostgresConnection?
+    private let queue: DispatchQueue
+
+    /// A link to `uri`; nothing connects before the first call.
+    public init(uri: String, label: String) {
+        self.uri = uri
+        queue = DispatchQueue(label: "pushbridge-postgres-\(label)")
+    }
+
+    /// Runs `body` on the connection (connecting first when there is none); a lost
+    /// connection is dropped, so the next call connects again. Throws what `body` threw.
+    public func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let db: PostgresConnection
+        if let current = held, current.isHealthy {
+            db = current
+        } else {
+            held = nil
+            db = try PostgresConnection(uri)
+            held = db
+        }
+        do {
+            return try body(db)
+        } catch {
+            if !db.isHealthy || (error as? PostgresError)?.connectionLost == true { held = nil }
+            throw error
+        }
+    }
+
+    /// ``run(_:)`` on the link's own queue.
+    public func runOffPool<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await onQueue { try self.run(body) }
+    }
+
+    /// Runs `body` (which may call ``run(_:)`` several times) on the link's own queue.
+    public func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            queue.async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Paces sends per OpenPush app across every PushBridge instance on one PostgreSQL database.
+///
+/// Each app's window (``PacerWindow``: its grant times and its 429 block) is one row of
+/// `pacer_windows`. A reservation is one short transaction: the row is locked (created when
+/// missing) and read, the same rule as the in-process ``SendPacer`` grants or refuses, and
+/// the grants are written back before the lock is released. So N instances together never
+/// grant more than `sends_per_window` per window per app, and a request that does not fit
+/// now gets later slots (it waits for them) exactly as with one instance. A 429's
+/// `Retry-After` blocks the app for every instance.
+///
+/// Grant times are each instance's own clock: instances on several hosts need their clocks
+/// in step (NTP); `margin_ms` absorbs the rest. When the database cannot be reached a
+/// reservation is refused (nothing is sent; the caller gets the dialect's rate-limit answer
+/// with a one-second retry), a drain is logged and lost.
+public final class PostgresSendPacer: SendPacing {
+    /// The settings.
+    public let settings: DeliverySettings
+    private let link: PostgresLink
+    private let log: EventLog?
+
+    /// A pacer on the database at `uri` (its schema applied by ``SharedSchema``).
+    public init(uri: String, settings: DeliverySettings, log: EventLog?) {
+        self.settings = settings
+        self.link = PostgresLink(uri: uri, label: "pacer")
+        self.log = log
+    }
+
+    /// Reserves `count` consecutive slots for `app` at `now`, or refuses them all.
+    public func reserve(app: String, count: Int, now: Int64) async -> SendPacer.Reservation {
+        let settings = settings
+        do {
+            return try await link.runOffPool { db in
+                try db.transaction {
+                    var window = try Self.lock(app, on: db)
+                    let reservation = window.reserve(count: count, now: now, settings: settings)
+                    if case .granted = reservation { try Self.store(window, app: app, on: db) }
+                    return reservation
+                }
+            }
+        } catch {
+            log?.error("the shared pacer could not reserve a slot; the request is refused", ["app": .string(app), "error": .string("\(error)")])
+            return .refused(retryAfterSeconds: 1)
+        }
+    }
+
+    /// After an upstream 429: no send for `app` before `until` (Unix ms), for every instance.
+    public func drain(app: String, until: Int64) async {
+        do {
+            try await link.runOffPool { db in
+                _ = try db.execute("""
+                    INSERT INTO pacer_windows (app, blocked_until) VALUES ($1, $2::bigint)
+                    ON CONFLICT (app) DO UPDATE SET blocked_until = GREATEST(pacer_windows.blocked_until, EXCLUDED.blocked_until)
+                    """, [app, String(until)])
+            }
+        } catch {
+            log?.error("the shared pacer could not record an upstream 429", ["app": .string(app), "error": .string("\(error)")])
+        }
+    }
+
+    /// The time before which nothing may be sent for `app`; 0 when the database cannot say.
+    public func blockedUntil(app: String) async -> Int64 {
+        let value = try? await link.runOffPool { db in
+            try db.execute("SELECT blocked_until FROM pacer_windows WHERE app = $1", [app]).value(0, 0)
+        }
+        return value.flatMap { $0 }.flatMap { Int64($0) } ?? 0
+    }
+
+    /// The app's row, locked for this transaction (created empty when missing).
+    private static func lock(_ app: String, on db: PostgresConnection) throws -> PacerWindow {
+        // An upsert that touches the row takes its lock and returns it in one round trip.
+        let row = try db.execute("""
+            INSERT INTO pacer_windows (app) VALUES ($1)
+            ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
+            RETURNING slots, blocked_until
+            """, [app])
+        return PacerWindow(slots: parseArray(row.value(0, 0) ?? "{}"), blockedUntil: row.value(0, 1).flatMap { Int64($0) } ?? 0)
+    }
+
+    private static func store(_ window: PacerWindow, app: String, on db: PostgresConnection) throws {
+        let text = "{" + window.slots.all.map(String.init).joined(separator: ",") + "}"
+        try db.execute("UPDATE pacer_windows SET slots = $2::bigint[] WHERE app = $1", [app, text])
+    }
+
+    /// A `BIGINT[]` in PostgreSQL's text form (`{1,2,3}`).
+    static func parseArray(_ text: String) -> [Int64] {
+        text.trimmingCharacters(in: CharacterSet(charactersIn: "{}")).split(separator: ",").compactMap { Int64($0) }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import PushBridgeCore
+import Testing
+@testable import PushBridgeServer
+
+/// Instances on one PostgreSQL database: heartbeats, and what a survivor takes over from an
+/// instance that stopped beating.
+@Suite(.serialized) struct InstanceTakeoverTests {
+    static func settings(deadAfter: Int64) -> InstanceSettings {
+        var s = InstanceSettings()
+        s.heartbeatMs = 100
+        s.deadAfterMs = deadAfter
+        return s
+    }
+
+    static func registry(_ uri: String, _ name: String, deadAfter: Int64 = 60_000, statements: [String] = []) throws -> (InstanceRegistry, LineCollector) {
+        let lines = LineCollector()
+        let registry = try InstanceRegistry(uri: uri, name: name, settings: settings(deadAfter: deadAfter),
+                                            log: EventLog(format: .logfmt, minimumLevel: .info, sink: lines.sink), takeoverStatements: statements)
+        return (registry, lines)
+    }
+
+    @Test func aStartClaimedByADeadInstanceIsSentAgainWithItsOwnIdempotencyKey() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let a = try PostgresScheduledStartStore(uri: uri, instance: "a"), b = try PostgresScheduledStartStore(uri: uri, instance: "b")
+        let (registryA, _) = try Self.registry(uri, "a")
+        try registryA.beat()
+        try a.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 10)], now: 1)
+        let claimedByA = try a.claimDue(now: 20_000, limit: 10)
+        #expect(claimedByA.map(\.id) == ["sch_1"])
+        // A dies mid-send: no finish, no more heartbeats. B sees nothing to claim meanwhile.
+        #expect(try b.claimDue(now: 30_000, limit: 10).isEmpty)
+        let (registryB, lines) = try Self.registry(uri, "b", deadAfter: 300)
+        try registryB.beat()
+        #expect(try registryB.takeOverDead().isEmpty, "A beat less than 300 ms ago")
+        let takeovers = try #require(await firstValue(within: 10) { () -> [InstanceRegistry.Takeover]? in
+            let t = try registryB.takeOverDead()
+            return t.isEmpty ? nil : t
+        })
+        #expect(takeovers == [InstanceRegistry.Takeover(instance: "a", starts: 1, rows: 0)])
+        #expect(try registryB.registered().map(\.name) == ["b"], "the dead instance's row is gone")
+        let resent = try b.claimDue(now: 30_000, limit: 10)
+        #expect(resent.map(\.id) == ["sch_1"], "the same start, not a new one")
+        #expect(resent.first?.request == claimedByA.first?.request, "the same body, so the same idempotency key")
+        if case .start(let s)? = resent.first?.request?.payload {
+            #expect(s.idempotencyKey == IdempotencyKeys.derive(requestId: "req_1", index: 0))
+        } else {
+            Issue.record("the resent start has no start body")
+        }
+        try b.finish("sch_1", sent: true, notificationId: "n1", status: 200, error: nil, now: 40_000)
+        #expect(try registryB.takeOverDead().isEmpty, "nothing left to take over")
+        #expect(try a.claimDue(now: 50_000, limit: 10).isEmpty)
+        #expect(!lines.output.contains("level=error"))
+    }
+
+    @Test func twoSurvivorsTakeADeadInstanceOverOnceAndRunTheAuditStatements() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let admin = try PostgresConnection(uri)
+        try admin.execute("CREATE TABLE rows_of (instance TEXT, outcome TEXT)")
+        try admin.execute("INSERT INTO rows_of VALUES ('dead', 'pending'), ('dead', 'pending'), ('dead', 'completed'), ('alive', 'pending')")
+        let statement = "UPDATE rows_of SET outcome = 'unknown' WHERE instance = $1 AND outcome = 'pending'"
+        let (dead, _) = try Self.registry(uri, "dead")
+        try dead.beat()
+        try admin.execute("UPDATE instances SET heartbeat_at = heartbeat_at - 10000 WHERE name = 'dead'")
+        let survivors = try ["s1", "s2"].map { try Self.registry(uri, $0, deadAfter: 5_000, statements: [statement]).0 }
+        let results = await withTaskGroup(of: [InstanceRegistry.Takeover].self) { group in
+            for survivor in survivors {
+                group.addTask { (try? survivor.takeOverDead()) ?? [] }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(results == [InstanceRegistry.Takeover(instance: "dead", starts: 0, rows: 2)])
+        #expect(try admin.execute("SELECT instance, outcome FROM rows_of ORDER BY instance, outcome").rows == [
+            ["alive", "pending"], ["dead", "completed"], ["dead", "unknown"], ["dead", "unknown"],
+        ])
+    }
+
+    @Test func aBeatingInstanceIsNeverTakenOverAndAStoppedOneLeavesNoRow() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let (a, _) = try Self.registry(uri, "a")
+        let (b, _) = try Self.registry(uri, "b", deadAfter: 300)
+        try a.start()
+        try b.beat()
+        // Well past dead_after: A's loop keeps it alive.
+        let start = ContinuousClock.now
+        while ContinuousClock.now < start + .milliseconds(900) {
+            #expect(try b.takeOverDead().isEmpty)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try b.registered().map(\.name) == ["a", "b"])
+        await a.stop()
+        #expect(try b.registered().map(\.name) == ["b"])
+    }
+
+    @Test func anInstanceTakenOverWhileStalledRegistersAgain() throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let (a, lines) = try Self.registry(uri, "a")
+        try a.beat()
+        try PostgresConnection(uri).execute("DELETE FROM instances")
+        try a.beat()
+        #expect(try a.registered().map(\.name) == ["a"])
+        #expect(lines.output.components(separatedBy: "instance registered").count == 3)
+    }
+}

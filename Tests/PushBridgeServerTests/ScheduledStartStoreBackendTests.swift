@@ -1,0 +1,72 @@
+import Foundation
+import PushBridgeCore
+import Testing
+@testable import PushBridgeServer
+
+/// The scheduled-start store's rules on both backends: the scheduler's SQLite file and the
+/// PostgreSQL database every instance shares.
+@Suite(.serialized) struct ScheduledStartStoreBackendTests {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+
+        /// `count` stores on one database (several instances), named `i0`, `i1`, …
+        func stores(_ count: Int) throws -> [any ScheduledStartStoring] {
+            switch self {
+            case .sqlite:
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-sched-\(UUID().uuidString).sqlite").path
+                return try (0..<count).map { _ in try ScheduledStartStore(path: path) }
+            case .postgres:
+                let uri = try PostgresTestCluster.start().makeDatabase()
+                return try (0..<count).map { try PostgresScheduledStartStore(uri: uri, instance: "i\($0)") }
+            }
+        }
+    }
+
+    static func start(_ n: Int, sendAt seconds: Int64) -> ScheduledStart {
+        var start = OpenPushStart(appId: "app_3f9c2b", activityType: "T")
+        start.activityId = "a\(n)"
+        start.includeSubscriptionIds = ["sub_ios_alice"]
+        start.idempotencyKey = IdempotencyKeys.derive(requestId: "req_\(n)", index: 0)
+        return ScheduledStart(id: "sch_\(n)", requestId: "req_\(n)", ordinal: 0, appName: "pw", request: OpenPushRequest(.start(start)),
+                              time: SendTime(unixSeconds: seconds, sendDate: "2033-05-18 03:33", timezone: "UTC"))
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aStartIsStoredClaimedOnceFinishedAndLosesItsBody(_ backend: Backend) throws {
+        let store = try backend.stores(1)[0]
+        try store.insert([Self.start(1, sendAt: 100), Self.start(2, sendAt: 50), Self.start(3, sendAt: 2_000_000_000)], now: 1)
+        #expect(try store.count() == 3)
+        #expect(try store.nextSendAt() == 50_000)
+        let claimed = try store.claimDue(now: 100_000, limit: 100)
+        #expect(claimed.map(\.id) == ["sch_2", "sch_1"], "due ones, earliest first")
+        #expect(claimed.allSatisfy { $0.state == .sending && $0.request != nil })
+        #expect(try store.claimDue(now: 100_000, limit: 100).isEmpty, "a claimed start is not claimed again")
+        try store.finish("sch_1", sent: true, notificationId: "n1", status: 200, error: nil, now: 5)
+        let sent = try #require(try store.starts(ofRequest: "req_1").first)
+        #expect(sent.state == .sent && sent.request == nil && sent.notificationId == "n1" && sent.upstreamStatus == 200 && sent.finishedAt == 5)
+        #expect(try store.cancel("sch_3", now: 6))
+        #expect(try !store.cancel("sch_3", now: 7))
+        #expect(try store.list(states: [.cancelled]).map(\.id) == ["sch_3"])
+        #expect(try store.list(states: [.cancelled]).first?.request == nil)
+        #expect(try store.list(states: [.sending]).map(\.id) == ["sch_2"])
+        #expect(try store.list().count == 3)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func schedulersPollingTogetherClaimEachStartExactlyOnce(_ backend: Backend) async throws {
+        let stores = try backend.stores(3)
+        try stores[0].insert((0..<60).map { Self.start($0, sendAt: 10) }, now: 1)
+        let all = await withTaskGroup(of: [String].self) { group in
+            for store in stores {
+                group.addTask {
+                    var ids: [String] = []
+                    for _ in 0..<10 { ids += (try? store.claimDue(now: 20_000, limit: 7))?.map(\.id) ?? [] }
+                    return ids
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(all.count == 60 && Set(all).count == 60, "\(all.count) claims of \(Set(all).count) starts")
+    }
+}
