@@ -1,5 +1,5 @@
 /// One unit of work for the writer thread, already encoded into SQLite values by the caller
-/// (so the one writer thread only binds and steps), with the continuation it resumes once the
+/// (so the one writer thread only binds and steps), with the reply it gives once the
 /// transaction holding it has committed (or failed).
 struct AuditOperation: Sendable {
     enum Work: Sendable {
@@ -17,5 +17,7 @@ struct AuditOperation: Sendable {
 
     var work: Work
     var submitted: ContinuousClock.Instant
-    var continuation: CheckedContinuation<Void, any Error>
+    /// Called once, on the writer thread, when the transaction holding it has committed (or
+    /// failed): a continuation's resume, or a callback raced against a deadline.
+    var reply: @Sendable (Result<Void, any Error>) -> Void
 }

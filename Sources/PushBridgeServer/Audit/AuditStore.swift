@@ -48,8 +48,18 @@ public final class AuditStore: Sendable {
     /// Completes a row begun with ``begin(_:)``; returns once committed. Throws
     /// ``AuditError/unknownRequest(_:)`` when there is no such row.
     public func finish(_ requestId: String, _ completion: AuditCompletion) async throws {
+        try await submit(finishWork(requestId, completion))
+    }
+
+    /// Completes a row like ``finish(_:_:)`` without suspending: `reply` is called on the
+    /// writer thread once the transaction holding it has committed (or failed).
+    func finish(_ requestId: String, _ completion: AuditCompletion, reply: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        writer.submit(AuditOperation(work: finishWork(requestId, completion), submitted: .now, reply: reply))
+    }
+
+    private func finishWork(_ requestId: String, _ completion: AuditCompletion) -> AuditOperation.Work {
         let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: configuration.bodyLimit)
-        try await submit(.finish(requestId: requestId, values: columns.all.map(\.value) + [.text(requestId)]))
+        return .finish(requestId: requestId, values: columns.all.map(\.value) + [.text(requestId)])
     }
 
     /// Writes the complete row of a request that never reaches upstream (rejected, refused
@@ -66,7 +76,7 @@ public final class AuditStore: Sendable {
 
     func submit(_ work: AuditOperation.Work) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writer.submit(AuditOperation(work: work, submitted: .now, continuation: continuation))
+            writer.submit(AuditOperation(work: work, submitted: .now, reply: { continuation.resume(with: $0) }))
         }
     }
 

@@ -46,9 +46,9 @@ extension AuditWriter {
         configuration.onCommit?(sample)
         for (index, operation) in batch.operations.enumerated() {
             if let error = failedWhole ?? batch.failures[index] {
-                operation.continuation.resume(throwing: error)
+                operation.reply(.failure(error))
             } else {
-                operation.continuation.resume()
+                operation.reply(.success(()))
             }
         }
     }

@@ -69,7 +69,7 @@ final class AuditWriter: @unchecked Sendable {
             defer { state.sleeping = false }
             return (true, state.sleeping)
         }
-        if !accepted { operation.continuation.resume(throwing: AuditError.closed) }
+        if !accepted { operation.reply(.failure(AuditError.closed)) }
         if wakeWriter { wake.signal() }
     }
 

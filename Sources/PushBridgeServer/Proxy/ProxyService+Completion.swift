@@ -1,5 +1,4 @@
 import PushBridgeCore
-import Synchronization
 
 extension ProxyService {
     /// How long an answer waits for its audit completion, retries included: well inside the
@@ -38,37 +37,13 @@ extension ProxyService {
         var pause: Duration = .milliseconds(25)
         while true {
             let audit = deps.audit
-            if await FirstOf.run(until: deadline, { (try? await audit.finish(requestId, completion)) != nil }) { return true }
+            let written = await DeadlineRace.shared.race(until: deadline) { done in
+                audit.finish(requestId, completion) { done((try? $0.get()) != nil) }
+            }
+            if written { return true }
             guard ContinuousClock.now.advanced(by: pause) < deadline else { return false }
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(400))
-        }
-    }
-}
-
-/// Waits for `work` or a deadline, whichever comes first, without waiting for `work` to
-/// finish past the deadline (it runs on in its own task).
-enum FirstOf {
-    private final class Once: Sendable {
-        let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
-        func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
-    }
-
-    /// `work`'s result, or false if `deadline` passes first.
-    static func run(until deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async -> Bool) async -> Bool {
-        let once = Once()
-        return await withCheckedContinuation { continuation in
-            once.continuation.withLock { $0 = continuation }
-            let timer = Task {
-                try? await Task.sleep(until: deadline)
-                once.resume(false)
-            }
-            // The timer is cancelled as soon as the work answers, so a request that completes
-            // at once leaves no task sleeping out the budget behind it.
-            Task {
-                once.resume(await work())
-                timer.cancel()
-            }
         }
     }
 }
