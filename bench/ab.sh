@@ -6,6 +6,9 @@
 # utime+stime per request. On shared machines compare A and B within a round, over rounds.
 # AB_CELLS="os16 lat1" runs only those cells (of os16 pw16 lat1 os64).
 # AB_AUDIT_DIR=/dev/shm puts both audit files on tmpfs (no fsync cost: CPU and hand-offs only).
+# ctxsw is the proxy's context switches per request (voluntary + involuntary, summed over its
+# threads): the thread hand-offs a request costs. The last lines give each cell's median over
+# the rounds for A and B and the ratio B/A.
 set -uo pipefail
 A=$1; B=$2; rounds=${3:-3}; secs=${4:-3}
 cd "$(dirname "$0")/.."
@@ -30,12 +33,13 @@ PUSHBRIDGE_BENCH_OPENPUSH_KEY=k $B serve --config $work/b.json 2>/dev/null & bpi
 sleep 1.5
 os_body=fixtures/onesignal-start-reference/body.json; pw_body=fixtures/pushwoosh-start-filter-reference/body.json
 os_path=/apps/bench-app/activities/activity/DeliveryAttributes; pw_path=/json/1.3/startLiveActivity
+ctxsw() { cat /proc/$1/task/*/status 2>/dev/null | awk '/ctxt_switches/{n+=$2} END{print n+0}'; }
 one() { # pid port conns body path auth
-  local t0=$(awk '{print $14+$15}' /proc/$1/stat) line
+  local t0=$(awk '{print $14+$15}' /proc/$1/stat) c0=$(ctxsw $1) line
   line=$(BENCH_BODY=$4 BENCH_AUTH=$6 wrk -t$([ $3 = 1 ] && echo 1 || echo 2) -c$3 -d${secs}s -s bench/http/post.lua "http://127.0.0.1:$2$5" | grep ^RESULT)
-  local t1=$(awk '{print $14+$15}' /proc/$1/stat)
+  local t1=$(awk '{print $14+$15}' /proc/$1/stat) c1=$(ctxsw $1)
   local n=$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')
-  echo "$line cpu_us=$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}')"
+  echo "$line cpu_us=$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}') ctxsw=$(awk -v c=$((c1-c0)) -v n=$n 'BEGIN{printf "%.1f", c/n}')"
 }
 for x in a b; do p=$pa; [ $x = b ] && p=$pb; BENCH_BODY=$os_body BENCH_AUTH="Key bench-onesignal-key" wrk -t1 -c4 -d1s -s bench/http/post.lua http://127.0.0.1:$p$os_path >/dev/null; done
 for r in $(seq $rounds); do
@@ -48,5 +52,11 @@ for r in $(seq $rounds); do
       lat1) echo "round $r $x lat1 $(one $pid $p 1 $os_body $os_path 'Key bench-onesignal-key')";;
     esac; done
   done
-done
+done | tee $work/rounds
+# Medians over the rounds, per cell: A, B and B/A for p50, requests/s, CPU and switches per request.
+awk '{ for (i = 5; i <= NF; i++) { split($i, kv, "="); v[$3 " " $4 " " kv[1]] = v[$3 " " $4 " " kv[1]] " " kv[2] } cells[$4] = 1 }
+function median(list,   a, n, i, j, t) { n = split(list, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+  return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+END { for (c in cells) for (m = 1; m <= 4; m++) { k = m == 1 ? "p50_us" : m == 2 ? "rps" : m == 3 ? "cpu_us" : "ctxsw"
+  a = median(v["a " c " " k]); b = median(v["b " c " " k]); printf "median %s %s A=%s B=%s B/A=%.2f\n", c, k, a, b, a > 0 ? b / a : 0 } }' $work/rounds | sort
 for x in a b; do pid=$apid; [ $x = b ] && pid=$bpid; echo "$x VmHWM $(awk '/VmHWM/{print $2}' /proc/$pid/status) kB"; done
