@@ -70,3 +70,20 @@ import Testing
         #expect(all.count == 60 && Set(all).count == 60, "\(all.count) claims of \(Set(all).count) starts")
     }
 }
+
+/// `pushbridge scheduled list|cancel --db URI` on the shared PostgreSQL table.
+@Suite(.serialized) struct ScheduledCommandPostgresTests {
+    @Test func listAndCancelWorkOnTheSharedTable() throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let store = try PostgresScheduledStartStore(uri: uri, instance: "a")
+        try store.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 2_000_000_000), ScheduledStartStoreBackendTests.start(2, sendAt: 2_000_000_001)], now: 1)
+        let listed = try CLIRunner.run(["scheduled", "list", "--db", uri])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("sch_1") && listed.stdout.contains("sch_2") && listed.stdout.contains("2 scheduled start(s)"))
+        #expect(!listed.stdout.contains("sub_ios_alice"), "never a body")
+        let cancelled = try CLIRunner.run(["scheduled", "cancel", "sch_1", "--db", uri])
+        #expect(cancelled.status == 0 && cancelled.stdout.contains("cancelled sch_1"), "\(cancelled.stderr)")
+        #expect(try store.list(states: [.pending]).map(\.id) == ["sch_2"])
+        #expect(try CLIRunner.run(["scheduled", "cancel", "sch_1", "--db", uri]).status == 1)
+    }
+}

@@ -8,7 +8,7 @@ enum ScheduledCommand {
     /// The scheduler file when `--db` names none (the default audit path's scheduler file).
     static let defaultDatabase = "pushbridge-audit-scheduled.sqlite"
     /// `--db` of both subcommands.
-    static let db = Option.db("the scheduler database (default \(defaultDatabase); the configuration's delivery.scheduler_db)")
+    static let db = Option.db("the scheduler database (default \(defaultDatabase); the configuration's delivery.scheduler_db), or the shared PostgreSQL audit_db URI")
 
     /// The declaration.
     static let command = Command(
@@ -24,8 +24,11 @@ enum ScheduledCommand {
                     run: { cancel($0) }),
         ])
 
-    static func store(_ arguments: ParsedArguments) throws -> ScheduledStartStore {
-        try ScheduledStartStore(path: ExistingFile.require(arguments["db"] ?? defaultDatabase, what: "scheduler file"), recover: false)
+    /// The scheduler file, or the shared PostgreSQL database when `--db` is a URI.
+    static func store(_ arguments: ParsedArguments) throws -> any ScheduledStartStoring {
+        let db = arguments["db"] ?? defaultDatabase
+        if PostgresURI.isPostgres(db) { return try PostgresScheduledStartStore(uri: PostgresURI(db).text, instance: "cli", recover: false) }
+        return try ScheduledStartStore(path: ExistingFile.require(db, what: "scheduler file"), recover: false)
     }
 
     static func list(_ arguments: ParsedArguments) -> Int32 {
