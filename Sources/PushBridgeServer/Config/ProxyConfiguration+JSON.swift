@@ -74,7 +74,7 @@ extension ProxyConfiguration {
         }
     }
 
-    private static let topLevelKeys = ["listen", "log_format", "audit_db", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue", "tls",
+    private static let topLevelKeys = ["listen", "log_format", "audit_db", "instance_name", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "delivery", "shadow_queue", "tls",
                                          "audit_retention_days", "audit_max_mib", "audit_min_free_mib", "readiness", "instances"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
@@ -88,7 +88,19 @@ extension ProxyConfiguration {
         if let format = r.string(top, "log_format", at: "") {
             if let f = LogFormat(rawValue: format) { configuration.logFormat = f } else { r.report("log_format", "must be \"logfmt\" or \"json\"") }
         }
-        if let audit = r.string(top, "audit_db", at: "") { configuration.auditDatabasePath = audit }
+        if let audit = r.string(top, "audit_db", at: "") {
+            configuration.auditDatabasePath = audit
+            if PostgresURI.isPostgres(audit) {
+                do throws(PostgresError) { _ = try PostgresURI(audit) } catch { r.report("audit_db", error.message) }
+            }
+        }
+        if let name = r.string(top, "instance_name", at: "") {
+            if name.isEmpty || name.count > 200 || name.contains(where: { $0.isNewline }) {
+                r.report("instance_name", "must be 1 to 200 characters on one line")
+            } else {
+                configuration.instanceName = name
+            }
+        }
         configuration.limits = decodeLimits(top["limits"], r)
         configuration.sandbox = sandbox
         configuration.openPush = decodeOpenPush(top["openpush"], required: !sandbox.embedded, r)

@@ -1,3 +1,4 @@
+import Foundation
 import PushBridgeCore
 
 /// Everything `pushbridge serve` needs, validated once at start-up. Every field has a
@@ -7,8 +8,12 @@ public struct ProxyConfiguration: Sendable {
     public var listen: ListenAddress
     /// How log lines are written on stderr. Default `.logfmt`.
     public var logFormat: LogFormat
-    /// The SQLite audit database path. Default `pushbridge-audit.sqlite`.
+    /// The audit: an SQLite file path, or a `postgresql://` URI (libpq syntax, no password).
+    /// Default `pushbridge-audit.sqlite`.
     public var auditDatabasePath: String
+    /// This process's name among the instances sharing one database, written on every row it
+    /// writes (`instance_name`). Default the host name and process id, `host-pid`.
+    public var instanceName = ProxyConfiguration.defaultInstanceName
     /// Server and upstream limits.
     public var limits: Limits
     /// The real OpenPush upstream; `nil` only when the embedded sandbox is the upstream.
@@ -51,6 +56,9 @@ public struct ProxyConfiguration: Sendable {
         self.admin = admin
         self.apps = apps
     }
+
+    /// The host name and process id of this process (``InstanceSettings/defaultName``).
+    public static var defaultInstanceName: String { InstanceSettings.defaultName }
 
     /// Log line format.
     public enum LogFormat: String, Sendable, CaseIterable {

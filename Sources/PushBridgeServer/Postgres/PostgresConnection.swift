@@ -13,9 +13,17 @@ public final class PostgresConnection {
     private let handle: OpaquePointer
 
     /// Connects with a libpq URI or `key=value` string; throws with libpq's reason when the
-    /// server cannot be reached or refuses the connection.
-    public init(_ conninfo: String) throws(PostgresError) {
-        guard let connection = PQconnectdb(conninfo) else {
+    /// server cannot be reached or refuses the connection. `connectTimeout` (whole seconds,
+    /// libpq's `connect_timeout`; at least 2) applies unless the URI sets its own.
+    public init(_ conninfo: String, connectTimeout: Duration? = nil) throws(PostgresError) {
+        let seconds = connectTimeout.map { String(max(2, $0.components.seconds)) }
+        // Later keywords win: the URI (expanded from `dbname`) overrides the default timeout.
+        let keywords = seconds == nil ? ["dbname"] : ["connect_timeout", "dbname"]
+        let values = (seconds.map { [$0] } ?? []) + [conninfo]
+        let connection = Self.withCStrings(keywords) { keys in
+            Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+        }
+        guard let connection else {
             throw PostgresError(operation: "connect", message: "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -46,14 +54,22 @@ public final class PostgresConnection {
         guard let result else {
             throw PostgresError(operation: "execute", message: String(cString: PQerrorMessage(handle)), sql: sql)
         }
-        let owned = PostgresResult(result)
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            let message = PQresultErrorMessage(result).map { String(cString: $0) } ?? "unknown error"
-            throw PostgresError(operation: "execute", sqlState: state, message: message, sql: sql)
+        return try check(PostgresResult(result), sql: sql)
+    }
+
+    /// `result` when it succeeded; otherwise throws with its SQLSTATE and message.
+    private func check(_ result: PostgresResult, sql: String) throws(PostgresError) -> PostgresResult {
+        guard let failure = result.failure else { return result }
+        throw PostgresError(operation: "execute", sqlState: failure.sqlState, message: failure.message, sql: sql)
+    }
+
+    /// Runs a script of several statements without parameters (a migration); throws like
+    /// ``execute(_:_:)``.
+    public func executeScript(_ sql: String) throws(PostgresError) {
+        guard let result = PQexec(handle, sql) else {
+            throw PostgresError(operation: "execute", message: String(cString: PQerrorMessage(handle)), sql: sql)
         }
-        return owned
+        _ = try check(PostgresResult(result), sql: sql)
     }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
@@ -68,6 +84,15 @@ public final class PostgresConnection {
         }
         try execute("COMMIT")
         return value
+    }
+
+    /// Calls `body` with `strings` as a NULL-terminated array of C strings that live for the call.
+    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { body($0) }
+        }
     }
 
     /// Calls `body` with the parameters as C strings that live for the call (nil for NULL).

@@ -28,6 +28,14 @@ public final class PostgresResult {
         return String(cString: PQgetvalue(handle, Int32(row), Int32(column)))
     }
 
+    /// The server's SQLSTATE and message when the statement failed; nil when it succeeded.
+    var failure: (sqlState: String?, message: String)? {
+        let status = PQresultStatus(handle)
+        guard status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK else { return nil }
+        let state = PQresultErrorField(handle, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        return (state, PQresultErrorMessage(handle).map { String(cString: $0) } ?? "unknown error")
+    }
+
     /// Every row as its column values.
     public var rows: [[String?]] {
         (0..<rowCount).map { row in (0..<columnCount).map { value(row, $0) } }

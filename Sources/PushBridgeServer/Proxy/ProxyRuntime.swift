@@ -97,7 +97,7 @@ public final class ProxyRuntime: Sendable {
         let upkeep = try AuditUpkeep.start(audit: audit, limits: configuration.auditLimits, clock: auditClock, metrics: metrics, log: log)
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
-        let shared = try SharedState.make(configuration, instance: InstanceSettings.defaultName, log: log)
+        let shared = try SharedState.make(configuration, instance: configuration.instanceName, log: log)
         let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL), pacer: shared.pacer, clock: clock,
                                         upstreamTimeout: configuration.limits.upstreamTimeout)
         let scheduler = StartScheduler(store: shared.starts, delivery: delivery, audit: audit, log: log) { name in

@@ -11,3 +11,20 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         thread.start()
     }
 }
+
+/// Runs `body(0)` … `body(count - 1)` each on a thread of its own, all at once (unlike
+/// `DispatchQueue.concurrentPerform`, which runs no more at a time than there are cores), and
+/// returns when all have finished.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        let thread = Thread {
+            body(index)
+            done.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    done.wait()
+}

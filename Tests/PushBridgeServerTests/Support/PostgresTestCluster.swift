@@ -37,6 +37,11 @@ final class PostgresTestCluster: Sendable {
         }
     }
 
+    /// A cluster of its own, for a test that restarts or stops its server; the test stops it.
+    static func startPrivate() throws -> PostgresTestCluster {
+        try PostgresTestCluster()
+    }
+
     private init() throws(TestClusterError) {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let version = versions.compactMap(Int.init).max() else {
@@ -50,7 +55,6 @@ final class PostgresTestCluster: Sendable {
             try Self.run("/bin/chown", ["postgres:postgres", directory.path])
             try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", binaries.appendingPathComponent("initdb").path, "-D", dataPath,
                                                 "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"])
-            let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200 -c shared_buffers=32MB"
             try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", binaries.appendingPathComponent("pg_ctl").path, "-D", dataPath, "-o", options,
                                                 "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"])
         } catch {
@@ -61,6 +65,10 @@ final class PostgresTestCluster: Sendable {
 
     private var dataPath: String { directory.appendingPathComponent("data").path }
 
+    private var options: String {
+        "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory.path) -c fsync=off -c max_connections=200 -c shared_buffers=32MB"
+    }
+
     /// A URI for the cluster's `postgres` database (no password: trust on loopback).
     var adminURI: String { "postgresql://postgres@127.0.0.1:\(port)/postgres" }
 
@@ -69,6 +77,23 @@ final class PostgresTestCluster: Sendable {
         let name = "pb_test_\(ProcessInfo.processInfo.processIdentifier)_\(databases.add(1, ordering: .relaxed).newValue)"
         try PostgresConnection(adminURI).execute("CREATE DATABASE \(name)")
         return "postgresql://postgres@127.0.0.1:\(port)/\(name)"
+    }
+
+    /// Restarts the server (a fast shutdown, which ends every connection, then a start on the
+    /// same port); returns once it accepts connections again.
+    func restart() throws {
+        try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", binaries.appendingPathComponent("pg_ctl").path, "-D", dataPath, "-m", "fast", "-w", "-t", "60", "restart"])
+    }
+
+    /// Stops the server (fast shutdown) and returns once it is down; ``resume()`` undoes it.
+    func pause() throws {
+        try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", binaries.appendingPathComponent("pg_ctl").path, "-D", dataPath, "-m", "fast", "-w", "stop"])
+    }
+
+    /// Starts a server stopped by ``pause()`` with its original options.
+    func resume() throws {
+        try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", binaries.appendingPathComponent("pg_ctl").path, "-D", dataPath, "-o", options,
+                                           "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60", "start"])
     }
 
     /// Stops the server at once and removes its folder.

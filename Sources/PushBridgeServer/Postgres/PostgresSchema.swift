@@ -1,0 +1,112 @@
+/// PushBridge's PostgreSQL schema: every migration, in one list.
+///
+/// Numbers 1–99 are the audit (requests, findings, attempts, shadow comparisons, the
+/// scheduled-start mirror); 100 and up are the state several instances share. Append a new
+/// migration with the next free number in its range; never edit or renumber one that has
+/// shipped. Every row an instance writes carries its `instance_name`.
+///
+/// The columns match the SQLite audit's (``AuditSchema``) name for name, so one statement
+/// layer reads and writes both: integers are `BIGINT` (Unix milliseconds), reals `DOUBLE
+/// PRECISION`, JSON documents (`attempts`, `differences`) `TEXT` as written.
+enum PostgresSchema {
+    /// Every migration, ascending.
+    static let migrations: [PostgresMigrator.Migration] = audit
+
+    /// The migrator for ``migrations``.
+    static var migrator: PostgresMigrator { PostgresMigrator(migrations) }
+
+    /// The audit's tables and the indexes the reports read.
+    static let audit: [PostgresMigrator.Migration] = [
+        .init(1, "audit requests and findings", sql: """
+            CREATE TABLE requests (
+                id BIGSERIAL PRIMARY KEY,
+                request_id TEXT NOT NULL UNIQUE,
+                received_at BIGINT NOT NULL,
+                finished_at BIGINT,
+                path TEXT,
+                dialect TEXT,
+                route TEXT,
+                source_app TEXT,
+                target_app TEXT,
+                activity_type TEXT,
+                activity_id TEXT,
+                event TEXT,
+                key_fingerprint TEXT,
+                inbound_body TEXT,
+                translated TEXT,
+                finding_count BIGINT NOT NULL DEFAULT 0,
+                upstream_status BIGINT,
+                upstream_body TEXT,
+                upstream_latency_ms DOUBLE PRECISION,
+                attempts TEXT,
+                response_status BIGINT,
+                response_body TEXT,
+                outcome TEXT NOT NULL,
+                error_message TEXT,
+                app_name TEXT,
+                instance_name TEXT
+            );
+            CREATE INDEX requests_by_time ON requests (received_at);
+            CREATE INDEX requests_by_route ON requests (dialect, route, received_at);
+            CREATE INDEX requests_by_app ON requests (source_app, received_at);
+            CREATE INDEX requests_pending ON requests (instance_name, received_at) WHERE outcome = 'pending';
+            CREATE INDEX requests_outcomes ON requests (outcome, upstream_status, dialect, route, received_at, source_app);
+            CREATE TABLE findings (
+                request_id TEXT NOT NULL,
+                ordinal BIGINT NOT NULL,
+                dialect TEXT NOT NULL,
+                route TEXT NOT NULL,
+                source_app TEXT,
+                received_at BIGINT NOT NULL,
+                field TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                severity TEXT NOT NULL,
+                message TEXT NOT NULL,
+                instance_name TEXT,
+                PRIMARY KEY (request_id, ordinal)
+            );
+            CREATE INDEX findings_by_field ON findings (dialect, route, field, kind, received_at, source_app);
+            """),
+        .init(2, "audit shadow comparisons and scheduled-start mirror", sql: """
+            CREATE TABLE shadow_comparisons (
+                request_id TEXT PRIMARY KEY,
+                compared_at BIGINT NOT NULL,
+                dialect TEXT,
+                route TEXT,
+                source_app TEXT,
+                verdict TEXT NOT NULL,
+                primary_provider TEXT NOT NULL,
+                primary_status BIGINT,
+                primary_latency_ms DOUBLE PRECISION,
+                primary_error TEXT,
+                shadow_provider TEXT NOT NULL,
+                shadow_status BIGINT,
+                shadow_latency_ms DOUBLE PRECISION,
+                shadow_error TEXT,
+                differences TEXT,
+                primary_body TEXT,
+                shadow_body TEXT,
+                instance_name TEXT
+            );
+            CREATE INDEX shadow_by_verdict ON shadow_comparisons (verdict, compared_at);
+            CREATE INDEX shadow_by_time ON shadow_comparisons (compared_at);
+            CREATE TABLE scheduled_sends (
+                request_id TEXT NOT NULL,
+                ordinal BIGINT NOT NULL,
+                send_at BIGINT NOT NULL,
+                state TEXT NOT NULL,
+                target_app TEXT,
+                request TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                claimed_at BIGINT,
+                sent_at BIGINT,
+                upstream_status BIGINT,
+                attempts TEXT,
+                error_message TEXT,
+                instance_name TEXT,
+                PRIMARY KEY (request_id, ordinal)
+            );
+            CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
+            """),
+    ]
+}
