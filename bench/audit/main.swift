@@ -69,7 +69,7 @@ func run(phase: String, pairs: Bool) async throws {
                         var entry = entryTemplate
                         // Time-sortable ids, as the proxy makes them: inserts land at the indexes' right edge.
                         entry.receivedAt = AuditClock.nowMilliseconds()
-                        entry.requestId = AuditRequestID.make(milliseconds: entry.receivedAt)
+                        entry.requestId = RequestID.make(nowMs: entry.receivedAt)
                         if pairs {
                             try await store.begin(entry)
                             try await store.finish(entry.requestId, completion)

@@ -41,7 +41,7 @@ enum ReportBenchAudit {
                 """)
             for i in 0..<rows {
                 let at = start + Int64(i) * span / Int64(rows)
-                let id = AuditRequestID.make(milliseconds: at) + String(i % 10)
+                let id = RequestID.make(nowMs: at) + String(i % 10)
                 let r = routes[(i * 7 + i / 13) % routes.count]
                 let app = "app-" + String(format: "%02d", (i * i + 3) % 20)
                 var findings: [(String, String)] = []

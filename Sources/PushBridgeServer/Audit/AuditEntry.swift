@@ -4,7 +4,7 @@ import PushBridgeCore
 /// writes. Bodies must already be redacted (see ``AuditEntry/init(requestId:receivedAt:path:route:translation:inboundBody:keyFingerprint:targetApp:)``,
 /// which does it).
 public struct AuditEntry: Sendable, Equatable {
-    /// The proxy's id for the request (``AuditRequestID``), unique and time-sortable.
+    /// The proxy's id for the request (``RequestID``), unique and time-sortable.
     public var requestId: String
     /// When the request arrived, Unix milliseconds.
     public var receivedAt: Int64

@@ -83,7 +83,7 @@ public struct OpenPushDelivery: Sendable {
     /// (a sandbox or a second OpenPush) instead of OpenPush's. The pacer is OpenPush's real
     /// budget, so a shadow neither waits for it nor spends it; the attempts are the shadow's.
     public func deliverShadow(_ requests: [OpenPushRequest], key: String, requestId: String, baseURL: String?, timeout: Duration) async -> [UpstreamAttempt] {
-        let target = baseURL.map { OpenPushForwarder(client: forwarder.client, baseURL: $0) } ?? forwarder
+        let target = baseURL.map { OpenPushForwarder(client: forwarder.client, baseURL: $0, clock: forwarder.clock) } ?? forwarder
         var attempts: [UpstreamAttempt] = []
         for request in requests {
             attempts.append(await target.exchange(request, key: key, requestId: requestId, timeout: timeout).1)

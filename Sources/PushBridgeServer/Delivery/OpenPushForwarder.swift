@@ -7,13 +7,16 @@ public struct OpenPushForwarder: Sendable {
     public let client: UpstreamClient
     /// OpenPush's base URL, without a trailing slash.
     public let baseURL: String
+    /// Stamps each attempt's start (the delivery clock, so tests can drive it).
+    public let clock: any DeliveryClock
     /// How many bytes of an upstream body the audit keeps.
     public static let auditBodyLimit = 8192
 
-    /// A forwarder.
-    public init(client: UpstreamClient, baseURL: String) {
+    /// A forwarder whose attempts are stamped by `clock`.
+    public init(client: UpstreamClient, baseURL: String, clock: any DeliveryClock) {
         self.client = client
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.clock = clock
     }
 
     /// Sends one request; never throws: failures are results.
@@ -25,7 +28,7 @@ public struct OpenPushForwarder: Sendable {
     /// Sends one request and returns OpenPush's raw answer (or the transport failure) with the
     /// attempt as the audit records it.
     public func exchange(_ request: OpenPushRequest, key: String, requestId: String, timeout: Duration? = nil) async -> (UpstreamResponse, UpstreamAttempt) {
-        let started = Int64(Date().timeIntervalSince1970 * 1000)
+        let started = clock.nowMilliseconds()
         let upstream = UpstreamRequest(
             method: request.method, url: baseURL + request.path,
             headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json"), ("X-PushBridge-Request-Id", requestId)],

@@ -2,10 +2,10 @@ import PushBridgeCore
 
 /// Answers what the HTTP server answers itself (body over the limit, handler past its deadline,
 /// shutting down) in the caller's dialect, and audits the 413s and the 400s for a malformed
-/// head, whose handler never ran: the server sends them only once ``recorder(audit:log:)``
+/// head, whose handler never ran: the server sends them only once ``recorder(audit:log:clock:)``
 /// has written their row.
 enum ProxyFailureResponder {
-    static func make() -> @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse {
+    static func make(clock: any DeliveryClock) -> @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse {
         { failure, request in
             guard let route = InboundRoute.match(path: request.target) else { return HTTPServerFailure.jsonResponse(failure, for: request) }
             let proxyFailure: ProxyFailure
@@ -19,7 +19,7 @@ enum ProxyFailureResponder {
             var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
             headers += r.headers.map { (name: $0.0, value: $0.1) }
             if failure.isRecorded {
-                headers.append(("X-PushBridge-Request-Id", RequestID.make(nowMs: AuditClock.nowMilliseconds())))
+                headers.append(("X-PushBridge-Request-Id", RequestID.make(nowMs: clock.nowMilliseconds())))
             }
             return HTTPResponse(status: r.status, headers: headers, body: r.body)
         }
@@ -27,11 +27,11 @@ enum ProxyFailureResponder {
 
     /// Writes the complete row of a refused 413 or malformed head (its id is the answer's
     /// `X-PushBridge-Request-Id`); the server holds the answer until this returns.
-    static func recorder(audit: AuditStore, log: EventLog) -> @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void {
+    static func recorder(audit: AuditStore, log: EventLog, clock: any DeliveryClock) -> @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void {
         { failure, request, response in
             guard failure.isRecorded, let route = InboundRoute.match(path: request.target),
                   let id = response.headers.first(where: { $0.name == "X-PushBridge-Request-Id" })?.value else { return }
-            let now = AuditClock.nowMilliseconds()
+            let now = clock.nowMilliseconds()
             let entry = AuditEntry(requestId: id, receivedAt: now, path: request.path, route: route, translation: nil,
                                    inboundBody: [], keyFingerprint: nil)
             let completion = AuditCompletion(finishedAt: now, outcome: .rejected, responseStatus: response.status,

@@ -98,12 +98,12 @@ public final class ProxyRuntime: Sendable {
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
         let shared = try SharedState.make(configuration, instance: configuration.instanceName, log: log)
-        let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL), pacer: shared.pacer, clock: clock,
+        let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL, clock: clock), pacer: shared.pacer, clock: clock,
                                         upstreamTimeout: configuration.limits.upstreamTimeout)
         let scheduler = StartScheduler(store: shared.starts, delivery: delivery, audit: audit, log: log) { name in
             snapshots.snapshot.app(named: name)?.openPushKey?.value
         }
-        let service = ProxyService(.init(snapshots: snapshots, delivery: delivery, audit: audit, log: log, metrics: metrics,
+        let service = ProxyService(.init(snapshots: snapshots, delivery: delivery, audit: audit, log: log, metrics: metrics, clock: { clock.nowMilliseconds() },
                                          legacy: LegacyForwarder(client: client),
                                          shadows: ShadowQueue(limit: configuration.shadowQueue.limit, workers: configuration.shadowQueue.workers, metrics: metrics),
                                          shadowTimeout: configuration.shadowQueue.timeout, sandboxBaseURL: sandboxURL, scheduler: scheduler,
@@ -119,8 +119,8 @@ public final class ProxyRuntime: Sendable {
         http.requestTimeout = configuration.limits.requestTimeout
         // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.
         http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
-        http.failureResponder = ProxyFailureResponder.make()
-        http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log)
+        http.failureResponder = ProxyFailureResponder.make(clock: clock)
+        http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log, clock: clock)
         http.tls = configuration.tls?.certificate
         let server = try HTTPServer(configuration: http, handler: service.handler)
         if let tls = http.tls { logCertificate("serving tls", tls, listener: "listen", log: log) }

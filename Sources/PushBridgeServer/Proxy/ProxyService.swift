@@ -34,7 +34,7 @@ public final class ProxyService: Sendable {
 
         /// Dependencies.
         public init(snapshots: ProxySnapshotBox, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, metrics: Metrics,
-                    clock: @escaping @Sendable () -> Int64 = AuditClock.nowMilliseconds, legacy: LegacyForwarder, shadows: ShadowQueue,
+                    clock: @escaping @Sendable () -> Int64, legacy: LegacyForwarder, shadows: ShadowQueue,
                     shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil,
                     diskGuard: AuditDiskGuard? = nil) {
             self.diskGuard = diskGuard

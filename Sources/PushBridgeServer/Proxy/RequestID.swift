@@ -1,9 +1,7 @@
-import Foundation
-
 /// Request ids that sort by time: `req_` + 12 hex digits of Unix milliseconds + 8 random hex.
 public enum RequestID {
-    /// A new id.
-    public static func make(nowMs: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) -> String {
+    /// A new id for the time `nowMs` (Unix milliseconds, from the caller's clock).
+    public static func make(nowMs: Int64) -> String {
         var out: [UInt8] = Array("req_".utf8)
         out.reserveCapacity(24)
         appendHex(UInt64(max(0, nowMs)), minimumDigits: 12, to: &out)

@@ -29,7 +29,7 @@ public enum Replay {
 
     /// The audit row of one replayed request.
     static func record(_ request: CapturedRequest, directory: AppDirectory, now: Int64) -> (AuditEntry, AuditCompletion) {
-        let requestId = AuditRequestID.make(milliseconds: now)
+        let requestId = RequestID.make(nowMs: now)
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
         let route = InboundRoute.match(path: path)
         var context = TranslationContext(now: now / 1000, requestId: requestId)

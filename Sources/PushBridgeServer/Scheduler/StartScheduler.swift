@@ -22,14 +22,16 @@ public final class StartScheduler: Sendable {
     private let log: EventLog
     private let key: @Sendable (String) -> String?
     private let control = Mutex(Control())
-    /// When this scheduler was made (audit clock): audit rows received before it belong to
-    /// an earlier process, so a `scheduled` one with no start in the file is not in flight.
-    private let createdAt = AuditClock.nowMilliseconds()
+    /// When this scheduler was made (delivery clock, the one the proxy stamps audit rows
+    /// with): audit rows received before it belong to an earlier process, so a `scheduled`
+    /// one with no start in the file is not in flight.
+    private let createdAt: Int64
 
     /// A scheduler; `key` gives the current REST key of a configured app by name.
     public init(store: any ScheduledStartStoring, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
         self.lifecycle = ScheduledStartLifecycle(store: store, audit: audit)
         self.delivery = delivery
+        self.createdAt = delivery.clock.nowMilliseconds()
         self.log = log
         self.key = key
     }
