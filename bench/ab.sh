@@ -58,5 +58,5 @@ awk '{ for (i = 5; i <= NF; i++) { split($i, kv, "="); v[$3 " " $4 " " kv[1]] = 
 function median(list,   a, n, i, j, t) { n = split(list, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
 END { for (c in cells) for (m = 1; m <= 4; m++) { k = m == 1 ? "p50_us" : m == 2 ? "rps" : m == 3 ? "cpu_us" : "ctxsw"
-  a = median(v["a " c " " k]); b = median(v["b " c " " k]); printf "median %s %s A=%s B=%s B/A=%.2f\n", c, k, a, b, a > 0 ? b / a : 0 } }' $work/rounds | sort
+  a = median(v["a " c " " k]); b = median(v["b " c " " k]); printf "median %s %s A=%s B=%s B/A=%.2f\n", c, k, a, b, (a > 0 ? b / a : 0) } }' $work/rounds | sort
 for x in a b; do pid=$apid; [ $x = b ] && pid=$bpid; echo "$x VmHWM $(awk '/VmHWM/{print $2}' /proc/$pid/status) kB"; done
