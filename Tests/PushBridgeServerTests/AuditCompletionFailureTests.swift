@@ -36,10 +36,10 @@ struct AuditCompletionFailureTests {
         #expect(reply.status == 500, "\(reply.status): \(text)")
         #expect(ProxyFixtureLiveTests.isDialectError(.onesignal, status: reply.status, body: reply.body), "\(text)")
         let sent = try #require(upstream.all.last, "nothing reached the upstream")
-        let openPushID = try #require((try? JSONParser.parse(sent.response.body))?.objectValue?["id"]?.stringValue
+        let openPushId = try #require((try? JSONParser.parse(sent.response.body))?.objectValue?["id"]?.stringValue
                                       ?? (try? JSONParser.parse(sent.response.body))?.objectValue?["notification_id"]?.stringValue)
-        #expect(text.contains(openPushID) && text.contains("reached OpenPush") && text.contains("idempotency key"), "\(text)")
-        return (try #require(reply.headers["x-pushbridge-request-id"]), openPushID)
+        #expect(text.contains(openPushId) && text.contains("reached OpenPush") && text.contains("idempotency key"), "\(text)")
+        return (try #require(reply.headers["x-pushbridge-request-id"]), openPushId)
     }
 
     /// Waits (at most 15 s) until the reconciler has written every late completion and the
@@ -53,11 +53,11 @@ struct AuditCompletionFailureTests {
         return try settled ?? AuditReader(path: proxy.auditPath).show(requestId: id)
     }
 
-    static func expectTruthRecorded(_ row: AuditRecord?, openPushID: String) {
+    static func expectTruthRecorded(_ row: AuditRecord?, openPushId: String) {
         #expect(row?.outcome == "forwarded", "outcome \(row?.outcome ?? "-")")
         #expect(row?.upstreamStatus == 201)
         #expect(row?.responseStatus == 500)
-        #expect(row?.upstreamBody?.contains(openPushID) == true)
+        #expect(row?.upstreamBody?.contains(openPushId) == true)
         #expect(row?.errorMessage?.contains("instead of 201") == true, "\(row?.errorMessage ?? "-")")
     }
 
@@ -69,11 +69,11 @@ struct AuditCompletionFailureTests {
         let locker = Locker(try SQLiteDatabase(path: proxy.auditPath))
         trigger.arm { try? locker.database.execute("BEGIN EXCLUSIVE") }
 
-        let (id, openPushID) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)
+        let (id, openPushId) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)
         #expect(try AuditReader(path: proxy.auditPath).show(requestId: id)?.outcome == "pending", "the lock did not hold the completion back")
         try locker.database.execute("COMMIT")
 
-        Self.expectTruthRecorded(try await Self.settledRow(proxy, id), openPushID: openPushID)
+        Self.expectTruthRecorded(try await Self.settledRow(proxy, id), openPushId: openPushId)
         #expect(proxy.runtime.service.lateCompletionCount == 0)
         #expect(try await proxy.send(path: Self.start.0, body: try ProxyFailureTests.fixture(Self.start.1)).status == 201)
         await proxy.stop()
@@ -95,11 +95,11 @@ struct AuditCompletionFailureTests {
         let proxy = try ProxyHarness(upstream: upstream.baseURL, directory: mountPoint)
         trigger.arm { Self.fill(filler) }
 
-        let (id, openPushID) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)
+        let (id, openPushId) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)
         #expect(try AuditReader(path: proxy.auditPath).show(requestId: id)?.outcome == "pending", "the full disk did not hold the completion back")
         try FileManager.default.removeItem(at: filler)
 
-        Self.expectTruthRecorded(try await Self.settledRow(proxy, id), openPushID: openPushID)
+        Self.expectTruthRecorded(try await Self.settledRow(proxy, id), openPushId: openPushId)
         #expect(proxy.runtime.service.lateCompletionCount == 0)
         await proxy.stop()
     }

@@ -25,7 +25,7 @@ struct ModesConfigurationTests {
         let c = try Self.load(app: #", "mode": "shadow", "route_modes": {"update": "observe"}, "shadow": {"primary": "legacy", "sample_percent": 10, "openpush_app_id": "a2", "rest_key_env": "STAGING", "segment": "seg_t"}"#).get()
         let app = try #require(c.apps.first)
         #expect(app.mode(for: .start) == .shadow && app.mode(for: .update) == .observe)
-        #expect(app.shadow == ShadowSettings(primary: .legacy, samplePercent: 10, openPushAppID: "a2", openPushKey: Secret("staging-key"), segment: "seg_t"))
+        #expect(app.shadow == ShadowSettings(primary: .legacy, samplePercent: 10, openPushAppId: "a2", openPushKey: Secret("staging-key"), segment: "seg_t"))
         #expect(app.sameAudienceWarning == nil)
         #expect(c.legacy[.onesignal] == "http://127.0.0.1:1")
     }

@@ -34,7 +34,7 @@ struct ProxyFixtureLiveTests {
             #expect(record.responseStatus == reply.status, "\(name): audit status")
 
             // What the proxy translated, with the app's own context (same request id, same second).
-            let app = try #require(proxy.runtime.directory.apps.first { $0.dialect == route.dialect && (route.appId == nil || $0.sourceAppID == route.appId) }, "\(name): no app")
+            let app = try #require(proxy.runtime.directory.apps.first { $0.dialect == route.dialect && (route.appId == nil || $0.sourceAppId == route.appId) }, "\(name): no app")
             var translation = dialect.translate(route: route, body: body, context: app.translationContext(now: Int64(Date().timeIntervalSince1970), requestId: requestId))
             translation.requests = IdempotencyKeys.assign(translation.requests, requestId: requestId)
             if translation.error == nil, translation.schedule != nil, !Self.failsAuthentication(name) {

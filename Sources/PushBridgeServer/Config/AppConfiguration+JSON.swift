@@ -13,7 +13,7 @@ extension AppConfiguration {
             let path = "apps[\(i)]"
             guard let app = decode(value, at: path, r) else { continue }
             if !names.insert(app.name).inserted { r.report("\(path).name", "another app already has this name") }
-            if !sources.insert("\(app.dialect.rawValue)/\(app.sourceAppID)").inserted {
+            if !sources.insert("\(app.dialect.rawValue)/\(app.sourceAppId)").inserted {
                 r.report("\(path).source_app_id", "another \(app.dialect.rawValue) app already has this source app id")
             }
             apps.append(app)
@@ -35,9 +35,9 @@ extension AppConfiguration {
         let opPath = "\(path).openpush"
         let op = r.object(o["openpush"], at: opPath, allowed: ["app_id", "rest_key_env"])
         if o["openpush"] == nil { r.report(opPath, "required") }
-        let appID = op.flatMap { r.string($0, "app_id", at: opPath, required: true) }
-        if let appID, let problem = OpenPushPath.problem(segment: appID) { r.report("\(opPath).app_id", problem) }
-        let key = op.flatMap { r.secretFromEnvironment($0, "rest_key_env", at: opPath, required: !passThrough, fallback: appID.flatMap { r.sandboxRestKeys[$0] }) }
+        let appId = op.flatMap { r.string($0, "app_id", at: opPath, required: true) }
+        if let appId, let problem = OpenPushPath.problem(segment: appId) { r.report("\(opPath).app_id", problem) }
+        let key = op.flatMap { r.secretFromEnvironment($0, "rest_key_env", at: opPath, required: !passThrough, fallback: appId.flatMap { r.sandboxRestKeys[$0] }) }
 
         let declared = r.array(o, "callers", at: path)
         let callers = decodeCallers(declared, at: "\(path).callers", r)
@@ -52,8 +52,8 @@ extension AppConfiguration {
         }
         let devices = decodeDevices(r.string(o, "devices", at: path), at: "\(path).devices", r)
 
-        guard let name, let dialect, let source, let appID else { return nil }
-        var app = AppConfiguration(name: name, dialect: dialect, sourceAppID: source, openPushAppID: appID, openPushKey: key, callers: callers, passThroughKey: passThrough, segmentMap: segments, unmappedSegments: unmapped, devices: devices)
+        guard let name, let dialect, let source, let appId else { return nil }
+        var app = AppConfiguration(name: name, dialect: dialect, sourceAppId: source, openPushAppId: appId, openPushKey: key, callers: callers, passThroughKey: passThrough, segmentMap: segments, unmappedSegments: unmapped, devices: devices)
         decodeModes(o, at: path, into: &app, r)
         return app
     }

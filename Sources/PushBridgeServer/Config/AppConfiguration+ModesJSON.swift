@@ -39,8 +39,8 @@ extension AppConfiguration {
             }
             s.openPushBaseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         }
-        s.openPushAppID = r.string(o, "openpush_app_id", at: path)
-        s.openPushKey = r.secretFromEnvironment(o, "rest_key_env", at: path, required: s.openPushAppID != nil)
+        s.openPushAppId = r.string(o, "openpush_app_id", at: path)
+        s.openPushKey = r.secretFromEnvironment(o, "rest_key_env", at: path, required: s.openPushAppId != nil)
         s.segment = r.string(o, "segment", at: path)
         return s
     }

@@ -7,9 +7,9 @@ public struct AppConfiguration: Sendable {
     /// The dialect its callers speak.
     public var dialect: DialectName
     /// OneSignal app UUID, Pushwoosh application code or BuzzKit workspace id.
-    public var sourceAppID: String
+    public var sourceAppId: String
     /// The OpenPush app id requests are forwarded to.
-    public var openPushAppID: String
+    public var openPushAppId: String
     /// The OpenPush REST key; `nil` only with `passThroughKey`.
     public var openPushKey: Secret?
     /// Credentials callers must present (empty only with `passThroughKey`).
@@ -31,7 +31,7 @@ public struct AppConfiguration: Sendable {
     public var shadow: ShadowSettings?
 
     /// An app; defaults as documented on each property.
-    public init(name: String, dialect: DialectName, sourceAppID: String, openPushAppID: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:],
+    public init(name: String, dialect: DialectName, sourceAppId: String, openPushAppId: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:],
                 unmappedSegments: TranslationContext.UnmappedSegments? = nil, devices: DevicesMapping = .subscriptionIds,
                 mode: MigrationMode = .openpush, routeModes: [RouteKind: MigrationMode] = [:], shadow: ShadowSettings? = nil) {
         self.mode = mode
@@ -39,8 +39,8 @@ public struct AppConfiguration: Sendable {
         self.shadow = shadow
         self.name = name
         self.dialect = dialect
-        self.sourceAppID = sourceAppID
-        self.openPushAppID = openPushAppID
+        self.sourceAppId = sourceAppId
+        self.openPushAppId = openPushAppId
         self.openPushKey = openPushKey
         self.callers = callers
         self.passThroughKey = passThroughKey

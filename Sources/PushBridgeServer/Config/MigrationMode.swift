@@ -30,26 +30,26 @@ public struct ShadowSettings: Sendable, Equatable {
     /// OpenPush, a sandbox). `"sandbox"` in the file means the embedded sandbox. Default none.
     public var openPushBaseURL: String?
     /// Send the OpenPush shadow to this OpenPush app instead of the app's. Default none.
-    public var openPushAppID: String?
-    /// The REST key for `openPushAppID` (required with it).
+    public var openPushAppId: String?
+    /// The REST key for `openPushAppId` (required with it).
     public var openPushKey: Secret?
     /// Target the OpenPush shadow at this segment instead of the request's audience. Default none.
     public var segment: String?
 
     /// A shadow setting; defaults as documented on each property.
-    public init(primary: ShadowPrimary = .legacy, samplePercent: Int = 100, openPushBaseURL: String? = nil, openPushAppID: String? = nil,
+    public init(primary: ShadowPrimary = .legacy, samplePercent: Int = 100, openPushBaseURL: String? = nil, openPushAppId: String? = nil,
                 openPushKey: Secret? = nil, segment: String? = nil) {
         self.primary = primary
         self.samplePercent = samplePercent
         self.openPushBaseURL = openPushBaseURL
-        self.openPushAppID = openPushAppID
+        self.openPushAppId = openPushAppId
         self.openPushKey = openPushKey
         self.segment = segment
     }
 
     /// Whether the OpenPush side of this shadow reaches other phones than the app's own
     /// OpenPush audience: another base URL, another app, or one segment.
-    public var openPushIsIsolated: Bool { openPushBaseURL != nil || openPushAppID != nil || segment != nil }
+    public var openPushIsIsolated: Bool { openPushBaseURL != nil || openPushAppId != nil || segment != nil }
 }
 
 extension AppConfiguration {
@@ -64,7 +64,7 @@ extension AppConfiguration {
         case .openpush:
             return "app \(name): the legacy shadow sends to the same phones as the OpenPush primary; every shadowed Live Activity arrives twice"
         case .legacy where !shadow.openPushIsIsolated:
-            return "app \(name): the OpenPush shadow goes to app \(openPushAppID) with the request's own audience, the same phones as the legacy primary; set shadow.openpush_app_id, shadow.segment or shadow.openpush_base_url"
+            return "app \(name): the OpenPush shadow goes to app \(openPushAppId) with the request's own audience, the same phones as the legacy primary; set shadow.openpush_app_id, shadow.segment or shadow.openpush_base_url"
         case .legacy:
             return nil
         }

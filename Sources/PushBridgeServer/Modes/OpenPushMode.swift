@@ -13,7 +13,7 @@ struct OpenPushMode: Sendable {
         case .rateLimited(let seconds):
             deps.metrics.recordUpstreamAttempt(result: "paced_refused")
             let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected,
-                                             errorMessage: "PushBridge's send queue for OpenPush app \(app.openPushAppID) is full; nothing was sent")
+                                             errorMessage: "PushBridge's send queue for OpenPush app \(app.openPushAppId) is full; nothing was sent")
             return Outcome(answer: inbound.answer(.rateLimited(retryAfter: seconds)), audit: .complete(completion), route: inbound.route, app: app.name,
                            log: AuditOutcome.rejected.rawValue, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
         case .delivered(let results, let attempts):

@@ -64,8 +64,8 @@ struct ShadowMode: Sendable {
         }
         var target = app
         var requests = translation.requests
-        if let id = shadow.openPushAppID {
-            target.openPushAppID = id
+        if let id = shadow.openPushAppId {
+            target.openPushAppId = id
             let context = target.translationContext(now: inbound.started / 1000, requestId: inbound.requestId)
             requests = IdempotencyKeys.assign(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context).requests, requestId: inbound.requestId)
         }
@@ -100,7 +100,7 @@ struct ShadowMode: Sendable {
 
     func record(_ inbound: Inbound, app: AppConfiguration, primary: ShadowComparison.Side, shadow: ShadowComparison.Side) async {
         let c = ShadowComparison(requestId: inbound.requestId, comparedAt: deps.clock(), dialect: inbound.route.dialect, route: inbound.route.kind,
-                                 sourceApp: app.sourceAppID, primary: primary, shadow: shadow)
+                                 sourceApp: app.sourceAppId, primary: primary, shadow: shadow)
         if (try? await deps.audit.record(c)) == nil {
             deps.log.error("shadow comparison could not be written", ["request_id": .string(inbound.requestId)])
         }

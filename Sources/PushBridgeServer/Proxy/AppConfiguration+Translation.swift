@@ -10,7 +10,7 @@ extension AppConfiguration {
         case .subscriptionIds: targeting = .subscriptionIds
         case .alias(let label): targeting = .alias(label)
         }
-        return TranslationContext(now: now, requestId: requestId, targetAppId: openPushAppID, sourceAppId: sourceAppID,
+        return TranslationContext(now: now, requestId: requestId, targetAppId: openPushAppId, sourceAppId: sourceAppId,
                                   segmentMap: segmentMap.isEmpty ? nil : segmentMap, unmappedSegments: unmappedSegments,
                                   deviceTargeting: targeting, deviceTargetingConfigured: true)
     }

@@ -27,7 +27,7 @@ public struct AppDirectory: Sendable {
     /// for BuzzKit; `credential` the caller's secret, if any.
     public func app(dialect: DialectName, sourceApp: String?, credential: String?) -> Result<AppConfiguration, Miss> {
         if let sourceApp {
-            guard let app = apps.first(where: { $0.dialect == dialect && $0.sourceAppID == sourceApp }) else {
+            guard let app = apps.first(where: { $0.dialect == dialect && $0.sourceAppId == sourceApp }) else {
                 return .failure(.unknownApp(sourceApp))
             }
             return .success(app)

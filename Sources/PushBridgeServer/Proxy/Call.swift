@@ -35,7 +35,7 @@ struct Inbound: Sendable {
     /// The audit entry for this request (redacted by key and by value), with the translation
     /// when there is one and the configured app it was admitted for.
     func entry(translation: Translation?, app: AppConfiguration? = nil) -> AuditEntry {
-        var entry = auditEntry(translation: translation, targetApp: app?.openPushAppID)
+        var entry = auditEntry(translation: translation, targetApp: app?.openPushAppId)
         entry.appName = app?.name
         return entry
     }

@@ -40,9 +40,9 @@ enum ReadinessJudge {
         for (key, route) in routes { byApp[key.app, default: []].append(route) }
         var apps: [AppReadiness] = []
         var seen = Set<String>()
-        for app in settings.apps where filter.app == nil || filter.app == app.name || filter.app == app.sourceAppID {
-            let found = (byApp[app.name] ?? []) + (app.sourceAppID == app.name ? [] : byApp[app.sourceAppID] ?? [])
-            seen.formUnion([app.name, app.sourceAppID])
+        for app in settings.apps where filter.app == nil || filter.app == app.name || filter.app == app.sourceAppId {
+            let found = (byApp[app.name] ?? []) + (app.sourceAppId == app.name ? [] : byApp[app.sourceAppId] ?? [])
+            seen.formUnion([app.name, app.sourceAppId])
             apps.append(make(app.name, found))
         }
         for name in byApp.keys.sorted() where !seen.contains(name) { apps.append(make(name, byApp[name] ?? [])) }

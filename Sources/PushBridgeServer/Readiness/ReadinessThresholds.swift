@@ -59,14 +59,6 @@ public struct ReadinessThresholds: Sendable, Equatable {
     }
 }
 
-extension ProxyConfiguration {
-    /// The `audit_db` of a configuration file (the default when it has none), read without the
-    /// environment; throws when the file cannot be read or parsed.
-    public static func auditPath(inFileAt path: String) throws(ConfigurationError) -> String {
-        try parseFile(at: path).objectValue?["audit_db"]?.stringValue ?? defaultAuditDatabasePath
-    }
-}
-
 /// What `readiness` and the report's readiness section need from a configuration file: the
 /// thresholds and the apps (so an app with no traffic at all still gets a verdict). Read
 /// without the environment: no secret is needed to judge an audit.
@@ -78,12 +70,12 @@ public struct ReadinessSettings: Sendable, Equatable {
         /// Its dialect's raw value.
         public var dialect: String
         /// Its source app id.
-        public var sourceAppID: String
+        public var sourceAppId: String
         /// An app.
-        public init(name: String, dialect: String, sourceAppID: String) {
+        public init(name: String, dialect: String, sourceAppId: String) {
             self.name = name
             self.dialect = dialect
-            self.sourceAppID = sourceAppID
+            self.sourceAppId = sourceAppId
         }
     }
 
@@ -101,7 +93,7 @@ public struct ReadinessSettings: Sendable, Equatable {
     /// The settings of a loaded configuration.
     public init(_ configuration: ProxyConfiguration) {
         self.init(thresholds: configuration.readiness,
-                  apps: configuration.apps.map { App(name: $0.name, dialect: $0.dialect.rawValue, sourceAppID: $0.sourceAppID) })
+                  apps: configuration.apps.map { App(name: $0.name, dialect: $0.dialect.rawValue, sourceAppId: $0.sourceAppId) })
     }
 
     /// Reads the `readiness` object and the apps' `name`, `dialect` and `source_app_id` from a
@@ -113,7 +105,7 @@ public struct ReadinessSettings: Sendable, Equatable {
         guard reader.problems.isEmpty else { throw ConfigurationError(problems: reader.problems.map { .init(path: "\(path): \($0.path)", message: $0.message) }) }
         let apps = (root.objectValue?["apps"]?.arrayValue ?? []).compactMap { value -> App? in
             guard let o = value.objectValue, let name = o["name"]?.stringValue else { return nil }
-            return App(name: name, dialect: o["dialect"]?.stringValue ?? "", sourceAppID: o["source_app_id"]?.stringValue ?? "")
+            return App(name: name, dialect: o["dialect"]?.stringValue ?? "", sourceAppId: o["source_app_id"]?.stringValue ?? "")
         }
         return ReadinessSettings(thresholds: thresholds, apps: apps)
     }

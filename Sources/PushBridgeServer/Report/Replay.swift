@@ -37,7 +37,7 @@ public enum Replay {
         if let route {
             let named = route.namedSourceApp(body: (try? JSONParser.parse(request.body))?.objectValue)
             let candidates = directory.apps.filter { $0.dialect == route.dialect }
-            let app = named.flatMap { name in candidates.first { $0.sourceAppID == name } } ?? (candidates.count == 1 ? candidates.first : nil)
+            let app = named.flatMap { name in candidates.first { $0.sourceAppId == name } } ?? (candidates.count == 1 ? candidates.first : nil)
             if let app { context = app.translationContext(now: now / 1000, requestId: requestId) }
             appName = app?.name
         }

@@ -28,7 +28,7 @@ enum SandboxAudience {
     private static func matches(_ d: SandboxDevice, label: String, ids: Set<String>) -> Bool {
         switch label {
         case "subscription_id": ids.contains(d.subscriptionId)
-        case "openpush_id": ids.contains(d.openpushId)
+        case "openpush_id": ids.contains(d.openPushId)
         default: d.aliases[label].map(ids.contains) ?? false
         }
     }

@@ -12,7 +12,7 @@ extension SandboxEngine {
         }
         guard store.app(appId) != nil else { return SandboxResponses.error(404, "app_id: no such app") }
         var r = FieldReader(body)
-        let sub = r.string("subscription_id"), token = r.string("push_token"), openpushId = r.string("openpush_id")
+        let sub = r.string("subscription_id"), token = r.string("push_token"), openPushId = r.string("openpush_id")
         let aliasObject = r.object("aliases"), segments = r.stringArray("segments")
         var errors = r.errors.map { "\($0.field): \($0.rule)" }
         if !r.errors.contains(where: { $0.field == "push_token" }) { Self.checkToken(token, field: "push_token", into: &errors) }
@@ -22,7 +22,7 @@ extension SandboxEngine {
         }
         guard errors.isEmpty, let token else { return SandboxResponses.errors(400, errors) }
         let id = sub ?? SandboxIDs.subscriptionId()
-        let created = try upsertDevice(SandboxDevice(appId: appId, subscriptionId: id, pushToken: token, openpushId: openpushId,
+        let created = try upsertDevice(SandboxDevice(appId: appId, subscriptionId: id, pushToken: token, openPushId: openPushId,
                                                      aliases: aliases, segments: segments ?? []))
         return .json(created ? 201 : 200, .object(["subscription_id": .string(id)]))
     }

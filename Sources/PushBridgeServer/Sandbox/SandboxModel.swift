@@ -26,7 +26,7 @@ public struct SandboxDevice: Sendable, Equatable {
     /// The ordinary APNs push token; nil once retired or superseded.
     public var pushToken: String?
     /// The `openpush_id` well-known identifier (defaults to the subscription id).
-    public var openpushId: String
+    public var openPushId: String
     /// Alias label → id (`external_id`, `onesignal_id` and custom labels).
     public var aliases: [String: String]
     /// Segment ids the device belongs to.
@@ -39,13 +39,13 @@ public struct SandboxDevice: Sendable, Equatable {
     public var retired: Bool
 
     /// A device.
-    public init(appId: String, subscriptionId: String, pushToken: String?, openpushId: String? = nil,
+    public init(appId: String, subscriptionId: String, pushToken: String?, openPushId: String? = nil,
                 aliases: [String: String] = [:], segments: [String] = [], pushToStartTokens: [String: String] = [:],
                 sequence: Int64 = 0, retired: Bool = false) {
         self.appId = appId
         self.subscriptionId = subscriptionId
         self.pushToken = pushToken
-        self.openpushId = openpushId ?? subscriptionId
+        self.openPushId = openPushId ?? subscriptionId
         self.aliases = aliases
         self.segments = segments
         self.pushToStartTokens = pushToStartTokens

@@ -7,7 +7,7 @@ extension SandboxDevice {
         .object([
             "subscription_id": .string(subscriptionId),
             "push_token": pushToken.map(JSONValue.string) ?? .null,
-            "openpush_id": .string(openpushId),
+            "openpush_id": .string(openPushId),
             "aliases": .object(JSONObject(members: aliases.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) })),
             "segments": .array(segments.map(JSONValue.string)),
             "push_to_start_tokens": .object(JSONObject(members: pushToStartTokens.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) })),
@@ -24,7 +24,7 @@ extension SandboxDevice {
             for m in o[key]?.objectValue?.members ?? [] { out[m.key] = m.value.stringValue }
             return out
         }
-        self.init(appId: appId, subscriptionId: sub, pushToken: o["push_token"]?.stringValue, openpushId: o["openpush_id"]?.stringValue,
+        self.init(appId: appId, subscriptionId: sub, pushToken: o["push_token"]?.stringValue, openPushId: o["openpush_id"]?.stringValue,
                   aliases: strings("aliases"), segments: (o["segments"]?.arrayValue ?? []).compactMap(\.stringValue),
                   pushToStartTokens: strings("push_to_start_tokens"), sequence: o["sequence"]?.numberValue?.int64Value ?? 0,
                   retired: o["retired"]?.boolValue ?? false)

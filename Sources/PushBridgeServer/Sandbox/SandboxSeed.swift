@@ -57,7 +57,7 @@ public struct SandboxSeed: Sendable {
             let dp = "\(path).devices[\(j)]"
             guard let d = dv.objectValue else { throw SandboxSeedError("\(dp): must be an object") }
             let sub = try string(d, "subscription_id", at: dp), token = try hexToken(d, "push_token", at: dp)
-            var device = SandboxDevice(appId: id, subscriptionId: sub, pushToken: token, openpushId: d["openpush_id"]?.stringValue)
+            var device = SandboxDevice(appId: id, subscriptionId: sub, pushToken: token, openPushId: d["openpush_id"]?.stringValue)
             for m in d["aliases"]?.objectValue?.members ?? [] { device.aliases[m.key] = m.value.stringValue }
             device.segments = (d["segments"]?.arrayValue ?? []).compactMap(\.stringValue)
             for m in d["push_to_start_tokens"]?.objectValue?.members ?? [] {

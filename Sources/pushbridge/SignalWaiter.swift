@@ -2,9 +2,9 @@ import Dispatch
 import Glibc
 
 /// Waits for SIGINT or SIGTERM without a polling loop (used by `serve` and `sandbox`).
-public enum SignalWaiter {
+enum SignalWaiter {
     /// Returns once SIGINT or SIGTERM arrives.
-    public static func waitForTermination() async {
+    static func waitForTermination() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queue = DispatchQueue(label: "pushbridge.signals")
             let once = Once(continuation)
