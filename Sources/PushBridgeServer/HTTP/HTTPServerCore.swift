@@ -207,11 +207,7 @@ final class HTTPServerCore: Sendable {
             registry.running[ObjectIdentifier(exchange)] = exchange
             return true
         }
-        guard accepted else {
-            var response = configuration.failureResponder(.shuttingDown, request)
-            response.headers.append((name: "Connection", value: "close"))
-            return answerNow(response, exchange, on: connection)
-        }
+        guard accepted else { return answerRecorded(.shuttingDown, request, exchange, on: connection) }
         let decidedEarly = exchange.state.withLock { state -> HTTPResponse? in
             if let response = state.response {
                 state.phase = .answered
@@ -254,7 +250,7 @@ final class HTTPServerCore: Sendable {
         }
         for exchange in running {
             let request = exchange.state.withLock { $0.request } ?? HTTPRequest(method: "", target: exchange.target)
-            finish(exchange, with: configuration.failureResponder(.shuttingDown, request))
+            finish(exchange, with: configuration.failureResponder(.stoppedBeforeAnswer, request))
         }
     }
 }

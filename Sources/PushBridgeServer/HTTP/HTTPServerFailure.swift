@@ -10,8 +10,12 @@ public enum HTTPServerFailure: Sendable, Equatable {
     case malformedHead(field: String, rule: String)
     /// The handler ran past ``HTTPServerConfiguration/handlerDeadline``.
     case handlerDeadlineExceeded(Duration)
-    /// The server is stopping and did not run, or could not finish, the handler.
+    /// The server is stopping and did not run the handler (the request's body completed
+    /// while it drained).
     case shuttingDown
+    /// The server stopped before a running handler answered (past the grace period); the
+    /// handler's own audit row stays its record.
+    case stoppedBeforeAnswer
 
     /// The HTTP status this failure is answered with: 413, 400, 504 or 503.
     public var status: Int {
@@ -19,7 +23,7 @@ public enum HTTPServerFailure: Sendable, Equatable {
         case .bodyTooLarge: 413
         case .malformedHead: 400
         case .handlerDeadlineExceeded: 504
-        case .shuttingDown: 503
+        case .shuttingDown, .stoppedBeforeAnswer: 503
         }
     }
 
@@ -30,6 +34,7 @@ public enum HTTPServerFailure: Sendable, Equatable {
         case .malformedHead(let field, let rule): "\(field): \(rule)"
         case .handlerDeadlineExceeded(let deadline): "the request did not finish within \(deadline)"
         case .shuttingDown: "the server is shutting down"
+        case .stoppedBeforeAnswer: "the server stopped before the answer was ready"
         }
     }
 

@@ -1,8 +1,8 @@
 import PushBridgeCore
 
 /// Answers what the HTTP server answers itself (body over the limit, handler past its deadline,
-/// shutting down) in the caller's dialect, and audits the 413s and the 400s for a malformed
-/// head, whose handler never ran: the server sends them only once ``recorder(audit:log:clock:)``
+/// shutting down) in the caller's dialect, and audits the 413s, the 400s for a malformed
+/// head and the 503s of requests that came in while it drained, whose handler never ran: the server sends them only once ``recorder(audit:log:clock:)``
 /// has written their row.
 enum ProxyFailureResponder {
     static func make(clock: any DeliveryClock) -> @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse {
@@ -13,7 +13,8 @@ enum ProxyFailureResponder {
             case .bodyTooLarge(let limit): proxyFailure = .payloadTooLarge(limit: limit)
             case .malformedHead(let field, let rule): proxyFailure = .badRequest(TranslationError(field: field, rule: rule))
             case .handlerDeadlineExceeded: proxyFailure = .upstream(failure.message)
-            case .shuttingDown: proxyFailure = .upstream("PushBridge is shutting down; retry shortly")
+            case .shuttingDown: proxyFailure = .upstream("PushBridge is shutting down; nothing was sent; retry shortly")
+            case .stoppedBeforeAnswer: proxyFailure = .upstream("PushBridge stopped before the answer was ready; retry with the same idempotency key")
             }
             let r = Dialects.named(route.dialect).render(failure: proxyFailure, route: route)
             var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
@@ -43,11 +44,12 @@ enum ProxyFailureResponder {
 
 extension HTTPServerFailure {
     /// Whether the server answers it only after its audit row is written: a body over the
-    /// limit or a malformed head, both refused before any handler ran.
+    /// limit, a malformed head or a request that came in while the server drained, all
+    /// refused before any handler ran.
     var isRecorded: Bool {
         switch self {
-        case .bodyTooLarge, .malformedHead: true
-        case .handlerDeadlineExceeded, .shuttingDown: false
+        case .bodyTooLarge, .malformedHead, .shuttingDown: true
+        case .handlerDeadlineExceeded, .stoppedBeforeAnswer: false
         }
     }
 }
