@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PushBridgeCore
 @testable import PushBridgeServer
 
 struct AuditCommandTests {
@@ -11,6 +12,12 @@ struct AuditCommandTests {
             let listed = try await CLIRunner.runAsync(["audit", "list", "--db", path, "--limit", "5", "--outcome", "forwarded", "--app", "app-1"])
             #expect(listed.status == 0 && listed.stdout.contains("CMD1"), "\(listed.stdout)\(listed.stderr)")
             #expect(try await CLIRunner.runAsync(["audit", "show", "CMD1", "--db", path]).status == 0)
+            let listedJSON = try await CLIRunner.runAsync(["audit", "list", "--db", path, "--format", "json"])
+            let rows = try #require(try JSONParser.parse(Array(listedJSON.stdout.utf8)).objectValue?["requests"]?.arrayValue, "\(listedJSON.stdout)")
+            #expect(rows.first?.objectValue?["request_id"] == .string("CMD1") && rows.first?.objectValue?["outcome"] == .string("forwarded"))
+            let shownJSON = try await CLIRunner.runAsync(["audit", "show", "CMD1", "--db", path, "--format", "json"])
+            let shown = try #require(try JSONParser.parse(Array(shownJSON.stdout.utf8)).objectValue, "\(shownJSON.stdout)")
+            #expect(shown["request_id"] == .string("CMD1") && shown["findings"]?.arrayValue?.count == 3 && shown["attempts"]?.arrayValue?.count == 1)
             let missing = try await CLIRunner.runAsync(["audit", "show", "MISSING", "--db", path])
             #expect(missing.status == 1 && missing.stderr.contains("no request MISSING"))
             #expect(try await CLIRunner.runAsync(["audit", "prune", "--older-than-days", "1", "--db", path]).status == 0)

@@ -8,7 +8,8 @@ struct CLIReadCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let commands: [[String]] = [["scheduled", "list"], ["scheduled", "cancel", "sch_missing"], ["sandbox", "sends"], ["audit", "list"], ["report"]]
+        let commands: [[String]] = [["scheduled", "list"], ["scheduled", "cancel", "sch_missing"], ["sandbox", "sends"], ["audit", "list"],
+                                    ["audit", "show", "req_missing"], ["audit", "prune", "--older-than-days", "1"], ["report"], ["readiness"]]
         for (index, command) in commands.enumerated() {
             let path = directory.appendingPathComponent("missing-\(index).sqlite").path
             let out = try CLIRunner.run(command + ["--db", path])
@@ -60,6 +61,12 @@ struct CLIReadCommandTests {
         }
         let translate = try CLIRunner.run(["translate", "--path", "/json/1.3/startLiveActivity", "--format", "html"])
         #expect(translate.status == 2 && translate.stderr.contains("--format 'html' is not one of text, json"), "\(translate.stderr)")
+        for command in [["audit", "list"], ["audit", "show", "req_x"], ["scheduled", "list"]] {
+            let out = try CLIRunner.run(command + ["--format", "csv"])
+            #expect(out.status == 2 && out.stderr.contains("--format 'csv' is not one of text, json"), "\(command): \(out.stderr)")
+        }
+        let markdown = try CLIRunner.run(["report", "--format", "markdown", "--db", "/nonexistent/audit.sqlite"])
+        #expect(markdown.status == 1 && !markdown.stderr.contains("--format"), "markdown is md: \(markdown.stderr)")
         let missing = try CLIRunner.run(["report", "--format"])
         #expect(missing.status == 2 && missing.stderr.contains("--format needs a value (text|md|json|csv|html)"), "\(missing.stderr)")
     }

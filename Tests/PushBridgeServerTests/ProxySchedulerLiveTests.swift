@@ -55,6 +55,11 @@ import Testing
         let listed = try await CLIRunner.runAsync(["scheduled", "list", "--db", schedulerDB])
         #expect(listed.status == 0 && listed.stdout.contains(messages[0]) && listed.stdout.contains("pending"), "\(listed.stdout)\(listed.stderr)")
         #expect(!listed.stdout.contains("sub_ios_alice"), "the CLI printed a device id")
+        let listedJSON = try await CLIRunner.runAsync(["scheduled", "list", "--db", schedulerDB, "--format", "json"])
+        let starts = try JSONParser.parse(Array(listedJSON.stdout.utf8)).objectValue?["starts"]?.arrayValue ?? []
+        #expect(starts.count == 1 && starts.first?.objectValue?["state"] == .string("pending") && starts.first?.objectValue?["id"] == .string(messages[0]),
+                "\(listedJSON.stdout)\(listedJSON.stderr)")
+        #expect(!listedJSON.stdout.contains("sub_ios_alice"), "the CLI printed a device id")
 
         // A new proxy on the same files, its clock past the send time, sends it once.
         let clockB = ManualDeliveryClock(startMilliseconds: now * 1000)

@@ -14,11 +14,11 @@ enum AuditCommand {
                     options: [
                         db, Option(name: "limit", kind: .number(minimum: 1), help: "at most N rows (default 50)"),
                         Option(name: "outcome", kind: .text(placeholder: "X"), help: "only outcome X (forwarded, rejected, …)"),
-                        .app(), .since, .until,
+                        .app(), .since, .until, .format([.text, .json]),
                     ],
                     notes: timeNote, run: { list($0) }),
             Command(name: "show", summary: "show one request: its row, findings, attempts and (redacted) bodies",
-                    options: [db], positionals: [.init(name: "ID", help: "the request id (X-PushBridge-Request-Id)")],
+                    options: [db, .format([.text, .json])], positionals: [.init(name: "ID", help: "the request id (X-PushBridge-Request-Id)")],
                     notes: "Exit status: 0 shown, 1 no such request or the audit cannot be read, 2 usage.", run: { show($0) }),
             Command(name: "prune", summary: "delete requests older than N days (rows still pending or scheduled are kept)",
                     options: [Option(name: "older-than-days", kind: .number(minimum: 0), help: "the age in days", required: true), db],
@@ -32,7 +32,7 @@ enum AuditCommand {
             let rows = try AuditReader(path: database(arguments)).list(
                 limit: arguments.number("limit") ?? 50, since: arguments.time("since"), until: arguments.time("until"),
                 outcome: arguments["outcome"], app: arguments["app"])
-            writeOutput(AuditTable.list(rows))
+            writeOutput(arguments.format == .json ? AuditJSON.list(rows) : AuditTable.list(rows))
             return 0
         } catch {
             return arguments.fail("\(error)")
@@ -45,7 +45,7 @@ enum AuditCommand {
             guard let record = try AuditReader(path: database(arguments)).show(requestId: id) else {
                 return arguments.fail("no request \(id) in \(database(arguments))")
             }
-            writeOutput(AuditTable.show(record))
+            writeOutput(arguments.format == .json ? AuditJSON.show(record) : AuditTable.show(record))
             return 0
         } catch {
             return arguments.fail("\(error)")

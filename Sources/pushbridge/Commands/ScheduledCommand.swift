@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeCore
 import PushBridgeServer
 
 /// `pushbridge scheduled list|cancel`: reads the scheduler file (a running proxy may be using
@@ -15,7 +16,7 @@ enum ScheduledCommand {
         name: "scheduled", summary: "list or cancel scheduled starts",
         subcommands: [
             Command(name: "list", summary: "list pending and sending starts (ids, apps, times, states; never a body)",
-                    options: [db, Option(name: "all", kind: .flag, help: "also list sent, failed and cancelled starts")],
+                    options: [db, Option(name: "all", kind: .flag, help: "also list sent, failed and cancelled starts"), .format([.text, .json])],
                     run: { list($0) }),
             Command(name: "cancel", summary: "cancel a start that is still pending",
                     options: [db, Option(name: "audit-db", kind: .text(placeholder: "FILE"), help: "also mark the request cancelled in this audit")],
@@ -34,7 +35,7 @@ enum ScheduledCommand {
     static func list(_ arguments: ParsedArguments) -> Int32 {
         do {
             let rows = try store(arguments).list(states: arguments.flag("all") ? [] : [.pending, .sending])
-            writeOutput(table(rows))
+            writeOutput(arguments.format == .json ? json(rows) : table(rows))
             return 0
         } catch {
             return arguments.fail("\(error)")
@@ -64,5 +65,18 @@ enum ScheduledCommand {
                     when.padding(toLength: 21, withPad: " ", startingAt: 0), r.appName.padding(toLength: 14, withPad: " ", startingAt: 0), r.requestId].joined(separator: " ") + "\n"
         }
         return out + "\(rows.count) scheduled start(s)\n"
+    }
+
+    /// `{"starts": [...]}`: the table's columns plus the outcome of finished starts; never a body.
+    static func json(_ rows: [ScheduledStart]) -> String {
+        let starts: [JSONValue] = rows.map { r in
+            .object([
+                "id": .string(r.id), "state": .string(r.state.rawValue), "send_at": .int(r.sendAt), "app": .string(r.appName),
+                "request_id": .string(r.requestId), "notification_id": r.notificationId.map(JSONValue.string) ?? .null,
+                "upstream_status": r.upstreamStatus.map { .int(Int64($0)) } ?? .null, "error": r.error.map(JSONValue.string) ?? .null,
+                "finished_at": r.finishedAt.map(JSONValue.int) ?? .null,
+            ])
+        }
+        return JSONWriter.pretty(.object(["starts": .array(starts)])) + "\n"
     }
 }
