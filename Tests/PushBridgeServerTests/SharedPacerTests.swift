@@ -19,7 +19,7 @@ import Testing
 
     static func pacer(_ uri: String, _ settings: DeliverySettings) throws -> PostgresSendPacer {
         try PostgresLink(uri: uri, label: "test").run { try SharedSchema.apply(on: $0) }
-        return PostgresSendPacer(uri: uri, settings: settings, log: nil)
+        return try PostgresSendPacer(uri: uri, settings: settings, log: nil)
     }
 
     @Test func grantsAndRefusalsMatchTheInProcessPacerStepForStep() async throws {
@@ -82,8 +82,21 @@ import Testing
 
     @Test func anUnreachableDatabaseRefusesInsteadOfSendingUnpaced() async throws {
         let cluster = try PostgresTestCluster.start()
-        let pacer = PostgresSendPacer(uri: "postgresql://postgres@127.0.0.1:\(cluster.port == 1 ? 2 : 1)/x?connect_timeout=2", settings: Self.settings(), log: nil)
+        let pacer = try PostgresSendPacer(uri: "postgresql://postgres@127.0.0.1:\(cluster.port == 1 ? 2 : 1)/x?connect_timeout=2", settings: Self.settings(), log: nil)
         #expect(await pacer.reserve(app: "a", count: 1, now: 0) == .refused(retryAfterSeconds: 1))
+    }
+
+    @Test func aPacerWhoseConnectionWasDroppedConnectsAgainByItself() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let pacer = try Self.pacer(uri, Self.settings(100))
+        #expect(await pacer.reserve(app: "a", count: 1, now: 1_000) == .granted([1_000]))
+        let admin = try PostgresConnection(uri)
+        let terminated = try admin.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        #expect(terminated.value(0, 0) == "1", "the pacer's connection was the one to drop")
+        // The call that finds the connection gone refuses (nothing is sent); the next one reconnects.
+        _ = await pacer.reserve(app: "a", count: 1, now: 2_000)
+        #expect(await pacer.reserve(app: "a", count: 1, now: 3_000) == .granted([3_000]))
+        #expect(try admin.execute("SELECT cardinality(slots) FROM pacer_windows WHERE app = 'a'").value(0, 0).flatMap { Int($0) } ?? 0 >= 2)
     }
 
     @Test func theArrayTextFormReadsBack() {

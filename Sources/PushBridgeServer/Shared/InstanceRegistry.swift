@@ -39,7 +39,7 @@ public final class InstanceRegistry: Sendable {
         self.settings = settings
         self.log = log
         self.takeoverStatements = takeoverStatements
-        link = PostgresLink(uri: uri, label: "instances")
+        link = try PostgresLink(uri: uri, label: "instances")
         try link.run { try SharedSchema.apply(on: $0) }
     }
 

@@ -1,45 +1,31 @@
 import Dispatch
-import Foundation
 
 /// One PostgreSQL connection for one of the shared subsystems (the pacer, the scheduled
-/// starts, the instance registry), used by one caller at a time and opened again on the next
-/// call after the server dropped it, so a restarted PostgreSQL needs no PushBridge restart.
+/// starts, the instance registry): a ``PostgresPool`` of one, so it connects within the
+/// pool's connect timeout, is used by one caller at a time (others wait up to the acquire
+/// timeout), and is opened again on the next call after the server dropped it, so a
+/// restarted PostgreSQL needs no PushBridge restart.
 ///
 /// ``run(_:)`` blocks its thread for the statements it runs; ``runOffPool(_:)`` runs them on
 /// the link's own queue, so a wait on a row lock never holds a cooperative-pool thread.
-public final class PostgresLink: @unchecked Sendable {
+public final class PostgresLink: Sendable {
     /// The URI it connects with.
-    public let uri: String
-    /// Guards `held`: the connection is only touched with the lock taken.
-    private let lock = NSLock()
-    private var held: PostgresConnection?
+    public var uri: String { pool.uri.text }
+    private let pool: PostgresPool
     private let queue: DispatchQueue
 
     /// A link to `uri`; nothing connects before the first call.
-    public init(uri: String, label: String) {
-        self.uri = uri
+    public init(uri: String, label: String) throws(PostgresError) {
+        var configuration = PostgresPoolConfiguration()
+        configuration.size = 1
+        pool = PostgresPool(uri: try PostgresURI(uri), configuration: configuration)
         queue = DispatchQueue(label: "pushbridge-postgres-\(label)")
     }
 
     /// Runs `body` on the connection (connecting first when there is none); a lost
     /// connection is dropped, so the next call connects again. Throws what `body` threw.
     public func run<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        let db: PostgresConnection
-        if let current = held, current.isHealthy {
-            db = current
-        } else {
-            held = nil
-            db = try PostgresConnection(uri)
-            held = db
-        }
-        do {
-            return try body(db)
-        } catch {
-            if !db.isHealthy || (error as? PostgresError)?.connectionLost == true { held = nil }
-            throw error
-        }
+        try pool.withConnection(body)
     }
 
     /// ``run(_:)`` on the link's own queue.

@@ -21,7 +21,7 @@ public final class PostgresScheduledStartStore: ScheduledStartStoring {
     /// `recover` (a proxy starting), starts left `sending` by an earlier process of the same
     /// `instance` name are made `pending` again (see ``ScheduledStartStore/init(path:recover:)``).
     public init(uri: String, instance: String, pollMilliseconds: Int64 = 1_000, recover: Bool = true) throws {
-        link = PostgresLink(uri: uri, label: "scheduled")
+        link = try PostgresLink(uri: uri, label: "scheduled")
         self.instance = instance
         self.pollMilliseconds = pollMilliseconds
         location = (try? PostgresURI(uri).redacted) ?? "PostgreSQL"

@@ -21,9 +21,9 @@ public final class PostgresSendPacer: SendPacing {
     private let log: EventLog?
 
     /// A pacer on the database at `uri` (its schema applied by ``SharedSchema``).
-    public init(uri: String, settings: DeliverySettings, log: EventLog?) {
+    public init(uri: String, settings: DeliverySettings, log: EventLog?) throws(PostgresError) {
         self.settings = settings
-        self.link = PostgresLink(uri: uri, label: "pacer")
+        self.link = try PostgresLink(uri: uri, label: "pacer")
         self.log = log
     }
 

@@ -18,10 +18,9 @@ public struct SharedState: Sendable {
             return SharedState(pacer: SendPacer(settings: configuration.delivery),
                                starts: try ScheduledStartStore(path: configuration.schedulerDatabasePath), registry: nil)
         }
-        _ = try PostgresURI(uri)
         let registry = try InstanceRegistry(uri: uri, name: instance, settings: configuration.instances, log: log,
                                             takeoverStatements: auditTakeoverStatements)
-        return SharedState(pacer: PostgresSendPacer(uri: uri, settings: configuration.delivery, log: log),
+        return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, log: log),
                            starts: try PostgresScheduledStartStore(uri: uri, instance: instance), registry: registry)
     }
 
