@@ -4,8 +4,8 @@ import Testing
 @testable import PushBridgeServer
 
 struct AuditStoreTests {
-    @Test func beginThenFinishRoundTripsEveryColumn() async throws {
-        try await withTemporaryAudit { path in
+    @Test(arguments: AuditEngine.allCases) func beginThenFinishRoundTripsEveryColumn(engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
             let store = try AuditStore(path: path)
             #expect(store.recoveredPendingCount == 0)
             let entry = sampleEntry("01TEST0000000000000000000A")
@@ -31,8 +31,8 @@ struct AuditStoreTests {
         }
     }
 
-    @Test func finishOfAnUnknownRequestThrows() async throws {
-        try await withTemporaryAudit { path in
+    @Test(arguments: AuditEngine.allCases) func finishOfAnUnknownRequestThrows(engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
             let store = try AuditStore(path: path)
             await #expect(throws: AuditError.self) { try await store.finish("nope", sampleCompletion()) }
             await store.close()
@@ -57,8 +57,8 @@ struct AuditStoreTests {
         }
     }
 
-    @Test func rowsLeftPendingAreMarkedUnknownOnReopen() async throws {
-        try await withTemporaryAudit { path in
+    @Test(arguments: AuditEngine.allCases) func rowsLeftPendingAreMarkedUnknownOnReopen(engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
             do {
                 let store = try AuditStore(path: path)
                 try await store.begin(sampleEntry("P1"))
@@ -77,8 +77,8 @@ struct AuditStoreTests {
         }
     }
 
-    @Test func aThousandConcurrentBeginFinishPairsAllLand() async throws {
-        try await withTemporaryAudit { path in
+    @Test(arguments: AuditEngine.allCases) func aThousandConcurrentBeginFinishPairsAllLand(engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
             var configuration = AuditStoreConfiguration()
             configuration.queueCapacity = 16
             let store = try AuditStore(path: path, configuration: configuration)
@@ -103,8 +103,8 @@ struct AuditStoreTests {
         }
     }
 
-    @Test func pruneDeletesOldRowsAndTheirFindings() async throws {
-        try await withTemporaryAudit { path in
+    @Test(arguments: AuditEngine.allCases) func pruneDeletesOldRowsAndTheirFindings(engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
             let store = try AuditStore(path: path)
             let day: Int64 = 86_400_000
             let now: Int64 = 1_800_000_000_000

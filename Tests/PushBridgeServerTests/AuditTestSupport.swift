@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import PushBridgeCore
 @testable import PushBridgeServer
 
@@ -43,4 +44,19 @@ func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
         index += 1
     }
     return false
+}
+
+/// The engines an audit can live in; store tests run over both.
+enum AuditEngine: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgresql
+    var testDescription: String { rawValue }
+}
+
+/// A fresh empty audit location for `engine`: a file in a temporary directory, or a new
+/// database on the test PostgreSQL cluster (which fails loudly when it cannot start).
+func withTemporaryAudit<T>(_ engine: AuditEngine, _ body: (String) async throws -> T) async throws -> T {
+    switch engine {
+    case .sqlite: return try await withTemporaryAudit(body)
+    case .postgresql: return try await body(try PostgresTestCluster.start().makeDatabase())
+    }
 }

@@ -29,14 +29,18 @@ enum AuditDatabase {
         return file
     }
 
+    /// Marks rows left `pending` as `unknown` (bound: the time); PostgreSQL appends the
+    /// instance, since other instances' pending rows are theirs.
+    static let markPendingUnknownSQL = """
+        UPDATE requests SET outcome = 'unknown', finished_at = ?,
+            error_message = 'the process stopped before this request was completed; whether it reached OpenPush is unknown'
+        WHERE outcome = 'pending'
+        """
+
     /// Marks rows a stopped process left `pending` as `unknown`; returns how many.
     static func markPendingUnknown(_ database: SQLiteDatabase, now: Int64) throws -> Int {
         try database.transaction {
-            try database.execute("""
-                UPDATE requests SET outcome = 'unknown', finished_at = ?,
-                    error_message = 'the process stopped before this request was completed; whether it reached OpenPush is unknown'
-                WHERE outcome = 'pending'
-                """, [.integer(now)])
+            try database.execute(markPendingUnknownSQL, [.integer(now)])
             return database.changes
         }
     }

@@ -20,15 +20,12 @@ enum AuditPruning {
 
     /// Deletes the rows `requestIds` and what belongs to them, inside the caller's transaction;
     /// returns how many rows went.
-    static func delete(_ requestIds: [String], in database: SQLiteDatabase) throws(SQLiteError) -> Int {
-        let request = try database.prepare(deleteRequestSQL)
-        let dependents = try deleteDependentsSQL.map { sql throws(SQLiteError) in try database.prepare(sql) }
+    static func delete(_ requestIds: [String], in database: any AuditSQL) throws -> Int {
         var deleted = 0
         for id in requestIds {
-            try request.run(borrowing: [.text(id)])
-            guard database.changes == 1 else { continue }
+            guard try database.change(deleteRequestSQL, [.text(id)]) == 1 else { continue }
             deleted += 1
-            for statement in dependents { try statement.run(borrowing: [.text(id)]) }
+            for sql in deleteDependentsSQL { try database.change(sql, [.text(id)]) }
         }
         return deleted
     }

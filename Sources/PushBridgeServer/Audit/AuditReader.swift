@@ -2,22 +2,47 @@ import PushBridgeCore
 import Synchronization
 
 /// The read side of an audit on its own connection: `audit list`, `audit show`, `audit
-/// prune`. Works on a file a running proxy is writing (WAL lets readers and the writer run
-/// side by side); never creates or migrates a file.
+/// prune`, the report and readiness. Works on a file a running proxy is writing (WAL lets
+/// readers and the writer run side by side), or on a PostgreSQL audit through a pool; never
+/// creates or migrates a database.
 public final class AuditReader: Sendable {
-    /// The database file.
+    /// The database file, or the PostgreSQL URI.
     public let path: String
-    private let connection: Mutex<SQLiteDatabase>
+    private let source: any AuditReadSource
     /// `requests.app_name`, or `NULL` in a file no proxy of this build has migrated yet.
     let appNameColumn: String
 
-    /// Opens the existing audit at `path`. Throws ``AuditError/notAnAudit(_:)`` for a file
-    /// that is not one.
-    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(AuditError) {
+    /// Opens the existing audit at `path`: an SQLite file, or a `postgresql://` URI. Throws
+    /// ``AuditError/notAnAudit(_:)`` for a database that holds none.
+    public convenience init(path: String, busyTimeout: Duration = .seconds(5)) throws(AuditError) {
+        if PostgresURI.isPostgres(path) {
+            let uri: PostgresURI
+            do throws(PostgresError) { uri = try PostgresURI(path) } catch { throw .postgres(error) }
+            try self.init(pool: PostgresPool(uri: uri))
+        } else {
+            try self.init(sqlitePath: path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private init(sqlitePath path: String, busyTimeout: Duration) throws(AuditError) {
         self.path = path
         let database = try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout)
         do { appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL" } catch { throw AuditError.wrap(error) }
-        connection = Mutex(database)
+        source = SQLiteReadSource(database)
+    }
+
+    /// Reads the PostgreSQL audit behind `pool` (migrated by a proxy or ``AuditStore``).
+    init(pool: PostgresPool) throws(AuditError) {
+        path = pool.uri.redacted
+        appNameColumn = "app_name"
+        source = pool
+        let exists: Bool
+        do {
+            exists = try pool.withSQL { try $0.select("SELECT to_regclass('requests') IS NOT NULL", []).first?.first?.integerValue == 1 }
+        } catch {
+            throw AuditError.wrap(error)
+        }
+        guard exists else { throw AuditError.notAnAudit(pool.uri.redacted) }
     }
 
     /// The newest rows first, at most `limit`, received at or after `since` and before `until`
@@ -45,7 +70,7 @@ public final class AuditReader: Sendable {
 
     /// The row and its findings, or nil when there is none.
     public func show(requestId: String) throws(AuditError) -> AuditRecord? {
-        let columns = AuditStatements.requestColumns.map { $0 == "app_name" ? appNameColumn : $0 }.joined(separator: ", ")
+        let columns = AuditStatements.requestColumns.filter { $0 != "instance_name" }.map { $0 == "app_name" ? appNameColumn : $0 }.joined(separator: ", ")
         guard let row = try query("SELECT \(columns) FROM requests WHERE request_id = ?", [.text(requestId)]).first else { return nil }
         let findings = try query("SELECT field, kind, severity, message FROM findings WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
             .map { f in
@@ -63,15 +88,16 @@ public final class AuditReader: Sendable {
         let cutoff = now - Int64(max(0, days)) * 86_400_000
         var total = 0
         while true {
-            let deleted = try connection.withLock { database throws(AuditError) -> Int in
-                do {
-                    return try database.transaction {
-                        let ids = try database.rows(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(5000)]).compactMap(\.first?.textValue)
+            let deleted: Int
+            do {
+                deleted = try source.withSQL { database in
+                    try database.inTransaction {
+                        let ids = try database.select(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(5000)]).compactMap(\.first?.textValue)
                         return try AuditPruning.delete(ids, in: database)
                     }
-                } catch {
-                    throw AuditError.wrap(error)
                 }
+            } catch {
+                throw AuditError.wrap(error)
             }
             total += deleted
             if deleted < 5000 { return total }
@@ -80,9 +106,7 @@ public final class AuditReader: Sendable {
 
     /// Runs a query on the reader's connection.
     func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(AuditError) -> [[SQLiteValue]] {
-        try connection.withLock { database throws(AuditError) -> [[SQLiteValue]] in
-            do { return try database.rows(sql, arguments) } catch { throw AuditError.wrap(error) }
-        }
+        do { return try source.withSQL { try $0.select(sql, arguments) } } catch { throw AuditError.wrap(error) }
     }
 
     private static func real(_ value: SQLiteValue) -> Double? {

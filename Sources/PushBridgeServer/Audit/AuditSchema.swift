@@ -12,6 +12,7 @@ enum AuditSchema {
         migrator.register(3, "report indexes", sql: reportIndexes)
         migrator.register(4, "shadow comparison bodies", sql: shadowBodies)
         migrator.register(5, "app names", sql: appNames)
+        migrator.register(6, "instance names", sql: instanceNames)
         return migrator
     }
 
@@ -122,5 +123,14 @@ enum AuditSchema {
     /// app accepted and for rows written before it.
     static let appNames = """
         ALTER TABLE requests ADD COLUMN app_name TEXT;
+        """
+
+    /// The instance that wrote each row (`instance_name` in the configuration), as in the
+    /// PostgreSQL audit several instances share.
+    static let instanceNames = """
+        ALTER TABLE requests ADD COLUMN instance_name TEXT;
+        ALTER TABLE findings ADD COLUMN instance_name TEXT;
+        ALTER TABLE shadow_comparisons ADD COLUMN instance_name TEXT;
+        ALTER TABLE scheduled_sends ADD COLUMN instance_name TEXT;
         """
 }

@@ -6,7 +6,7 @@ extension AuditStatement {
     /// The mirror row of a newly stored start: its time, `pending`, and the redacted request
     /// (the real one lives only in the scheduler's file).
     static func mirrorScheduled(requestId: String, ordinal: Int, sendAt: Int64, targetApp: String, redactedRequest: String, createdAt: Int64) -> AuditStatement {
-        .insertOrReplace("mirror scheduled start", table: "scheduled_sends", [
+        .insertOrReplace("mirror scheduled start", table: "scheduled_sends", key: ["request_id", "ordinal"], [
             ("request_id", .text(requestId)), ("ordinal", .integer(Int64(ordinal))), ("send_at", .integer(sendAt)),
             ("state", .text(ScheduledStart.State.pending.rawValue)), ("target_app", .text(targetApp)),
             ("request", .text(redactedRequest)), ("created_at", .integer(createdAt)),

@@ -20,21 +20,25 @@ struct AuditStatement: Sendable {
         return AuditStatement(name: name, sql: "UPDATE \(table) SET \(assignments) WHERE \(condition)", values: columns.map(\.value) + arguments, requestId: requestId)
     }
 
-    /// `INSERT OR REPLACE INTO table (column, …) VALUES (?, …)` from name–value pairs.
-    static func insertOrReplace(_ name: String, table: String, _ columns: [(column: String, value: SQLiteValue)]) -> AuditStatement {
+    /// `INSERT INTO table (column, …) VALUES (?, …)` from name–value pairs that replaces the
+    /// row with the same `key` columns (an upsert both engines run alike).
+    static func insertOrReplace(_ name: String, table: String, key: [String], _ columns: [(column: String, value: SQLiteValue)]) -> AuditStatement {
         let names = columns.map(\.column).joined(separator: ", ")
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        return AuditStatement(name: name, sql: "INSERT OR REPLACE INTO \(table) (\(names)) VALUES (\(marks))", values: columns.map(\.value), requestId: nil)
+        let updates = columns.map(\.column).filter { !key.contains($0) }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(table) (\(names)) VALUES (\(marks)) ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET \(updates)"
+        return AuditStatement(name: name, sql: sql, values: columns.map(\.value), requestId: nil)
     }
 
     /// Runs it on `database` (inside the caller's transaction, if any). Throws
     /// ``AuditError/unknownRequest(_:)`` when it must change one row and changed none.
-    func run(on database: SQLiteDatabase) throws(AuditError) {
+    func run(on database: any AuditSQL) throws(AuditError) {
+        let changed: Int
         do {
-            try database.execute(sql, values)
+            changed = try database.change(sql, values)
         } catch {
             throw AuditError.wrap(error)
         }
-        if let requestId, database.changes != 1 { throw AuditError.unknownRequest(requestId) }
+        if let requestId, changed != 1 { throw AuditError.unknownRequest(requestId) }
     }
 }

@@ -11,9 +11,9 @@ final class AuditStatements {
         "request_id", "received_at", "finished_at", "path", "dialect", "route", "source_app", "target_app",
         "activity_type", "activity_id", "event", "key_fingerprint", "inbound_body", "translated", "finding_count",
         "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status", "response_body",
-        "outcome", "error_message", "app_name",
+        "outcome", "error_message", "app_name", "instance_name",
     ]
-    static let findingColumns = ["request_id", "ordinal", "dialect", "route", "source_app", "received_at", "field", "kind", "severity", "message"]
+    static let findingColumns = ["request_id", "ordinal", "dialect", "route", "source_app", "received_at", "field", "kind", "severity", "message", "instance_name"]
     static let completionColumns = [
         "finished_at", "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status",
         "response_body", "outcome", "error_message",
@@ -23,10 +23,36 @@ final class AuditStatements {
         self.database = database
         begin = try database.prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try database.prepare("COMMIT TRANSACTION")
-        insertRequest = try database.prepare(Self.insertSQL("requests", Self.requestColumns))
+        insertRequest = try database.prepare(Self.insertRequestSQL)
         insertFinding = try database.prepare(Self.insertSQL("findings", Self.findingColumns))
-        let assignments = Self.completionColumns.map { "\($0) = ?" }.joined(separator: ", ")
-        finish = try database.prepare("UPDATE requests SET \(assignments) WHERE request_id = ?")
+        finish = try database.prepare(Self.finishSQL)
+    }
+
+    /// `INSERT INTO requests …` with a mark per column.
+    static let insertRequestSQL = insertSQL("requests", requestColumns)
+    /// `UPDATE requests SET <completion columns> WHERE request_id = ?`.
+    static let finishSQL = "UPDATE requests SET \(completionColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE request_id = ?"
+
+    /// One `INSERT INTO findings` of `count` rows.
+    static func insertFindingsSQL(count: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: findingColumns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO findings (\(findingColumns.joined(separator: ", "))) VALUES " + Array(repeating: row, count: count).joined(separator: ", ")
+    }
+
+    /// Runs one operation on `database` inside its open transaction, without prepared
+    /// statements (the PostgreSQL writer's path).
+    static func apply(_ work: AuditOperation.Work, on database: any AuditSQL) throws {
+        switch work {
+        case .insert(let row, let findings):
+            try database.change(insertRequestSQL, row)
+            if !findings.isEmpty { try database.change(insertFindingsSQL(count: findings.count), findings.flatMap { $0 }) }
+        case .finish(let requestId, let values):
+            guard try database.change(finishSQL, values) == 1 else { throw AuditError.unknownRequest(requestId) }
+        case .statement(let statement):
+            try statement.run(on: database)
+        case .prune(let requestIds):
+            _ = try AuditPruning.delete(requestIds, in: database)
+        }
     }
 
     private static func insertSQL(_ table: String, _ columns: [String]) -> String {

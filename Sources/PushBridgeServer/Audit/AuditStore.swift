@@ -1,6 +1,8 @@
-/// The audit of every request: SQLite in WAL, written by one thread with group commits, read
-/// on separate connections. Every write is on disk before it returns (the WAL is synced
-/// after each commit, see ``AuditStoreConfiguration/pipelinedSync``).
+/// The audit of every request: SQLite in WAL, or PostgreSQL when `path` is a `postgresql://`
+/// URI; written by one thread with group commits, read on separate connections. On SQLite
+/// every write is on disk before it returns (the WAL is synced after each commit, see
+/// ``AuditStoreConfiguration/pipelinedSync``); on PostgreSQL after its `COMMIT` returned
+/// (durable as the server's `synchronous_commit` says).
 ///
 /// Every write is `async` and returns only once the transaction holding it has committed:
 /// the proxy begins a row before it calls upstream and finishes it before it answers, so an
@@ -8,7 +10,7 @@
 /// `pending` row that the next start marks `unknown`. Concurrent callers share a transaction
 /// (up to ``AuditStoreConfiguration/maxBatchSize`` operations), which amortizes the fsync.
 public final class AuditStore: Sendable {
-    /// The database file.
+    /// The database file, or the PostgreSQL URI.
     public let path: String
     /// How it queues and writes.
     public let configuration: AuditStoreConfiguration
@@ -17,17 +19,34 @@ public final class AuditStore: Sendable {
     /// The read side (its own connection): list, show, prune.
     public let reader: AuditReader
     private let writer: AuditWriter
+    /// The connections to PostgreSQL (the writer's and the reader's); nil on SQLite.
+    public let pool: PostgresPool?
 
     /// Opens (creating if needed) and migrates the audit at `path`, marks rows left pending
     /// by a stopped process as unknown, and starts the writer thread.
     public init(path: String, configuration: AuditStoreConfiguration = AuditStoreConfiguration()) throws(AuditError) {
-        let (writer, recovered) = try AuditWriter.start(path: path, configuration: configuration)
+        let pool: PostgresPool?
+        if PostgresURI.isPostgres(path) {
+            do throws(PostgresError) { pool = PostgresPool(uri: try PostgresURI(path), configuration: configuration.postgresPool) } catch { throw .postgres(error) }
+        } else {
+            pool = nil
+        }
+        let (writer, recovered) = if let pool {
+            try AuditWriter.start(postgres: pool, configuration: configuration)
+        } else {
+            try AuditWriter.start(path: path, configuration: configuration)
+        }
         self.path = path
+        self.pool = pool
         self.configuration = configuration
         self.writer = writer
         self.recoveredPendingCount = recovered
         do {
-            self.reader = try AuditReader(path: path, busyTimeout: configuration.busyTimeout)
+            if let pool {
+                self.reader = try AuditReader(pool: pool)
+            } else {
+                self.reader = try AuditReader(path: path, busyTimeout: configuration.busyTimeout)
+            }
         } catch {
             writer.requestStop()
             throw error
@@ -42,7 +61,9 @@ public final class AuditStore: Sendable {
     /// findings; returns once committed.
     public func begin(_ entry: AuditEntry) async throws {
         let bodyLimit = configuration.bodyLimit
-        try await submit(.insert(row: AuditRowEncoding.requestRow(entry, nil, bodyLimit: bodyLimit), findings: AuditRowEncoding.findingRows(entry)))
+        let instance = configuration.instanceName
+        try await submit(.insert(row: AuditRowEncoding.requestRow(entry, nil, bodyLimit: bodyLimit, instance: instance),
+                                 findings: AuditRowEncoding.findingRows(entry, instance: instance)))
     }
 
     /// Completes a row begun with ``begin(_:)``; returns once committed. Throws
@@ -65,8 +86,9 @@ public final class AuditStore: Sendable {
     /// Writes the complete row of a request that never reaches upstream (rejected, refused
     /// credentials, unknown route); returns once committed.
     public func record(_ entry: AuditEntry, _ completion: AuditCompletion) async throws {
-        let row = AuditRowEncoding.requestRow(entry, completion, bodyLimit: configuration.bodyLimit)
-        try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry)))
+        let instance = configuration.instanceName
+        let row = AuditRowEncoding.requestRow(entry, completion, bodyLimit: configuration.bodyLimit, instance: instance)
+        try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry, instance: instance)))
     }
 
     /// Runs one named statement in the writer's next transaction; returns once committed.

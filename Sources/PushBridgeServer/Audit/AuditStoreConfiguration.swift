@@ -37,6 +37,12 @@ public struct AuditStoreConfiguration: Sendable {
     /// (keep it cheap): for metrics.
     public var onCommit: (@Sendable (AuditCommitSample) -> Void)?
 
+    /// Written on every row (`instance_name`): which instance wrote it. Default the host name
+    /// and process id.
+    public var instanceName = InstanceSettings.defaultName
+    /// The PostgreSQL connection pool (size and timeouts) when the audit is a PostgreSQL URI.
+    public var postgresPool = PostgresPoolConfiguration()
+
     /// The defaults.
     public init() {}
 }

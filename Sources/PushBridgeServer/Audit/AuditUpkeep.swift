@@ -2,13 +2,14 @@
 /// (``AuditRetention``) and the disk guard (``AuditDiskGuard``), checked every minute so that
 /// crossing a limit is logged even when nobody reads `/healthz`.
 public final class AuditUpkeep: Sendable {
-    /// The disk guard, read by `/healthz` and `/metrics`.
-    public let diskGuard: AuditDiskGuard
+    /// The disk guard, read by `/healthz` and `/metrics`; nil for a PostgreSQL audit, whose
+    /// disk is the server's.
+    public let diskGuard: AuditDiskGuard?
     /// Retention of old rows.
     public let retention: AuditRetention
     private let diskChecks: PeriodicTask
 
-    private init(diskGuard: AuditDiskGuard, retention: AuditRetention, diskChecks: PeriodicTask) {
+    private init(diskGuard: AuditDiskGuard?, retention: AuditRetention, diskChecks: PeriodicTask) {
         self.diskGuard = diskGuard
         self.retention = retention
         self.diskChecks = diskChecks
@@ -18,15 +19,15 @@ public final class AuditUpkeep: Sendable {
     /// hands the disk gauges and the pruned-row counter to `metrics`.
     public static func start(audit: AuditStore, limits: AuditLimits, clock: any DeliveryClock, metrics: Metrics, log: EventLog,
                              checkInterval: Duration = .seconds(60)) throws(AuditError) -> AuditUpkeep {
-        let diskGuard = try AuditDiskGuard(path: audit.path, limits: limits, busyTimeout: audit.configuration.busyTimeout)
-        metrics.sampleAuditDisk(diskGuard)
+        let diskGuard = audit.pool == nil ? try AuditDiskGuard(path: audit.path, limits: limits, busyTimeout: audit.configuration.busyTimeout) : nil
+        if let diskGuard { metrics.sampleAuditDisk(diskGuard) }
         let retention = try AuditRetention(store: audit, settings: AuditRetention.Settings(retentionDays: limits.retentionDays), clock: clock) { rows in
             metrics.recordAuditPruned(rows)
         }
         retention.start { error in
             log.error("audit retention pass failed; retrying at the next one", ["error": .string("\(error)")])
         }
-        let checks = PeriodicTask(every: checkInterval, clock: clock) { diskGuard.check(log: log) }
+        let checks = PeriodicTask(every: checkInterval, clock: clock) { diskGuard?.check(log: log) }
         return AuditUpkeep(diskGuard: diskGuard, retention: retention, diskChecks: checks)
     }
 

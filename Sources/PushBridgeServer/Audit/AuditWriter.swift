@@ -23,9 +23,9 @@ final class AuditWriter: @unchecked Sendable {
 
     let configuration: AuditStoreConfiguration
     let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
 
-    private init(configuration: AuditStoreConfiguration) {
+    init(configuration: AuditStoreConfiguration) {
         self.configuration = configuration
     }
 
@@ -143,6 +143,11 @@ final class AuditWriter: @unchecked Sendable {
         syncer?.stop()
         syncer = nil
         statements = nil
+        resumeCloseWaiters()
+    }
+
+    /// Marks the writer closed and resumes everyone waiting in ``close()``.
+    func resumeCloseWaiters() {
         let waiters = state.withLock { state in
             state.closed = true
             defer { state.closeWaiters = [] }
@@ -153,7 +158,7 @@ final class AuditWriter: @unchecked Sendable {
 
     /// Up to `maxBatchSize` operations; `[]` after marking the thread asleep when there are
     /// none; nil when closing and everything is written.
-    private func nextBatch() -> [AuditOperation]? {
+    func nextBatch() -> [AuditOperation]? {
         let capacity = configuration.queueCapacity
         let maximum = max(1, configuration.maxBatchSize)
         return state.withLock { state -> [AuditOperation]? in

@@ -41,6 +41,9 @@ public final class PostgresConnection {
     /// Whether the connection is still usable as far as libpq knows.
     public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
 
+    /// Whether the open transaction was aborted by an error (only `ROLLBACK` works now).
+    public var transactionFailed: Bool { PQtransactionStatus(handle) == PQTRANS_INERROR }
+
     /// The server's process id for this connection (for tests that terminate it).
     public var backendPID: Int32 { PQbackendPID(handle) }
 

@@ -22,6 +22,31 @@ public final class PostgresResult {
     /// The rows changed by an INSERT, UPDATE or DELETE (0 for other statements).
     public var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
 
+    /// What kind of value a column holds, from its type's OID.
+    enum ColumnType {
+        /// `smallint`, `integer`, `bigint`.
+        case integer
+        /// `real`, `double precision`.
+        case real
+        /// `numeric` (what `sum` of a `bigint` returns).
+        case numeric
+        /// `boolean`.
+        case boolean
+        /// Anything else, read as text.
+        case other
+    }
+
+    /// The kind of value in `column`.
+    func columnType(_ column: Int) -> ColumnType {
+        switch PQftype(handle, Int32(column)) {
+        case 20, 21, 23: .integer
+        case 700, 701: .real
+        case 1700: .numeric
+        case 16: .boolean
+        default: .other
+        }
+    }
+
     /// The value at `row`, `column`; nil for NULL.
     public func value(_ row: Int, _ column: Int) -> String? {
         guard row < rowCount, column < columnCount, PQgetisnull(handle, Int32(row), Int32(column)) == 0 else { return nil }

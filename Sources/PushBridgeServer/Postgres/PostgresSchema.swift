@@ -108,5 +108,29 @@ enum PostgresSchema {
             );
             CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
             """),
+        .init(3, "SQLite's functions the report reads with", sql: sqliteFunctions),
     ]
+
+    /// The few SQLite functions the report and readiness queries use, defined over the same
+    /// `TEXT` JSON columns, so that one set of queries reads both engines: `json_array_length`,
+    /// `json_each` over an array (`key` its index, `value` the element as JSON text),
+    /// `json_extract` of a number (SQLite's `$.a` / `$[1].a` paths are SQL/JSON paths too),
+    /// `group_concat`, two-argument `max`, and `sum` of a boolean (SQLite counts true as 1).
+    static let sqliteFunctions = """
+        CREATE FUNCTION json_array_length(text) RETURNS integer
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT json_array_length($1::json)';
+        CREATE FUNCTION json_each(text) RETURNS TABLE (key bigint, value text)
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT ordinality - 1, element::text FROM json_array_elements($1::json) WITH ORDINALITY AS e(element, ordinality)';
+        CREATE FUNCTION json_extract(text, text) RETURNS double precision
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT (jsonb_path_query_first($1::jsonb, $2::jsonpath) #>> ''{}'')::double precision';
+        CREATE FUNCTION group_concat_step(text, text) RETURNS text
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT CASE WHEN $2 IS NULL THEN $1 WHEN $1 IS NULL THEN $2 ELSE $1 || '','' || $2 END';
+        CREATE AGGREGATE group_concat(text) (SFUNC = group_concat_step, STYPE = text);
+        CREATE FUNCTION max(double precision, double precision) RETURNS double precision
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT greatest($1, $2)';
+        CREATE FUNCTION sum_boolean_step(bigint, boolean) RETURNS bigint
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT $1 + CASE WHEN $2 THEN 1 ELSE 0 END';
+        CREATE AGGREGATE sum(boolean) (SFUNC = sum_boolean_step, STYPE = bigint, INITCOND = '0');
+        CREATE INDEX requests_retried ON requests (received_at) WHERE json_array_length(attempts) > 1;
+        """
 }

@@ -88,6 +88,7 @@ public final class ProxyRuntime: Sendable {
         let metrics = Metrics()
         var auditConfiguration = AuditStoreConfiguration()
         auditConfiguration.onCommit = { sample in metrics.observeAuditWrite(sample.transactionDuration) }
+        auditConfiguration.instanceName = configuration.instanceName
         let audit = try AuditStore(path: configuration.auditDatabasePath, configuration: auditConfiguration)
         if audit.recoveredPendingCount > 0 {
             log.warning("audit rows left open by an earlier stop were marked unknown", ["count": .int(Int64(audit.recoveredPendingCount))])

@@ -98,7 +98,7 @@ extension AuditReader {
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs.
     private func readinessShadow(_ filter: ReportFilter, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let accepted = { (side: String) in "coalesce(s.\(side)_status BETWEEN 200 AND 299 AND s.\(side)_error IS NULL, 0)" }
+        let accepted = { (side: String) in "(CASE WHEN s.\(side)_status BETWEEN 200 AND 299 AND s.\(side)_error IS NULL THEN 1 ELSE 0 END)" }
         let statusClass = { (side: String) in
             "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
         }
@@ -129,12 +129,12 @@ extension AuditReader {
         let legacyRows: [SQLiteValue] = [.text(ObserveMode.message + "%"), .text(ShadowMode.legacyPrimaryMessage + "%")]
         let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
         let primaryRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, count(*), sum(coalesce(r.upstream_status BETWEEN 200 AND 299, 0) = 0), sum(\(rateLimited))
+            SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 THEN 0 ELSE 1 END), sum(\(rateLimited))
             FROM requests r \(primary) GROUP BY 1, 2, 3
             """, legacyRows + primaryArguments)
         let (shadow, shadowArguments) = readinessClause(filter, extra: ["s.shadow_provider = 'openpush'"])
         let shadowRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, count(*), sum(coalesce(s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL, 0) = 0),
+            SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL THEN 0 ELSE 1 END),
                    sum(coalesce(s.shadow_status, 0) = 429)
             FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
             """, shadowArguments)

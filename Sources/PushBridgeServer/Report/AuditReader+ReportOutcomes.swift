@@ -72,7 +72,7 @@ extension AuditReader {
         }.sorted { ($0.primary, $0.shadow) < ($1.primary, $1.shadow) }
         summary.primaryErrorRate = Double(primaryErrors) / Double(summary.comparisons)
         summary.shadowErrorRate = Double(shadowErrors) / Double(summary.comparisons)
-        let accepted = { (side: String) in "coalesce(\(side)_status BETWEEN 200 AND 299 AND \(side)_error IS NULL, 0)" }
+        let accepted = { (side: String) in "(CASE WHEN \(side)_status BETWEEN 200 AND 299 AND \(side)_error IS NULL THEN 1 ELSE 0 END)" }
         let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
         summary.disagreementExamples = try query("""
             SELECT request_id, verdict, primary_status, shadow_status, coalesce(differences, primary_error, shadow_error, '')
@@ -93,7 +93,7 @@ extension AuditReader {
         guard n > 0 else { return Percentiles() }
         let ranks = [0.5, 0.95, 0.99].map { max(1, Int64(($0 * Double(n)).rounded(.up))) }
         let rows = try query("""
-            SELECT rank, value FROM (SELECT row_number() OVER (ORDER BY \(column)) AS rank, \(column) AS value FROM shadow_comparisons \(clause))
+            SELECT rank, value FROM (SELECT row_number() OVER (ORDER BY \(column)) AS rank, \(column) AS value FROM shadow_comparisons \(clause)) AS ranked
             WHERE rank IN (?, ?, ?)
             """, arguments + ranks.map { .integer($0) })
         var values: [Int64: Double] = [:]

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// Where an ``AuditReader``'s queries run: one SQLite connection behind a lock, or a
+/// PostgreSQL pool.
+protocol AuditReadSource: Sendable {
+    /// Runs `body` with a connection of its own.
+    func withSQL<T: Sendable>(_ body: (any AuditSQL) throws -> T) throws -> T
+}
+
+/// One SQLite connection, used by one caller at a time.
+final class SQLiteReadSource: AuditReadSource {
+    private let database: Mutex<SQLiteDatabase>
+
+    init(_ database: sending SQLiteDatabase) {
+        self.database = Mutex(database)
+    }
+
+    func withSQL<T: Sendable>(_ body: (any AuditSQL) throws -> T) throws -> T {
+        try database.withLock { database throws -> T in try body(database) }
+    }
+}
+
+extension PostgresPool: AuditReadSource {
+    /// Runs `body` on a pooled connection; a read that found its connection dead (the server
+    /// restarted since it was last used) runs once more on a new one.
+    func withSQL<T: Sendable>(_ body: (any AuditSQL) throws -> T) throws -> T {
+        do {
+            return try withConnection { try body($0) }
+        } catch let error as PostgresError where error.connectionLost {
+            return try withConnection { try body($0) }
+        }
+    }
+}
