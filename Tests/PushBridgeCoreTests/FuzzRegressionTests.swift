@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import PushBridgeCore
 
-/// Replays every input in `fuzz/regressions/` (inputs that once crashed a libFuzzer target) and
+/// Replays every input in `fuzz/regressions/` (hostile inputs per dialect and inputs that once
+/// crashed a libFuzzer target) and
 /// every golden fixture body through every route of every dialect: translating never traps, a
 /// rejected translation renders a dialect error, a forwardable one renders accepted and failed
 /// answers, and every answer PushBridge writes is JSON it can read back.
@@ -23,18 +24,47 @@ struct FuzzRegressionTests {
         return names.filter { !$0.hasSuffix(".md") }.sorted()
     }
 
+    /// A parameterised test over an empty folder would pass having checked nothing.
+    @Test func everyDialectHasRegressionInputs() throws {
+        let names = Self.inputs
+        try #require(!names.isEmpty, "fuzz/regressions/ holds no inputs")
+        for dialect in ["onesignal", "pushwoosh", "buzzkit"] {
+            #expect(names.contains { $0.hasPrefix("\(dialect)-") }, "no regression input for \(dialect)")
+        }
+    }
+
     @Test(arguments: inputs)
     func regressionInputIsHandled(name: String) throws {
         let body = Array(try Data(contentsOf: Self.repository.appendingPathComponent("fuzz/regressions/\(name)")))
         try Self.replay(body)
+        try Self.translatesOrRefuses(body, dialectNamed: String(name.prefix { $0 != "-" }))
+    }
+
+    /// Through its own dialect's routes an input gives a clear error or at least one request,
+    /// never neither.
+    static func translatesOrRefuses(_ body: [UInt8], dialectNamed name: String) throws {
+        let dialect = try #require(DialectName(rawValue: name), "regression inputs are named <dialect>-<what>.bin")
+        let own = paths.filter { InboundRoute.match(path: $0)?.dialect == dialect }
+        try #require(!own.isEmpty)
+        for path in own {
+            let (_, translation) = try #require(Dialects.translate(path: path, body: body, context: TranslationContext(now: 1_781_049_600, requestId: "fuzz")))
+            if let error = translation.error {
+                #expect(!error.message.isEmpty, "\(path): an error without a message")
+            } else {
+                #expect(!translation.requests.isEmpty, "\(path): neither an error nor a request")
+            }
+        }
     }
 
     @Test func jsonRoundTripOfEveryFixtureBody() throws {
         let root = Self.repository.appendingPathComponent("fixtures")
+        var replayed = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path) {
             guard let body = try? Data(contentsOf: root.appendingPathComponent("\(name)/body.json")) else { continue }
             try Self.replay(Array(body))
+            replayed += 1
         }
+        #expect(replayed > 0, "no fixture body was replayed")
     }
 
     static func replay(_ body: [UInt8]) throws {
