@@ -65,7 +65,7 @@ struct AuditCompletionFailureTests {
     func aLockedAuditGetsTheTruthAndTheRowCompletesOnceTheLockGoes() async throws {
         let trigger = OnFirstStart()
         let upstream = try RecordingSandbox(beforeAnswering: { _ in trigger.fire() })
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
         let locker = Locker(try SQLiteDatabase(path: proxy.auditPath))
         trigger.arm { try? locker.database.execute("BEGIN EXCLUSIVE") }
 
@@ -81,18 +81,17 @@ struct AuditCompletionFailureTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aFullDiskGetsTheTruthAndTheRowCompletesOnceThereIsRoom() async throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-full-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-full")
+        let mountPoint = folder.url
         let mounted = try CLIRunner.runProcess(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint.path])
         try #require(mounted.status == 0, "cannot mount a tmpfs (the test needs root, as in CI): \(mounted.stderr)")
-        defer {
-            _ = try? CLIRunner.runProcess(URL(fileURLWithPath: "/bin/umount"), [mountPoint.path])
-            try? FileManager.default.removeItem(at: mountPoint)
-        }
+        // Lazily: the stopped proxy's files may still be open when the test ends, and a busy
+        // tmpfs left mounted would keep its folder too.
+        defer { _ = try? CLIRunner.runProcess(URL(fileURLWithPath: "/bin/umount"), ["-l", mountPoint.path]) }
         let filler = mountPoint.appendingPathComponent("filler")
         let trigger = OnFirstStart()
         let upstream = try RecordingSandbox(beforeAnswering: { _ in trigger.fire() })
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, directory: mountPoint)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, directory: mountPoint)
         trigger.arm { Self.fill(filler) }
 
         let (id, openPushId) = try await Self.sendAndExpectTheTruth(proxy, upstream: upstream)

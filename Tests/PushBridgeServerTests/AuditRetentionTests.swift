@@ -12,8 +12,8 @@ struct AuditRetentionTests {
 
     @Test func rowsPastTheWindowGoWhileTheProxyServesAndRowsInsideStay() async throws {
         let now = AuditClock.nowMilliseconds()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-retention-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-retention")
+        let directory = folder.url
         let auditPath = directory.appendingPathComponent("audit.sqlite").path
         // 450 rows 40 days old (more than two retention batches), 120 rows 10 days old, and one
         // 40-day-old row whose scheduled start is not sent yet; each row has a shadow comparison
@@ -26,7 +26,7 @@ struct AuditRetentionTests {
 
         let clock = ManualDeliveryClock(startMilliseconds: now)
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_retention_days": 30"#, directory: directory, auditClock: clock)
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_retention_days": 30"#, folder: folder, auditClock: clock)
         let start = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
         // Requests go through while the first pass (run at start) deletes the old rows.
         async let during = proxy.send(path: start, body: Self.startBody("during"))
@@ -59,14 +59,14 @@ struct AuditRetentionTests {
     }
 
     @Test func pastTheCeilingOrUnderTheFloorHealthzMetricsAndTheLogWarnAndPruneStillWorks() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-guard-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-guard")
+        let directory = folder.url
         let auditPath = directory.appendingPathComponent("audit.sqlite").path
         // About 2 MiB of rows, a day old, against a 1 MiB ceiling and a floor no disk can meet.
         try await Self.seed(auditPath, ids: (0..<700).map { "big-\($0)" }, receivedAt: AuditClock.nowMilliseconds() - Self.day, bodyBytes: 3000)
         let upstream = try RecordingSandbox()
         let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_max_mib": 1, "audit_min_free_mib": 2147483647"#,
-                                     directory: directory)
+                                     folder: folder)
         let health = try JSONParser.parse(try await RawHTTPClient.send(port: proxy.port, target: "/healthz").body).objectValue
         let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics").text
         let logged = try await Self.waitUntil { proxy.log.lines.contains { $0.contains("level=warning") && $0.contains("audit disk:") } }

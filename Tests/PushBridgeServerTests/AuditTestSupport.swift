@@ -5,10 +5,7 @@ import PushBridgeCore
 
 /// A temporary directory holding one audit file, removed afterwards.
 func withTemporaryAudit<T>(_ body: (String) async throws -> T) async throws -> T {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-audit-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try await body(directory.appendingPathComponent("audit.sqlite").path)
+    try await withTemporaryDirectory("pushbridge-audit") { directory in try await body(directory.path("audit.sqlite")) }
 }
 
 /// A typical translated-request entry with `findings` findings.

@@ -4,14 +4,19 @@ import Testing
 
 /// `pushbridge check-config` as a process: one precise line per problem, the file named.
 @Suite(.serialized) struct CheckConfigCommandTests {
-    static func write(_ text: String) throws -> String {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-check-\(UUID().uuidString).json")
+    /// The folder the configuration files of this suite's tests are written to, removed with the suite.
+    let folder: TemporaryDirectory
+
+    init() throws { folder = try TemporaryDirectory("pushbridge-check") }
+
+    func write(_ text: String) throws -> String {
+        let file = folder.url("config-\(UUID().uuidString).json")
         try Data(text.utf8).write(to: file)
         return file.path
     }
 
     @Test func anUnsetCallerKeyVariableIsOneLineNamingItAndNothingElse() async throws {
-        let file = try Self.write("""
+        let file = try write("""
             {"openpush": {"base_url": "http://127.0.0.1:9"}, "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "a",
               "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "CHECK_OP_KEY"}, "callers": [{"key_env": "CHECK_CALLER_KEY"}]}]}
             """)
@@ -21,7 +26,7 @@ import Testing
     }
 
     @Test func malformedJSONNamesTheFileAndWhere() async throws {
-        let file = try Self.write("{\n  \"listen\": \"127.0.0.1:8080\",\n  \"apps\": [,]\n}\n")
+        let file = try write("{\n  \"listen\": \"127.0.0.1:8080\",\n  \"apps\": [,]\n}\n")
         let out = try await CLIRunner.runAsync(["check-config", file], environment: [:])
         #expect(out.status == 1)
         #expect(out.stdout.hasPrefix("\(file): not valid JSON at line 3, column 12 (byte 43): "), "\(out.stdout)")
@@ -40,7 +45,7 @@ import Testing
         let out = try await CLIRunner.runAsync(["check-config", "config/demo.json"], environment: [:])
         #expect(out.status == 0 && out.stdout == "config/demo.json: ok\n", "\(out.stdout)")
         // A real upstream still needs its key: the fallback is the embedded sandbox's own seed only.
-        let real = try Self.write(try String(contentsOfFile: CLIRunner.repoRoot.appendingPathComponent("config/demo.json").path, encoding: .utf8)
+        let real = try write(try String(contentsOfFile: CLIRunner.repoRoot.appendingPathComponent("config/demo.json").path, encoding: .utf8)
             .replacingOccurrences(of: "\"log_format\"", with: "\"openpush\": {\"base_url\": \"http://127.0.0.1:9\"}, \"log_format\""))
         let needsKey = try await CLIRunner.runAsync(["check-config", real], environment: [:])
         #expect(needsKey.status == 1 && needsKey.stdout.contains("apps[0].openpush.rest_key_env: environment variable PUSHBRIDGE_DEMO_OPENPUSH_KEY is not set"))

@@ -27,9 +27,8 @@ struct ConcurrentMigrationTests {
 
     @Test func threeConnectionsMigrateAFreshFileOnce() throws {
         for round in 0..<5 {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-migrate-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let folder = try TemporaryDirectory("pushbridge-migrate")
+            let directory = folder.url
             let path = directory.appendingPathComponent("shared.sqlite").path
             let errors = openTogether(3) {
                 let database = try SQLiteDatabase(path: path)
@@ -47,9 +46,8 @@ struct ConcurrentMigrationTests {
 
     @Test func threeWritersOpenAFreshAuditFileTogether() throws {
         for round in 0..<3 {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-migrate-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let folder = try TemporaryDirectory("pushbridge-migrate")
+            let directory = folder.url
             let path = directory.appendingPathComponent("audit.sqlite").path
             let errors = openTogether(3) {
                 _ = try AuditDatabase.openForWriting(path: path, configuration: AuditStoreConfiguration())

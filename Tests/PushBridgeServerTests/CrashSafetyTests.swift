@@ -18,8 +18,8 @@ struct CrashSafetyTests {
     @Test func twentyKillsUnderLoadLoseNoAnswerAndSendTheScheduledStartOnce() async throws {
         // A little latency upstream, so kills find requests in flight.
         let upstream = try RecordingSandbox(beforeAnswering: { _ in try? await Task.sleep(for: .milliseconds(40)) })
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-crash", keepIfSet: "KEEP_CRASH_DIR")
+        let dir = folder.url
         let audit = dir.appendingPathComponent("audit.sqlite").path
         let scheduler = dir.appendingPathComponent("audit-scheduled.sqlite").path
         let config = dir.appendingPathComponent("config.json").path
@@ -100,7 +100,6 @@ struct CrashSafetyTests {
         #expect(upstream.all.allSatisfy { $0.response.status != 429 }, "the sandbox rate-limited the load")
         print("crash safety: \(Self.kills) kills in \(elapsed), \(answers.count) answers, \(pendingAtKills) rows open at kills (\(killedWhilePending) kills), scheduled start sent \(sends.count)×")
         await upstream.server.stop(gracePeriod: .seconds(1))
-        if ProcessInfo.processInfo.environment["KEEP_CRASH_DIR"] == nil { try? FileManager.default.removeItem(at: dir) } else { print("crash dir: \(dir.path)") }
     }
 
     static func config(audit: String, upstream: String) -> String {

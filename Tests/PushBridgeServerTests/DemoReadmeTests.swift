@@ -58,9 +58,8 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func everyCommandOfTheReadmeGivesTheAnswerItPromisesOnMakeRunsConfiguration() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-readme-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try TemporaryDirectory("pushbridge-readme")
+        let dir = folder.url
         let root = CLIRunner.repoRoot
         var demo = try #require(try JSONParser.parse(Array(try Data(contentsOf: root.appendingPathComponent("config/demo.json")))).objectValue)
         var sandbox = try #require(demo["sandbox"]?.objectValue)

@@ -10,7 +10,7 @@ import PushBridgeCore
 struct FindingLogBoundsTests {
     @Test func findingLinesAreCappedPerRequestAndRateLimitedPerApp() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
         let reference = try #require(try JSONParser.parse(ProxyFailureTests.fixture("onesignal-start-reference")).objectValue)
         func body(unknown: Int, named name: String) -> [UInt8] {
             var o = reference
@@ -40,7 +40,7 @@ struct FindingLogBoundsTests {
         }
         #expect(lines(ids[0]).count >= 5)
         #expect(lines(ids[100]).isEmpty && lines(ids[101]).isEmpty, "\(lines(ids[100]).count) and \(lines(ids[101]).count) lines for the 101st and 102nd")
-        let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics").text
+        let metrics = String(decoding: try await proxy.get("/metrics").body, as: UTF8.self)
         func counter(_ reason: String) -> Int? {
             metrics.split(separator: "\n").first { $0.hasPrefix("pushbridge_log_lines_suppressed_total{app=\"os\",reason=\"\(reason)\"}") }
                 .flatMap { Int($0.split(separator: " ").last ?? "") }

@@ -16,7 +16,7 @@ struct ProxyFixtureLiveTests {
 
     @Test func everyFixtureArrivesAsItsTranslationAndIsAuditedAndLogged() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
         var checked = (forwarded: 0, rejected: 0)
         for name in Self.cases {
             let dir = Self.fixtures.appendingPathComponent(name)

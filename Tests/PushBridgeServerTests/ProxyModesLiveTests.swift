@@ -27,7 +27,7 @@ import Testing
     @Test func observeForwardsTheOriginalByteForByteAndAuditsTheTranslationButSendsNothingToOpenPush() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(upstream: openPush.baseURL, oneSignalExtra: #", "mode": "observe""#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "observe""#, topExtra: Self.legacy(os, pw))
         let invalid = Array(String(decoding: Self.startBody, as: UTF8.self).replacingOccurrences(of: "\"event\":\"start\",", with: "\"event\":\"start\",\"priority\":7,").utf8)
         for body in [Self.startBody, invalid] {
             let reply = try await proxy.send(path: Self.startPath, body: body)
@@ -49,7 +49,7 @@ import Testing
     @Test func shadowWithLegacyPrimarySendsTheTranslationToTheSandboxAndCompares() async throws {
         let openPush = try RecordingSandbox(), shadowSandbox = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(upstream: openPush.baseURL,
+        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL,
                                      pushwooshExtra: #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)"}"#,
                                      topExtra: Self.legacy(os, pw))
         let reply = try await proxy.send(path: "/json/1.3/startLiveActivity", body: Self.pushwooshBody)
@@ -72,7 +72,7 @@ import Testing
     @Test func shadowWithOpenPushPrimarySendsTheOriginalToTheLegacyProviderAndWarnsAboutTheAudience() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": {"primary": "openpush"}"#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": {"primary": "openpush"}"#, topExtra: Self.legacy(os, pw))
         #expect(proxy.log.lines.contains { $0.contains("SHADOW REACHES THE SAME PHONES") && $0.contains("os") })
         let reply = try await proxy.send(path: Self.startPath, body: Self.startBody)
         #expect(reply.status == 201 && openPush.all.count == 1)
@@ -87,7 +87,7 @@ import Testing
     @Test func aReloadSwitchesModesWithoutARestart() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(upstream: openPush.baseURL, oneSignalExtra: #", "mode": "openpush""#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "openpush""#, topExtra: Self.legacy(os, pw))
         _ = try await proxy.send(path: Self.startPath, body: ProxyPacingLiveTests.startBody("reload_1"))
         #expect(openPush.all.count == 1 && os.all.isEmpty)
         let observe = proxy.configJSON.replacingOccurrences(of: #""mode": "openpush""#, with: #""mode": "observe""#)
@@ -107,7 +107,7 @@ import Testing
         let openPush = try RecordingSandbox(), shadowSandbox = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
         let shadow = #"{"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)", "openpush_app_id": "app_staging", "rest_key_env": "OP_KEY", "segment": "seg_testers"}"#
-        let proxy = try ProxyHarness(upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": \#(shadow)"#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": \#(shadow)"#, topExtra: Self.legacy(os, pw))
         #expect(!proxy.log.lines.contains { $0.contains("SHADOW REACHES THE SAME PHONES") })
         let reply = try await proxy.send(path: Self.startPath, body: Self.startBody)
         #expect(reply.status == 200 && reply.body == os.all.first?.response.body)

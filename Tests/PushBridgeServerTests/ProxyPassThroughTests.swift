@@ -14,7 +14,7 @@ struct ProxyPassThroughTests {
 
     @Test func theCallersKeyIsForwardedAndOpenPushJudgesIt() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, apps: Self.apps)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, apps: Self.apps)
         let good = try await proxy.send(path: "/v1/live-activities/send", body: Self.body, headers: [("Authorization", "Bearer \(RecordingSandbox.restKey)")])
         #expect(good.status == 200)
         let bad = try await proxy.send(path: "/v1/live-activities/send", body: Self.body, headers: [("Authorization", "Bearer not-the-key")])

@@ -35,7 +35,7 @@ import Testing
     @Test func aScheduledStartSurvivesARestartAndIsSentOnceAtItsTime() async throws {
         let upstream = try RecordingSandbox()
         let (now, sendAt, clockA) = Self.twoDaysAhead()
-        let first = try ProxyHarness(upstream: upstream.baseURL, clock: clockA)
+        let first = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clockA)
 
         let reply = try await first.send(path: Self.path, body: Self.body(sendAt: sendAt))
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
@@ -63,7 +63,7 @@ import Testing
 
         // A new proxy on the same files, its clock past the send time, sends it once.
         let clockB = ManualDeliveryClock(startMilliseconds: now * 1000)
-        let second = try ProxyHarness(upstream: upstream.baseURL, directory: first.directory, clock: clockB)
+        let second = try ProxyHarness(.inProcess, upstream: upstream.baseURL, folder: first.folder, clock: clockB)
         #expect(try second.runtime.scheduler.store.list(states: [.pending]).count == 1)
         try await Task.sleep(for: .milliseconds(200))
         #expect(upstream.all.isEmpty, "sent before its time")
@@ -95,9 +95,8 @@ import Testing
     }
 
     @Test func aPendingStartCanBeListedAndCancelledAndIsThenNeverSent() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-sched-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let store = try ScheduledStartStore(path: directory.appendingPathComponent("s.sqlite").path)
+        let directory = try TemporaryDirectory("pushbridge-sched")
+        let store = try ScheduledStartStore(path: directory.path("s.sqlite"))
         var start = OpenPushStart(appId: "app_3f9c2b", activityType: "T")
         start.activityId = "a1"
         start.includeSubscriptionIds = ["sub_ios_alice"]

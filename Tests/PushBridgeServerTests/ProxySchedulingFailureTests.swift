@@ -10,7 +10,7 @@ import Testing
     @Test func aStartTheSchedulerCannotStoreIsAuditedAsTheFailureTheCallerWasGiven() async throws {
         let upstream = try RecordingSandbox()
         let (_, sendAt, clock) = ProxySchedulerLiveTests.twoDaysAhead()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock)
         // A real refusal from the scheduler's SQLite file, as a full or failing disk gives.
         let schedulerPath = proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path
         try SQLiteDatabase(path: schedulerPath).execute(

@@ -20,7 +20,7 @@ import Testing
 
     static func measure(shadow: RecordingSandbox, requests: Int, queue: String) async throws -> (Run, ProxyHarness) {
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh) { _ in fixedAnswer }
-        let proxy = try ProxyHarness(upstream: "http://127.0.0.1:9", pushwooshExtra: #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadow.baseURL)"}"#,
+        let proxy = try ProxyHarness(.inProcess, upstream: "http://127.0.0.1:9", pushwooshExtra: #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadow.baseURL)"}"#,
                                      topExtra: ProxyModesLiveTests.legacy(os, pw) + #", "shadow_queue": \#(queue)"#)
         var statuses = Set<Int>(), bodies = Set<[UInt8]>(), latencies: [Double] = []
         for _ in 0..<requests {

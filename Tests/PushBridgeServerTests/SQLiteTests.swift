@@ -5,10 +5,7 @@ import Testing
 struct SQLiteTests {
     /// A fresh database file in its own temporary directory.
     private func withTemporaryDatabase(_ body: (String) throws -> Void) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try body(directory.appendingPathComponent("audit.sqlite").path)
+        try withTemporaryDirectory("pushbridge-sqlite") { directory in try body(directory.path("audit.sqlite")) }
     }
 
     private func migrator() -> SQLiteMigrator {

@@ -10,9 +10,8 @@ import PushBridgeCore
 struct SandboxClockLiveTests {
     @Test(.timeLimit(.minutes(1)))
     func moreThanSixtyStartsOverSeveralWindowsAreAllAccepted() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-clock-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try TemporaryDirectory("pushbridge-clock")
+        let dir = folder.url
         let demo = try JSONParser.parse(Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("config/demo.json"))))
         var root = try #require(demo.objectValue)
         var sandbox = try #require(root["sandbox"]?.objectValue)

@@ -11,9 +11,8 @@ import Glibc
 /// sandbox` says where it listens at once and logs a line per request.
 @Suite(.serialized) struct SandboxViewsLiveTests {
     @Test func theEmbeddedSandboxsViewsShowWhatEachDeviceReceived() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-views-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = try TemporaryDirectory("pushbridge-views")
+        let dir = folder.url
         let seed = CLIRunner.repoRoot.appendingPathComponent("config/demo-seed.json").path
         let json = """
             {"listen": "127.0.0.1:0", "audit_db": "\(dir.appendingPathComponent("audit.sqlite").path)",

@@ -24,7 +24,7 @@ import Testing
 
     static func schedule(upstream: RecordingSandbox) async throws -> Scheduled {
         let (_, sendAt, clock) = ProxySchedulerLiveTests.twoDaysAhead()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock)
         let reply = try await proxy.send(path: ProxySchedulerLiveTests.path, body: ProxySchedulerLiveTests.body(sendAt: sendAt))
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
         let requestId = try #require(reply.headers["x-pushbridge-request-id"])
@@ -58,7 +58,7 @@ import Testing
     }
 
     static func restart(_ s: Scheduled, upstream: RecordingSandbox) throws -> ProxyHarness {
-        try ProxyHarness(upstream: upstream.baseURL, directory: s.proxy.directory, clock: ManualDeliveryClock(startMilliseconds: s.sendAt * 1000 + 120_000))
+        try ProxyHarness(.inProcess, upstream: upstream.baseURL, folder: s.proxy.folder, clock: ManualDeliveryClock(startMilliseconds: s.sendAt * 1000 + 120_000))
     }
 
     static func mirror(_ auditPath: String, _ requestId: String) throws -> [SQLiteValue] {
@@ -227,7 +227,7 @@ import Testing
         let now = Int64(Date().timeIntervalSince1970)
         let first = (now / 60 + 2 * 24 * 60) * 60, second = first + 86_400
         let clock = ManualDeliveryClock(startMilliseconds: now * 1000)
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock)
         let reply = try await proxy.send(path: ProxySchedulerLiveTests.path, body: Self.twoStarts(first: first, second: second))
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
         let requestId = try #require(reply.headers["x-pushbridge-request-id"])

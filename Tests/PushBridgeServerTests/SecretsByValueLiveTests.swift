@@ -46,7 +46,7 @@ struct SecretsByValueLiveTests {
             guard request.path.contains("/live_activities/echo_key/") else { return nil }
             return .json(400, .object(["errors": .array([.string("key \(RecordingSandbox.restKey) may not update echo_key")])]))
         })
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
         let requests: [(String, [UInt8], [(String, String)]?)] = [
             // The caller's key repeated in name and contents; tokens and keys under camelCase, kebab-case and snake_case names.
             (Self.osStart, try Self.oneSignalStart(name: "order for \(ProxyHarness.oneSignalKey)", extra: [
@@ -81,7 +81,7 @@ struct SecretsByValueLiveTests {
 
     @Test func aRefusedRequestKeepsABoundedExcerpt() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
         let presented = "wrong-key-0123456789"
         let padding = String(repeating: "lorem \(presented) ipsum ", count: 2000)
         let body = try Self.oneSignalStart(name: "n", extra: ["token": .string(Self.tokenA), "notes": .string(padding)])

@@ -12,8 +12,8 @@ struct ServeCommandTests {
             try? await Task.sleep(for: .milliseconds(800))
             return nil
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-serve")
+        let dir = folder.url
         let audit = dir.appendingPathComponent("audit.sqlite").path
         let config = dir.appendingPathComponent("config.json")
         try Data("""
@@ -44,8 +44,8 @@ struct ServeCommandTests {
     @Test func sighupSwitchesAnAppsModeWithoutARestart() async throws {
         let upstream = try RecordingSandbox()
         let legacy = try FakeLegacyProvider(.onesignal)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-hup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-hup")
+        let dir = folder.url
         let config = dir.appendingPathComponent("config.json")
         func write(mode: String) throws {
             try Data("""

@@ -57,8 +57,8 @@ struct TLSListenerTests {
         let good = try ca.issue("good", serial: "1A2B05")
         let other = try ca.issue("other", serial: "1A2B06")
         let foreignKey = TestCertificateAuthority.Issued(certificatePath: good.certificatePath, keyPath: other.keyPath, serial: good.serial)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-tls")
+        let directory = folder.url
         var messages: [String] = []
         for (name, pair) in [("expired", expired), ("foreign", foreignKey)] {
             let config = directory.appendingPathComponent("\(name).json").path

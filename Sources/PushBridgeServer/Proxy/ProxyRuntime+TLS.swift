@@ -5,7 +5,7 @@ extension ProxyRuntime {
     /// (the files were read and checked when the configuration was loaded). Switching a
     /// listener between HTTP and HTTPS needs a restart and is logged as such.
     func reloadCertificates(_ configuration: ProxyConfiguration) {
-        replaceCertificate(on: server, with: configuration.tls, listener: "listen")
+        if let server { replaceCertificate(on: server, with: configuration.tls, listener: "listen") }
         if let adminServer { replaceCertificate(on: adminServer, with: configuration.admin?.tls, listener: "admin") }
     }
 

@@ -5,8 +5,9 @@ import PushBridgeCore
 /// embedded OpenPush sandbox it forwards to. `start` builds it from a configuration; `stop`
 /// stops accepting, lets in-flight requests finish within a grace period and flushes the audit.
 public final class ProxyRuntime: Sendable {
-    /// The proxy's server.
-    public let server: HTTPServer
+    /// The proxy's server; nil when built with `listening: false`, where requests reach
+    /// ``service`` directly (``ProxyService/handle(_:)``).
+    public let server: HTTPServer?
     /// The embedded sandbox's server, when `sandbox.embedded`.
     public let sandboxServer: HTTPServer?
     /// The audit.
@@ -37,7 +38,7 @@ public final class ProxyRuntime: Sendable {
     /// The configured apps in force.
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
-    private init(server: HTTPServer, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
+    private init(server: HTTPServer?, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
                  snapshots: ProxySnapshotBox, scheduler: StartScheduler, shared: SharedState, log: EventLog, adminServer: HTTPServer?,
                  upkeep: AuditUpkeep, service: ProxyService) {
         self.service = service
@@ -55,14 +56,15 @@ public final class ProxyRuntime: Sendable {
         self.openPushBaseURL = openPushBaseURL
     }
 
-    /// The port the proxy listens on.
-    public var port: UInt16 { server.port }
+    /// The port the proxy listens on (0 when it does not listen).
+    public var port: UInt16 { server?.port ?? 0 }
 
     /// Starts everything the configuration names; throws with what failed to start. `clock`
     /// drives pacing and scheduled starts, `auditClock` audit retention and the disk checks
-    /// (tests pass a ``ManualDeliveryClock`` to either).
+    /// (tests pass a ``ManualDeliveryClock`` to either). With `listening` false everything but
+    /// the proxy's own listener starts: requests are handed to ``service`` in-process (tests).
     public static func start(_ configuration: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock(),
-                             auditClock: any DeliveryClock = SystemDeliveryClock()) throws -> ProxyRuntime {
+                             auditClock: any DeliveryClock = SystemDeliveryClock(), listening: Bool = true) throws -> ProxyRuntime {
         var sandboxServer: HTTPServer?
         var sandboxService: SandboxService?
         var sandboxURL: String?
@@ -123,8 +125,8 @@ public final class ProxyRuntime: Sendable {
         http.failureResponder = ProxyFailureResponder.make(clock: clock)
         http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log, clock: clock)
         http.tls = configuration.tls?.certificate
-        let server = try HTTPServer(configuration: http, handler: service.handler)
-        if let tls = http.tls { logCertificate("serving tls", tls, listener: "listen", log: log) }
+        let server = listening ? try HTTPServer(configuration: http, handler: service.handler) : nil
+        if listening, let tls = http.tls { logCertificate("serving tls", tls, listener: "listen", log: log) }
         let adminServer = try configuration.admin.map { admin in
             var adminHTTP = HTTPServerConfiguration()
             adminHTTP.host = admin.listen.host
@@ -164,7 +166,7 @@ public final class ProxyRuntime: Sendable {
 
     /// Graceful stop: stop accepting, finish in-flight requests within `gracePeriod`, flush the audit.
     public func stop(gracePeriod: Duration = .seconds(10)) async {
-        await server.stop(gracePeriod: gracePeriod)
+        await server?.stop(gracePeriod: gracePeriod)
         await scheduler.stop()
         await adminServer?.stop(gracePeriod: .seconds(1))
         await upkeep.stop()

@@ -46,7 +46,7 @@ enum ServeCommand {
         log.info("listening", [
             "address": .string("\(configuration.listen.host):\(runtime.port)"),
             "openpush": .string(runtime.openPushBaseURL),
-            "tls": .bool(runtime.server.servesTLS),
+            "tls": .bool(runtime.server?.servesTLS ?? false),
             "sandbox": .bool(runtime.sandboxServer != nil),
             "audit_db": .string(configuration.auditDatabasePath),
             "apps": .int(Int64(configuration.apps.count)),

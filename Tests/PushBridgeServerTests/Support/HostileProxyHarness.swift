@@ -12,15 +12,17 @@ struct HostileProxyHarness {
     static let pushwooshPath = "/json/1.3/startLiveActivity"
 
     let runtime: ProxyRuntime
-    let directory: URL
+    /// The audit's folder, removed with the harness.
+    let folder: TemporaryDirectory
+    var directory: URL { folder.url }
     var port: UInt16 { runtime.port }
 
     /// Starts the proxy; `idleTimeoutSeconds` bounds how long a stalled connection is kept,
     /// `requestTimeoutSeconds` how long one may take to deliver its request.
     static func start(idleTimeoutSeconds: Int = 3, maxConnections: Int = 1200, perIPConnections: Int? = nil,
                       requestTimeoutSeconds: Int = 10) throws -> HostileProxyHarness {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let folder = try TemporaryDirectory("pushbridge-hostile")
+        let directory = folder.url
         let demo = try JSONParser.parse(Array(try Data(contentsOf: repository.appendingPathComponent("config/demo.json"))))
         guard var root = demo.objectValue else { throw HarnessError("config/demo.json is not an object") }
         root["listen"] = .string("127.0.0.1:0")
@@ -35,13 +37,12 @@ struct HostileProxyHarness {
         let configuration = try ProxyConfiguration.load(json: JSONWriter.bytes(.object(root)),
                                                         environment: ["PUSHBRIDGE_DEMO_OPENPUSH_KEY": "op_sandbox_demo_rest_key"])
         let log = EventLog(minimumLevel: .error, sink: { _ in })
-        return HostileProxyHarness(runtime: try ProxyRuntime.start(configuration, log: log), directory: directory)
+        return HostileProxyHarness(runtime: try ProxyRuntime.start(configuration, log: log), folder: folder)
     }
 
-    /// Stops the proxy and removes its audit.
+    /// Stops the proxy (its audit goes with the last copy of the harness).
     func stop() async {
         await runtime.stop(gracePeriod: .seconds(2))
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// The reference OneSignal start body.

@@ -57,9 +57,22 @@ final class ExchangeLog: Sendable {
     func reset() { items.withLock { $0.removeAll() } }
 }
 
-/// A proxy on 127.0.0.1:0 in front of an upstream, with its audit in a temp folder and its log
-/// collected. The caller keys below are what the tests present; the audit and log must never
-/// show them.
+/// How a test's requests reach the proxy, as HummingbirdTesting's `.router` and `.live`.
+enum ProxyTestMode: Sendable {
+    /// Straight to ``ProxyService/handle(_:)``: no listener, no socket, no HTTP framing. For
+    /// tests of translation, modes, audit, pacing and findings.
+    case inProcess
+    /// Over HTTP to the proxy's libmicrohttpd listener on 127.0.0.1: for tests of HTTP itself
+    /// (framing, limits, slow clients, TLS, deadlines, head errors, a crash).
+    case live
+}
+
+/// The proxy's answer as a test sees it: header names lower-cased.
+typealias ProxyReply = (status: Int, headers: [String: String], body: [UInt8])
+
+/// A proxy in front of an upstream (a real server on 127.0.0.1), with its audit in a temp
+/// folder and its log collected; requests reach it in-process or over HTTP (``ProxyTestMode``).
+/// The caller keys below are what the tests present; the audit and log must never show them.
 final class ProxyHarness: Sendable {
     static let oneSignalKey = "os-live-test-key-7f3a"
     static let pushwooshAuth = "SECRET_API_TOKEN"
@@ -67,7 +80,11 @@ final class ProxyHarness: Sendable {
     static let environment = ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": oneSignalKey, "PW_AUTH": pushwooshAuth, "BK_TOKEN": buzzkitToken]
 
     let runtime: ProxyRuntime
+    let mode: ProxyTestMode
     let log = LineCollector()
+    /// The folder of the audit (and the scheduler's file); removed when the last harness that
+    /// holds it goes, so a restart passes it on as `folder:`.
+    let folder: TemporaryDirectory?
     let directory: URL
     let auditPath: String
     /// The configuration JSON it started with (tests edit it to reload).
@@ -75,12 +92,21 @@ final class ProxyHarness: Sendable {
 
     /// `upstream` is the OpenPush base URL; `limits` JSON overrides the limits object; `apps`
     /// replaces the default apps; the `…Extra` strings are more members (each starting with a
-    /// comma) of an app or of the top level; `directory` reuses an earlier harness's files (a
-    /// restart); `clock` drives pacing and the scheduler, `auditClock` audit retention.
-    init(upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "", apps: String? = nil,
-         directory reuse: URL? = nil, clock: any DeliveryClock = SystemDeliveryClock(), auditClock: any DeliveryClock = SystemDeliveryClock()) throws {
-        directory = reuse ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-proxy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    /// comma) of an app or of the top level; `folder` reuses an earlier harness's files (a
+    /// restart); `directory` is a folder the caller owns and removes (a mount point);
+    /// `clock` drives pacing and the scheduler, `auditClock` audit retention; `mode` says
+    /// whether requests go over HTTP (the default) or straight to the service.
+    init(_ mode: ProxyTestMode = .live, upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "", apps: String? = nil,
+         folder reuse: TemporaryDirectory? = nil, directory callers: URL? = nil,
+         clock: any DeliveryClock = SystemDeliveryClock(), auditClock: any DeliveryClock = SystemDeliveryClock()) throws {
+        if let callers {
+            folder = reuse
+            directory = callers
+        } else {
+            let folder = try reuse ?? TemporaryDirectory("pushbridge-proxy")
+            self.folder = folder
+            directory = folder.url
+        }
         auditPath = directory.appendingPathComponent("audit.sqlite").path
         let config = """
         {
@@ -91,7 +117,9 @@ final class ProxyHarness: Sendable {
         """
         configJSON = config
         let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
-        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock, auditClock: auditClock)
+        self.mode = mode
+        runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock, auditClock: auditClock,
+                                         listening: mode == .live)
     }
 
     static func defaultApps(pushwooshExtra: String, oneSignalExtra: String = "") -> String {
@@ -109,15 +137,56 @@ final class ProxyHarness: Sendable {
         """
     }
 
-    var port: UInt16 { runtime.port }
+    /// The listener's port (live mode only).
+    var port: UInt16 {
+        precondition(mode == .live, "an in-process proxy has no port: build the harness with .live")
+        return runtime.port
+    }
 
-    /// Sends a request with the dialect's credentials added.
-    func send(path: String, body: [UInt8], headers extra: [(String, String)]? = nil, session: URLSession = .shared) async throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    /// POSTs `body` to `path` with the dialect's credentials added (or `extra` instead); in
+    /// live mode over HTTP with `session`.
+    func send(path: String, body: [UInt8], headers extra: [(String, String)]? = nil, session: URLSession = .shared) async throws -> ProxyReply {
+        let headers = [("Content-Type", "application/json")] + (extra ?? Self.credentials(for: path))
+        switch mode {
+        case .inProcess: return await sendInProcess(path: path, body: body, headers: headers)
+        case .live: return try await sendOverHTTP(path: path, body: body, headers: headers, session: session)
+        }
+    }
+
+    /// GETs `target` (`/metrics`, `/healthz`) in either mode.
+    func get(_ target: String) async throws -> ProxyReply {
+        switch mode {
+        case .inProcess:
+            let response = await runtime.service.handle(HTTPRequest(method: "GET", target: target, headers: [("Host", "127.0.0.1")]))
+            return Self.reply(response.status, response.headers, response.body)
+        case .live:
+            let response = try await RawHTTPClient.send(port: port, target: target)
+            return Self.reply(response.status, response.headers, response.body)
+        }
+    }
+
+    private static func reply(_ status: Int, _ headers: [(name: String, value: String)], _ body: [UInt8]) -> ProxyReply {
+        var out: [String: String] = ["content-length": String(body.count)]
+        for header in headers { out[header.name.lowercased()] = header.value }
+        return (status, out, body)
+    }
+
+    /// What a client's request looks like once the HTTP server has read it: a later header of
+    /// the same name replaces an earlier one (as `URLRequest.setValue` does), `Host` and
+    /// `Content-Length` are present, and the server adds `Content-Length` to the answer.
+    private func sendInProcess(path: String, body: [UInt8], headers: [(String, String)]) async -> ProxyReply {
+        var fields: [(name: String, value: String)] = [("Host", "127.0.0.1"), ("Content-Length", String(body.count))]
+        for (name, value) in headers {
+            if let i = fields.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) { fields[i].value = value } else { fields.append((name, value)) }
+        }
+        let response = await runtime.service.handle(HTTPRequest(method: "POST", target: path, headers: fields, body: body))
+        return Self.reply(response.status, response.headers, response.body)
+    }
+
+    private func sendOverHTTP(path: String, body: [UInt8], headers: [(String, String)], session: URLSession) async throws -> ProxyReply {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = "POST"
         request.httpBody = Data(body)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let headers = extra ?? Self.credentials(for: path)
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse

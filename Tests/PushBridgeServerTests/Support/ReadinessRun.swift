@@ -20,7 +20,7 @@ final class ReadinessRun: Sendable {
         legacy = try FakeLegacyProvider(.onesignal, behaviour: { request in
             String(decoding: request.body, as: UTF8.self).contains(Self.marker) ? legacyFault : nil
         })
-        proxy = try ProxyHarness(upstream: openPush.baseURL, oneSignalExtra: mode,
+        proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: mode,
                                  topExtra: #", "legacy": {"onesignal": "\#(legacy.baseURL)"}, "delivery": {"max_attempts": 1}, "readiness": {\#(readiness)}"#)
     }
 

@@ -4,7 +4,9 @@ import Foundation
 /// `openssl` package), in a temporary folder: it issues server certificates for 127.0.0.1
 /// with a chosen serial and lifetime.
 struct TestCertificateAuthority {
-    let directory: URL
+    /// The folder of the authority's and its certificates' files, removed with the last copy.
+    let folder: TemporaryDirectory
+    var directory: URL { folder.url }
     var certificatePath: String { directory.appendingPathComponent("ca.pem").path }
     private var keyPath: String { directory.appendingPathComponent("ca.key").path }
 
@@ -17,8 +19,7 @@ struct TestCertificateAuthority {
     }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-ca-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        folder = try TemporaryDirectory("pushbridge-ca")
         try Self.openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath, "-out", certificatePath,
                           "-days", "2", "-subj", "/CN=PushBridge Test CA"])
     }
