@@ -50,9 +50,9 @@ struct ShutdownRefusalTests {
         let proxy = try ProxyHarness(upstream: upstream.baseURL)
         let held = try HeldRequest(port: proxy.port, path: ProxyModesLiveTests.startPath,
                                    headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)")], body: ProxyModesLiveTests.startBody)
-        #expect(await eventually { proxy.runtime.server.core.openRequests == 1 }, "the held request never reached the server")
+        #expect(await eventually { proxy.server.core.openRequests == 1 }, "the held request never reached the server")
         let stopping = Task { await proxy.stop() }
-        #expect(await eventually { proxy.runtime.server.core.registry.withLock { $0.draining } }, "the server never began draining")
+        #expect(await eventually { proxy.server.core.registry.withLock { $0.draining } }, "the server never began draining")
         let reply = try await held.finish()
         await stopping.value
 

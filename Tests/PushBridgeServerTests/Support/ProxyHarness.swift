@@ -143,6 +143,12 @@ final class ProxyHarness: Sendable {
         return runtime.port
     }
 
+    /// The listener (live mode only).
+    var server: HTTPServer {
+        guard let server = runtime.server else { preconditionFailure("an in-process proxy has no listener: build the harness with .live") }
+        return server
+    }
+
     /// POSTs `body` to `path` with the dialect's credentials added (or `extra` instead); in
     /// live mode over HTTP with `session`.
     func send(path: String, body: [UInt8], headers extra: [(String, String)]? = nil, session: URLSession = .shared) async throws -> ProxyReply {
