@@ -1,53 +1,202 @@
 import Foundation
 import Testing
+import PushBridgeCore
 @testable import PushBridgeServer
 
-/// `pushbridge audit copy`: an SQLite audit moved into PostgreSQL, idempotently.
+/// `pushbridge audit copy`: a real SQLite audit written by ``AuditStore`` copied by the real
+/// binary into the throwaway PostgreSQL cluster, checked with SQL on both sides.
 @Suite(.serialized) struct AuditCopyTests {
-    @Test func copiesEveryTableAndASecondRunChangesNothing() async throws {
-        try await withTemporaryAudit { path in
-            let store = try AuditStore(path: path)
-            try await fillVariedAudit(store)
-            await store.close()
-            let uri = try PostgresTestCluster.start().makeDatabase()
-            var calls: [(Int, Int)] = []
-            let first = try AuditCopy.run(from: path, to: uri, pageSize: 7) { calls.append(($0, $1)) }
-            #expect(first.map(\.table) == ["requests", "findings", "shadow_comparisons", "scheduled_sends"])
-            #expect(first.map(\.source) == [30, 43, 6, 0])
-            #expect(first.map(\.inserted) == first.map(\.source))
-            #expect(calls.last.map { $0.0 == $0.1 && $0.1 == 79 } == true)
-            #expect(calls.count > 10)
-
-            let second = try AuditCopy.run(from: path, to: uri, pageSize: 7)
-            #expect(second.map(\.source) == first.map(\.source))
-            #expect(second.map(\.inserted) == [0, 0, 0, 0])
-
-            let original = try AuditReader(path: path), copied = try AuditReader(path: uri)
-            for table in ["requests", "findings", "shadow_comparisons"] {
-                #expect(try copied.query("SELECT count(*) FROM \(table)") == original.query("SELECT count(*) FROM \(table)"), "\(table)")
+    /// Every table's copied columns, every row, from SQLite and PostgreSQL, in key order; a
+    /// value as text (integers in decimal, reals through `Double`), nil for NULL.
+    static func rows(_ table: AuditCopyTable, sqlite path: String, postgres uri: String) throws -> (file: [[String?]], copied: [[String?]]) {
+        let file = try SQLiteDatabase(path: path)
+        let present = Set(try file.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap { $0.first?.textValue })
+        let columns = table.columns.map { present.contains($0) ? $0 : "NULL" }.joined(separator: ", ")
+        let order = table.key.joined(separator: ", ")
+        let fileRows = try file.rows("SELECT \(columns) FROM \(table.name) ORDER BY \(order)").map { row in
+            row.map { value -> String? in
+                switch value {
+                case .null: nil
+                case .integer(let integer): String(integer)
+                case .real(let real): "\(real)"
+                case .text(let text): text
+                case .blob: "blob"
+                }
             }
-            #expect(try copied.report() == original.report())
-            #expect(try copied.show(requestId: "R0005") == original.show(requestId: "R0005"))
+        }
+        let types = try PostgresConnection(uri).execute("""
+            SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1
+            """, [table.name]).rows
+        let reals = Set(types.filter { $0[1] == "double precision" }.compactMap { $0[0] })
+        let copied = try PostgresConnection(uri).execute("SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name) ORDER BY \(order)").rows.map { row in
+            zip(table.columns, row).map { column, value in reals.contains(column) ? value.flatMap(Double.init).map { "\($0)" } : value }
+        }
+        return (fileRows, copied)
+    }
+
+    static func count(_ table: String, _ uri: String) throws -> Int {
+        Int(try PostgresConnection(uri).execute("SELECT count(*) FROM \(table)").value(0, 0) ?? "") ?? -1
+    }
+
+    /// Writes an audit with rows of several outcomes, findings, attempts, a pending row, a
+    /// shadow comparison and a scheduled-send mirror row.
+    static func writeAudit(_ path: String) async throws -> AuditStore {
+        let store = try AuditStore(path: path)
+        try await store.record(sampleEntry("COPY-FWD", receivedAt: 1_700_000_000_000), sampleCompletion())
+        try await store.record(sampleEntry("COPY-REJ", receivedAt: 1_700_000_001_000, findings: 1),
+                               AuditCompletion(finishedAt: 1_700_000_001_005, outcome: .rejected, responseStatus: 400,
+                                               responseBody: #"{"errors":["bad"]}"#, errorMessage: "name: required"))
+        try await store.record(sampleEntry("COPY-FAIL", receivedAt: 1_700_000_002_000, findings: 0),
+                               AuditCompletion(finishedAt: 1_700_000_002_900, outcome: .failed, upstreamStatus: 503, upstreamBody: "down",
+                                               upstreamLatencyMs: 0.1 + 0.2,
+                                               attempts: [UpstreamAttempt(startedAt: 1_700_000_002_000, status: 503, latencyMs: 1.25),
+                                                          UpstreamAttempt(startedAt: 1_700_000_002_400, error: "timeout", latencyMs: 400)],
+                                               responseStatus: 502, errorMessage: "OpenPush answered 503"))
+        try await store.begin(sampleEntry("COPY-PEND", receivedAt: 1_700_000_003_000, findings: 2))
+        try await store.record(ShadowComparison(
+            requestId: "COPY-FWD", comparedAt: 1_700_000_000_500, dialect: .onesignal, route: .start, sourceApp: "app-1",
+            primary: .init(provider: "openpush", status: 201, body: #"{"id":"n1"}"#, latencyMs: 12.5, error: nil),
+            shadow: .init(provider: "legacy:onesignal", status: 400, body: #"{"errors":["x"]}"#, latencyMs: 30.75, error: nil)))
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA busy_timeout = 5000")
+        try database.execute("""
+            INSERT INTO scheduled_sends (request_id, ordinal, send_at, state, target_app, request, created_at, claimed_at, sent_at, upstream_status, attempts, error_message)
+            VALUES ('COPY-FWD', 0, 1700000100000, 'sent', 'op-app', '{"method":"POST"}', 1700000000000, 1700000100001, 1700000100200, 201, '[]', NULL)
+            """, [])
+        // Rows written before the file had instance names.
+        try database.execute("UPDATE requests SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
+        try database.execute("UPDATE findings SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
+        return store
+    }
+
+    @Test func copiesEveryRowAndColumnAndCopyingAgainChangesNothing() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            let store = try await Self.writeAudit(path)
+            let first = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stderr.isEmpty, "progress was written to a standard error that is not a terminal: \(first.stderr)")
+            #expect(first.stdout.contains("as copied:audit.sqlite: requests 4 read, 4 copied, 0 updated, 0 already present; findings 6 read, 6 copied"),
+                    "\(first.stdout)")
+            let expected = ["requests": 4, "findings": 6, "shadow_comparisons": 1, "scheduled_sends": 1]
+            for (table, rows) in expected { #expect(try Self.count(table, uri) == rows, "\(table)") }
+            for table in AuditCopyTable.all {
+                let (file, copied) = try Self.rows(table, sqlite: path, postgres: uri)
+                let instance = table.columns.firstIndex(of: AuditCopyTable.instanceColumn)!
+                #expect(copied.contains { $0[instance] == "copied:audit.sqlite" } == (table.name != "shadow_comparisons"), "\(table.name)")
+                #expect(copied.contains { $0[instance] == InstanceSettings.defaultName } == (table.name != "scheduled_sends"), "\(table.name)")
+                let withLabel = file.map { row in row.enumerated().map { $0.offset == instance ? $0.element ?? "copied:audit.sqlite" : $0.element } }
+                #expect(copied == withLabel, "\(table.name): the copied rows differ from the file's")
+            }
+            let failed = try PostgresConnection(uri).execute(
+                "SELECT upstream_latency_ms, attempts, response_status, outcome, error_message FROM requests WHERE request_id = 'COPY-FAIL'").rows
+            #expect(failed.first?[0].flatMap(Double.init) == 0.1 + 0.2 && failed.first?[3] == "failed" && failed.first?[4] == "OpenPush answered 503")
+            #expect(failed.first?[1]?.contains("timeout") == true)
+
+            let again = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
+            #expect(again.status == 0 && again.stdout.contains("requests 4 read, 0 copied, 0 updated, 4 already present"), "\(again.stdout)\(again.stderr)")
+            for (table, rows) in expected { #expect(try Self.count(table, uri) == rows, "\(table) after the second copy") }
+
+            try await store.finish("COPY-PEND", sampleCompletion(finishedAt: 1_700_000_003_100))
+            await store.close()
+            let third = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
+            #expect(third.status == 0 && third.stdout.contains("requests 4 read, 0 copied, 1 updated, 3 already present"), "\(third.stdout)\(third.stderr)")
+            let finished = try PostgresConnection(uri).execute("SELECT outcome, finished_at FROM requests WHERE request_id = 'COPY-PEND'").rows
+            #expect(finished.first?[0] == "forwarded" && finished.first?[1] == "1700000003100")
+            for (table, rows) in expected { #expect(try Self.count(table, uri) == rows, "\(table) after the third copy") }
         }
     }
 
-    @Test func theCommandCopiesTwiceWithTheSameCountsAndNoBarOffATerminal() async throws {
+    @Test func theCopyReadsBackAsTheFileDoes() async throws {
         try await withTemporaryAudit { path in
             let store = try AuditStore(path: path)
             try await fillVariedAudit(store)
             await store.close()
             let uri = try PostgresTestCluster.start().makeDatabase()
-            let first = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
-            #expect(first.status == 0, "\(first.stderr)")
-            #expect(first.stdout.contains("requests: 30 in the file, 30 copied"), "\(first.stdout)")
-            #expect(!first.stderr.contains("█"))
-            let second = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
-            #expect(second.status == 0)
-            #expect(second.stdout.contains("requests: 30 in the file, 0 copied"), "\(second.stdout)")
-            let refused = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", "postgresql://u:secret@127.0.0.1/x"])
-            #expect(refused.status != 0)
-            #expect(refused.stderr.contains("PGPASSWORD"))
-            #expect(!refused.stderr.contains("secret"))
+            let counts = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 7).run()
+            #expect(counts.map(\.read) == [30, 43, 6, 0] && counts.map(\.inserted) == counts.map(\.read))
+            let original = try AuditReader(path: path), copied = try AuditReader(path: uri)
+            #expect(try copied.report() == original.report())
+            #expect(try copied.show(requestId: "R0005") == original.show(requestId: "R0005"))
+            #expect(try copied.list(limit: 100) == original.list(limit: 100))
         }
+    }
+
+    @Test func smallBatchesCopyTheSameRowsAndReportProgressAfterEachCommit() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            try await Self.writeAudit(path).close()
+            var seen: [AuditCopyProgress] = []
+            let counts = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 2).run { seen.append($0) }
+            #expect(counts.map(\.inserted) == [4, 6, 1, 1] && counts.map(\.read) == [4, 6, 1, 1])
+            #expect(seen.map(\.done) == [2, 4, 6, 8, 10, 11, 12] && seen.allSatisfy { $0.total == 12 }, "\(seen)")
+            #expect(seen.map(\.table) == ["requests", "requests", "findings", "findings", "findings", "shadow_comparisons", "scheduled_sends"])
+            for table in AuditCopyTable.all {
+                let (file, copied) = try Self.rows(table, sqlite: path, postgres: uri)
+                #expect(file.count == copied.count && copied.count > 0, "\(table.name)")
+            }
+            let again = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 3).run()
+            #expect(again.map(\.unchanged) == [4, 6, 1, 1] && again.map(\.inserted) == [0, 0, 0, 0])
+        }
+    }
+
+    @Test func aRowAnotherInstanceWroteIsLeftAloneAndTheInstanceOptionLabelsRows() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            try await Self.writeAudit(path).close()
+            let target = try PostgresConnection(uri)
+            try PostgresSchema.migrator.migrate(target)
+            try target.execute("INSERT INTO requests (request_id, received_at, outcome, instance_name) VALUES ('COPY-FAIL', 1, 'forwarded', 'live-1')")
+            let out = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri, "--instance", "old-host"])
+            #expect(out.status == 0 && out.stdout.contains("requests 4 read, 3 copied, 0 updated, 1 already present"), "\(out.stdout)\(out.stderr)")
+            let rows = try target.execute("SELECT request_id, outcome, instance_name FROM requests ORDER BY request_id").rows
+            #expect(rows.contains { $0 == ["COPY-FAIL", "forwarded", "live-1"] }, "\(rows)")
+            #expect(rows.filter { $0[2] == "old-host" }.map { $0[0] } == ["COPY-REJ"], "\(rows)")
+        }
+    }
+
+    @Test func aPasswordInTheURIIsRefusedBeforeAnythingIsCopied() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            try await Self.writeAudit(path).close()
+            let withPassword = uri.replacingOccurrences(of: "postgres@", with: "postgres:secret@")
+            let out = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", withPassword])
+            #expect(out.status == 2 && out.stderr.contains("--to: the URI carries a password; give it through PGPASSWORD, PGPASSFILE or ~/.pgpass"), "\(out.stderr)")
+            #expect(!out.stderr.contains("secret") && out.stdout.isEmpty)
+            let tables = try PostgresConnection(uri).execute("SELECT to_regclass('requests') IS NULL").value(0, 0)
+            #expect(tables == "t", "the database was migrated or written")
+            let notPostgres = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", "/tmp/x.db"])
+            #expect(notPostgres.status == 2 && notPostgres.stderr.contains("--to takes a postgresql:// URI, not '/tmp/x.db'"), "\(notPostgres.stderr)")
+        }
+    }
+
+    @Test func aMissingFileIsNamedAndNotCreated() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-missing-\(UUID().uuidString).sqlite").path
+        let out = try await CLIRunner.runAsync(["audit", "copy", "--from", missing, "--to", uri])
+        #expect(out.status == 1 && out.stderr == "pushbridge audit copy: no audit file at \(missing)\n", "\(out.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let usage = try await CLIRunner.runAsync(["audit", "copy", "--to", uri])
+        #expect(usage.status == 2 && usage.stderr.contains("missing --from FILE"), "\(usage.stderr)")
+    }
+
+    @Test func aTerminalGetsAProgressBar() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            try await Self.writeAudit(path).close()
+            // `script` gives the command a pseudo-terminal for its standard error (and output).
+            let command = [CLIRunner.binary.path, "audit", "copy", "--from", path, "--to", uri].map { "'\($0)'" }.joined(separator: " ")
+            let out = try CLIRunner.runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"])
+            #expect(out.status == 0 && out.stdout.contains("12/12 rows") && out.stdout.contains("█"), "\(out.stdout)\(out.stderr)")
+        }
+    }
+
+    @Test func theMappingRefusesAColumnItDoesNotName() {
+        let table = AuditCopyTable.findings
+        #expect(table.mismatch(source: table.columns, target: table.columns) == nil)
+        #expect(table.mismatch(source: table.columns + ["extra"], target: table.columns)?.contains("findings.extra has no counterpart") == true)
+        #expect(table.mismatch(source: table.columns, target: table.columns + ["extra"])?.contains("findings.extra has no source") == true)
+        #expect(table.mismatch(source: table.columns.filter { $0 != "message" }, target: table.columns)?.contains("no message column") == true)
+        #expect(table.mismatch(source: table.columns.filter { $0 != AuditCopyTable.instanceColumn }, target: table.columns) == nil)
     }
 }

@@ -1,86 +1,168 @@
-/// `pushbridge audit copy`: an SQLite audit's rows, findings, shadow comparisons and
-/// scheduled-start mirror copied into a PostgreSQL audit (migrated first), page by page in
-/// key order, each page one transaction of `INSERT … ON CONFLICT DO NOTHING`. Idempotent: a
-/// row already there (same request id, same key) is left as it is, so a second run, or a run
-/// after an interrupted one, copies only what is missing. Columns a file predates are NULL.
-public enum AuditCopy {
-    /// One table's figures.
-    public struct TableCount: Sendable, Equatable {
-        /// The table.
-        public var table: String
-        /// Rows in the SQLite file.
-        public var source: Int
-        /// Rows this run inserted (the others were there already).
-        public var inserted: Int
+import Foundation
+
+/// Copies an SQLite audit file into a PostgreSQL audit (`pushbridge audit copy`): requests
+/// (with their attempts), findings, shadow comparisons and the scheduled-send mirror.
+///
+/// - The target is migrated first (``PostgresSchema``), so an empty database works.
+/// - The file is read in one read transaction (one consistent snapshot, even while a proxy
+///   writes it) and never changed. It is read in batches along each table's key; each batch
+///   is one multi-row upsert in its own PostgreSQL transaction, so an interrupted copy keeps
+///   what it committed and the next run completes it.
+/// - Idempotent: a row is identified by its request id (and ordinal). A row PostgreSQL does
+///   not have is inserted; a row it has with the same values is left alone (no write); a
+///   row an earlier copy brought whose values have changed in the file since (a request
+///   that was still `pending` then) is updated to the file's values, so copying a live file
+///   once and again after stopping its proxy leaves the final rows. A row with the same id
+///   that another instance wrote is never overwritten.
+/// - Column for column: ``AuditCopyTable`` accounts for every column of both schemas and the
+///   copy refuses to start when either side has one it does not name.
+public struct AuditCopy: Sendable {
+    /// The SQLite audit file.
+    public let path: String
+    /// The PostgreSQL audit.
+    public let uri: PostgresURI
+    /// The `instance_name` given to copied rows whose file records none.
+    public let instance: String
+    /// Rows per batch (fewer for wide tables: a statement takes at most 65,535 parameters).
+    public let batchSize: Int
+
+    /// A copy of the audit at `path` into `uri`; `instance` defaults to
+    /// ``defaultInstance(forFile:)``.
+    public init(from path: String, to uri: PostgresURI, instance: String? = nil, batchSize: Int = 500) {
+        self.path = path
+        self.uri = uri
+        self.instance = instance ?? Self.defaultInstance(forFile: path)
+        self.batchSize = max(1, batchSize)
     }
 
-    /// A table and the key its pages are read in (a unique key in both engines).
-    struct Table {
-        var name: String
-        var key: [String]
+    /// `copied:<file name>`: the label of rows copied from the file at `path`.
+    public static func defaultInstance(forFile path: String) -> String {
+        "copied:" + URL(fileURLWithPath: path).lastPathComponent
     }
 
-    static let tables = [
-        Table(name: "requests", key: ["request_id"]),
-        Table(name: "findings", key: ["request_id", "ordinal"]),
-        Table(name: "shadow_comparisons", key: ["request_id"]),
-        Table(name: "scheduled_sends", key: ["request_id", "ordinal"]),
-    ]
+    /// One table as this copy sees it on both sides.
+    struct Plan {
+        var table: AuditCopyTable
+        var sourceColumns: Set<String>
+        var targetTypes: [String: String]
+        var rows: Int
+    }
 
-    /// Copies the audit file at `path` into the database at `uri`; `progress(done, total)` is
-    /// called after each page with the rows read so far. Returns each table's figures.
-    public static func run(from path: String, to uri: String, pageSize: Int = 1_000,
-                           progress: (Int, Int) -> Void = { _, _ in }) throws -> [TableCount] {
-        let source = try AuditDatabase.openForReading(path: path, busyTimeout: .seconds(5))
-        let target = try PostgresConnection(try PostgresURI(uri).text, connectTimeout: .seconds(10))
+    /// Copies every table; calls `progress` after each committed batch. Returns what
+    /// happened per table. Throws ``ExistingFile/Missing`` when there is no file at ``path``
+    /// (and creates none), ``AuditError/notAnAudit(_:)`` for a file that is not an audit,
+    /// ``AuditCopyError`` when a column or value cannot be carried, and ``PostgresError``.
+    public func run(progress: (AuditCopyProgress) -> Void = { _ in }) throws -> [AuditCopyCounts] {
+        let source = try AuditDatabase.openForReading(path: ExistingFile.require(path, what: "audit file"), busyTimeout: .seconds(5))
+        let target = try PostgresConnection(uri.text, connectTimeout: .seconds(5))
         try PostgresSchema.migrator.migrate(target)
-        var counts: [TableCount] = []
-        var totals: [Int] = []
-        for table in tables {
-            totals.append(Int(try source.rows("SELECT count(*) FROM \(table.name)").first?.first?.integerValue ?? 0))
-        }
-        let total = totals.reduce(0, +)
-        var done = 0
-        progress(0, total)
-        for (table, count) in zip(tables, totals) {
-            let columns = try sharedColumns(table.name, source: source, target: target)
-            var inserted = 0
-            var after: [SQLiteValue]?
-            while true {
-                let page = try readPage(table, columns: columns, after: after, limit: pageSize, from: source)
-                guard !page.isEmpty else { break }
-                inserted += try insert(page, into: table.name, columns: columns, on: target)
-                done += page.count
-                progress(done, total)
-                after = table.key.map { key in page[page.count - 1][columns.firstIndex(of: key) ?? 0] }
+        return try source.transaction(.deferred) {
+            let plans = try AuditCopyTable.all.map { try plan($0, source: source, target: target) }
+            let total = plans.reduce(0) { $0 + $1.rows }
+            var done = 0
+            return try plans.map { plan in
+                try copy(plan, from: source, to: target) { batch in
+                    done += batch
+                    progress(AuditCopyProgress(table: plan.table.name, done: done, total: total))
+                }
             }
-            counts.append(TableCount(table: table.name, source: count, inserted: inserted))
         }
-        return counts
     }
 
-    /// The columns of `table` in both databases, in the file's order (never PostgreSQL's `id`).
-    static func sharedColumns(_ table: String, source: SQLiteDatabase, target: PostgresConnection) throws -> [String] {
-        let fileColumns = try source.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0.first?.textValue }
-        let serverColumns = Set(try target.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1",
-                                                   [table]).rows.compactMap { $0.first ?? nil })
-        return fileColumns.filter { $0 != "id" && serverColumns.contains($0) }
+    /// Reads both sides' columns and checks that the mapping covers them.
+    func plan(_ table: AuditCopyTable, source: SQLiteDatabase, target: PostgresConnection) throws -> Plan {
+        let sourceColumns = try source.rows("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap { $0.first?.textValue }
+        let typed = try target.execute("""
+            SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+            WHERE attrelid = to_regclass($1)::oid AND attnum > 0 AND NOT attisdropped ORDER BY attnum
+            """, [table.name]).rows
+        let targetTypes = Dictionary(typed.compactMap { row in row[0].flatMap { name in row[1].map { (name, $0) } } }) { first, _ in first }
+        if let problem = table.mismatch(source: sourceColumns, target: typed.compactMap { $0[0] }) {
+            throw AuditCopyError("\(path): \(problem)")
+        }
+        let rows = sourceColumns.isEmpty ? 0 : try source.rows("SELECT count(*) FROM \(table.name)").first?.first?.integerValue ?? 0
+        return Plan(table: table, sourceColumns: Set(sourceColumns), targetTypes: targetTypes, rows: Int(rows))
     }
 
-    /// Up to `limit` rows after the key `after` (the first page when nil), in key order.
-    static func readPage(_ table: Table, columns: [String], after: [SQLiteValue]?, limit: Int, from source: SQLiteDatabase) throws -> [[SQLiteValue]] {
-        let key = "(" + table.key.joined(separator: ", ") + ")"
-        let marks = "(" + table.key.map { _ in "?" }.joined(separator: ", ") + ")"
-        let filter = after == nil ? "" : "WHERE \(key) > \(marks)"
-        return try source.rows("SELECT \(columns.joined(separator: ", ")) FROM \(table.name) \(filter) ORDER BY \(table.key.joined(separator: ", ")) LIMIT ?",
-                               (after ?? []) + [.integer(Int64(limit))])
+    /// Copies one table batch by batch; `committed` is called with each batch's size.
+    func copy(_ plan: Plan, from source: SQLiteDatabase, to target: PostgresConnection, committed: (Int) -> Void) throws -> AuditCopyCounts {
+        var counts = AuditCopyCounts(table: plan.table.name)
+        guard plan.rows > 0 else { return counts }
+        let table = plan.table
+        let limit = max(1, min(batchSize, 60_000 / table.columns.count))
+        let selected = (table.order + table.columns).map { plan.sourceColumns.contains($0) ? $0 : "NULL" }
+        var cursor: [SQLiteValue]?
+        while true {
+            let after = cursor.map { _ in "WHERE (\(table.order.joined(separator: ", "))) > (\(table.order.map { _ in "?" }.joined(separator: ", ")))" } ?? ""
+            let rows = try source.rows("SELECT \(selected.joined(separator: ", ")) FROM \(table.name) \(after) ORDER BY \(table.order.joined(separator: ", ")) LIMIT ?",
+                                       (cursor ?? []) + [.integer(Int64(limit))])
+            guard let last = rows.last else { return counts }
+            cursor = Array(last.prefix(table.order.count))
+            let values = try rows.map { row in try parameters(Array(row.dropFirst(table.order.count)), table: table) }
+            let inserted = try target.transaction {
+                try target.execute(upsert(table, rows: rows.count, types: plan.targetTypes), values.flatMap { $0 }).rows.map { $0.first ?? nil }
+            }
+            counts.read += rows.count
+            counts.inserted += inserted.filter { $0 == "t" }.count
+            counts.updated += inserted.filter { $0 == "f" }.count
+            committed(rows.count)
+            if rows.count < limit { return counts }
+        }
     }
 
-    /// Inserts `rows` in one transaction, skipping those already there; returns how many went in.
-    static func insert(_ rows: [[SQLiteValue]], into table: String, columns: [String], on target: PostgresConnection) throws -> Int {
-        let row = "(" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-        let sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-            + Array(repeating: row, count: rows.count).joined(separator: ", ") + " ON CONFLICT DO NOTHING"
-        return try target.inTransaction { try target.change(sql, rows.flatMap { $0 }) }
+    /// One row's values as PostgreSQL text parameters, in ``AuditCopyTable/columns`` order.
+    func parameters(_ row: [SQLiteValue], table: AuditCopyTable) throws -> [String?] {
+        let key = zip(table.columns, row).filter { table.key.contains($0.0) }.map { "\($0.0) \(Self.describe($0.1))" }.joined(separator: ", ")
+        return try zip(table.columns, row).map { column, value in
+            if column == AuditCopyTable.instanceColumn, value == .null { return instance }
+            return try Self.text(value, at: "\(table.name).\(column) of the row with \(key)")
+        }
+    }
+
+    /// The multi-row upsert of `rows` rows: inserts new rows; updates a row only when it
+    /// carries the same instance name and a value differs; returns whether each written row
+    /// was inserted (`t`) or updated (`f`).
+    func upsert(_ table: AuditCopyTable, rows: Int, types: [String: String]) -> String {
+        let columns = table.columns
+        let tuples = (0..<rows).map { row in
+            "(" + columns.enumerated().map { index, column in "$\(row * columns.count + index + 1)::\(types[column] ?? "text")" }.joined(separator: ", ") + ")"
+        }
+        let changing = columns.filter { !table.key.contains($0) }
+        let instance = AuditCopyTable.instanceColumn
+        return """
+            INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
+            ON CONFLICT (\(table.key.joined(separator: ", "))) DO UPDATE SET \(changing.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
+            WHERE \(table.name).\(instance) IS NOT DISTINCT FROM EXCLUDED.\(instance)
+              AND (\(changing.map { "\(table.name).\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(changing.map { "EXCLUDED.\($0)" }.joined(separator: ", ")))
+            RETURNING (xmax = 0)
+            """
+    }
+
+    /// An SQLite value as the text PostgreSQL reads back as the same value; throws for what
+    /// a PostgreSQL text or number column cannot hold exactly (bytes, text with a NUL).
+    static func text(_ value: SQLiteValue, at place: @autoclosure () -> String) throws -> String? {
+        switch value {
+        case .null: return nil
+        case .integer(let integer): return String(integer)
+        case .real(let real):
+            if real.isNaN { return "NaN" }
+            if real.isInfinite { return real < 0 ? "-Infinity" : "Infinity" }
+            return "\(real)"
+        case .text(let text):
+            guard !text.utf8.contains(0) else { throw AuditCopyError("\(place()) holds a NUL character, which PostgreSQL text cannot store") }
+            return text
+        case .blob(let bytes):
+            throw AuditCopyError("\(place()) holds \(bytes.count) bytes of binary data, which the PostgreSQL audit's column cannot store")
+        }
+    }
+
+    private static func describe(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let integer): String(integer)
+        case .real(let real): "\(real)"
+        case .text(let text): text
+        case .blob(let bytes): "\(bytes.count) bytes"
+        }
     }
 }

@@ -1,7 +1,6 @@
-import Foundation
 import PushBridgeServer
 
-/// `pushbridge audit list|show|prune`: reads an audit file (a running proxy may be writing
+/// `pushbridge audit list|show|prune|copy`: reads an audit file (a running proxy may be writing
 /// it) and prints human-readable tables. Never prints a secret: the audit holds none.
 enum AuditCommand {
     /// `--db` of every audit subcommand.
@@ -9,7 +8,7 @@ enum AuditCommand {
 
     /// The declaration.
     static let command = Command(
-        name: "audit", summary: "read and prune the audit",
+        name: "audit", summary: "read, prune and copy the audit",
         subcommands: [
             Command(name: "list", summary: "list audited requests, newest first",
                     options: [
@@ -24,13 +23,7 @@ enum AuditCommand {
             Command(name: "prune", summary: "delete requests older than N days (rows still pending or scheduled are kept)",
                     options: [Option(name: "older-than-days", kind: .number(minimum: 0), help: "the age in days", required: true), db],
                     run: { prune($0) }),
-            Command(name: "copy", summary: "copy an SQLite audit into a PostgreSQL one; rows already there are skipped, so it can run again",
-                    options: [
-                        Option(name: "from", kind: .text(placeholder: "FILE"), help: "the SQLite audit file", required: true),
-                        Option(name: "to", kind: .text(placeholder: "URI"),
-                               help: "the postgresql:// URI (no password in it: PGPASSWORD, PGPASSFILE or ~/.pgpass)", required: true),
-                    ],
-                    run: { copy($0) }),
+            AuditCopyCommand.command,
         ])
 
     static func database(_ arguments: ParsedArguments) -> String { arguments["db"] ?? ProxyConfiguration.defaultAuditDatabasePath }
@@ -67,23 +60,6 @@ enum AuditCommand {
             print("pruned \(deleted) request\(deleted == 1 ? "" : "s") older than \(days) day\(days == 1 ? "" : "s") from \(database(arguments))")
             return 0
         } catch {
-            return arguments.fail("\(error)")
-        }
-    }
-
-    static func copy(_ arguments: ParsedArguments) -> Int32 {
-        let onTerminal = isatty(STDERR_FILENO) == 1
-        var progress: ReplayProgress?
-        do {
-            let counts = try AuditCopy.run(from: arguments["from"] ?? "", to: arguments["to"] ?? "") { done, total in
-                if progress == nil { progress = ReplayProgress(total: total, enabled: onTerminal, unit: "rows") }
-                progress?.update(done)
-            }
-            progress?.finish()
-            for count in counts { print("\(count.table): \(count.source) in the file, \(count.inserted) copied") }
-            return 0
-        } catch {
-            progress?.finish()
             return arguments.fail("\(error)")
         }
     }
