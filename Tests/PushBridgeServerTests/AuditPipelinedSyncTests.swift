@@ -31,14 +31,9 @@ struct AuditPipelinedSyncTests {
                 returned.withLock { $0 = true }
             }
             // The row is committed (another connection sees it) while its sync is held back...
-            var visible = false
-            for _ in 0..<500 where !visible {
-                visible = try store.reader.query("SELECT count(*) FROM requests WHERE request_id = 'SYNCED1'") == [[.integer(1)]]
-                if !visible { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            #expect(visible)
-            try await Task.sleep(for: .milliseconds(50))
-            #expect(gate.reached.withLock { $0 } >= 1)
+            let reader = store.reader
+            #expect(await eventually(5) { (try? reader.query("SELECT count(*) FROM requests WHERE request_id = 'SYNCED1'")) == [[.integer(1)]] })
+            #expect(await eventually(5) { gate.reached.withLock { $0 } >= 1 }, "the sync never reached the gate")
             // ...and its caller has not been told.
             #expect(returned.withLock { $0 } == false)
             gate.open()

@@ -133,11 +133,7 @@ struct FaultInjectionTests {
     }
 
     static func completedRow(_ proxy: ProxyHarness, _ id: String) async throws -> AuditRecord? {
-        for _ in 0..<100 {
-            if let r = try AuditReader(path: proxy.auditPath).show(requestId: id), r.outcome != "pending" { return r }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
+        try await firstValue(within: 2) { try AuditReader(path: proxy.auditPath).show(requestId: id).flatMap { $0.outcome != "pending" ? $0 : nil } }
     }
 
     static func get(port: UInt16, path: String) async throws -> Int {

@@ -83,8 +83,10 @@ struct HTTPServerTests {
     }
 
     @Test func slowHandlerGets504AtTheDeadlineWhileOtherRequestsAreServed() async throws {
+        let slowStarted = Mutex(false)
         let server = try makeServer({ $0.handlerDeadline = .milliseconds(300) }) { request in
             if request.path == "/slow" {
+                slowStarted.withLock { $0 = true }
                 // Ignores cancellation on purpose: the connection must not wait for it.
                 let end = ContinuousClock.now.advanced(by: .seconds(3))
                 while ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(50)) }
@@ -94,7 +96,7 @@ struct HTTPServerTests {
         let clock = ContinuousClock()
         let start = clock.now
         async let slow = RawHTTPClient.send(port: server.port, target: "/slow")
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually(5) { slowStarted.withLock { $0 } }, "the slow request never reached its handler")
         for index in 0..<5 {
             let fast = try await RawHTTPClient.send(port: server.port, target: "/fast\(index)")
             #expect(fast.status == 200)
@@ -143,12 +145,14 @@ struct HTTPServerTests {
     }
 
     @Test func stopWaitsForARequestInFlight() async throws {
+        let entered = Mutex(false)
         let server = try makeServer { _ in
+            entered.withLock { $0 = true }
             try? await Task.sleep(for: .milliseconds(300))
             return HTTPResponse(status: 200, body: Array("done".utf8))
         }
         async let response = RawHTTPClient.send(port: server.port, target: "/in-flight")
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually(5) { entered.withLock { $0 } }, "the request never reached its handler")
         await server.stop(gracePeriod: .seconds(3))
         let answered = try await response
         #expect(answered.status == 200)

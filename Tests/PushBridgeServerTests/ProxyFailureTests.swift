@@ -26,11 +26,7 @@ struct ProxyFailureTests {
     /// The audit row for a request id, waiting briefly for rows written after the answer (413).
     func row(_ proxy: ProxyHarness, _ id: String?) async throws -> AuditRecord? {
         guard let id else { return nil }
-        for _ in 0..<100 {
-            if let r = try AuditReader(path: proxy.auditPath).show(requestId: id), r.outcome != "pending" { return r }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
+        return try await firstValue(within: 2) { try AuditReader(path: proxy.auditPath).show(requestId: id).flatMap { $0.outcome != "pending" ? $0 : nil } }
     }
 
     @Test func badInputAndBadCredentialsAreRefusedInEachDialect() async throws {

@@ -48,7 +48,7 @@ import Testing
         #expect(pending.count == 1 && pending.first?.id == messages.first && pending.first?.sendAt == sendAt * 1000)
         // An hour passes: nothing is due; then the proxy stops before the send time.
         clockA.advance(byMilliseconds: 3_600_000)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await clockA.settled(), "the scheduler did not sleep again after the hour passed")
         #expect(upstream.all.isEmpty)
         await first.stop()
         let schedulerDB = first.directory.appendingPathComponent("audit-scheduled.sqlite").path
@@ -65,7 +65,7 @@ import Testing
         let clockB = ManualDeliveryClock(startMilliseconds: now * 1000)
         let second = try ProxyHarness(.inProcess, upstream: upstream.baseURL, folder: first.folder, clock: clockB)
         #expect(try second.runtime.scheduler.store.list(states: [.pending]).count == 1)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await clockB.settled(), "the restarted scheduler never finished its first pass")
         #expect(upstream.all.isEmpty, "sent before its time")
         clockB.set(sendAt * 1000 + 1000)
         #expect(await eventually(10) { upstream.all.count == 1 })
@@ -88,7 +88,7 @@ import Testing
         // Time moves on and the scheduler runs again: still one send.
         clockB.advance(byMilliseconds: 120_000)
         second.runtime.scheduler.wake()
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await clockB.settled(), "the scheduler did not sleep again after its pass")
         #expect(upstream.all.count == 1)
         await second.stop()
         await upstream.server.stop(gracePeriod: .seconds(1))

@@ -96,13 +96,13 @@ import Testing
         #expect(!second.log.output.contains("sub_ios_alice") && !(row.upstreamBody ?? "").contains("sub_ios_alice"))
         // Never sent again, now or later.
         second.runtime.scheduler.wake()
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await second.schedulerSettled(), "the scheduler did not sleep again after its pass")
         #expect(upstream.all.count == 1)
         await second.stop()
 
         // A third start on the same files finds nothing to reconcile.
         let third = try Self.restart(s, upstream: upstream)
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await third.schedulerSettled(), "the third start's scheduler never finished its first pass")
         #expect(!third.log.output.contains("reconciled"), "\(third.log.output)")
         await third.stop()
         await upstream.server.stop(gracePeriod: .seconds(1))
@@ -124,7 +124,7 @@ import Testing
         #expect(try Self.mirror(second.auditPath, s.requestId).first == .text("cancelled"))
         #expect(second.log.lines.contains { $0.contains(s.requestId) && $0.contains("outcome=rejected") }, "\(second.log.output)")
         second.runtime.scheduler.wake()
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await second.schedulerSettled(), "the scheduler did not sleep again after its pass")
         #expect(upstream.all.isEmpty)
         await second.stop()
         await upstream.server.stop(gracePeriod: .seconds(1))
@@ -236,7 +236,7 @@ import Testing
         clock.set(first * 1000 + 1000)
         proxy.runtime.scheduler.wake()
         #expect(await eventually(10) { (try? proxy.runtime.scheduler.store.starts(ofRequest: requestId).first?.state) == .sent })
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await clock.settled(), "the scheduler did not sleep again after the first send")
         #expect(try AuditReader(path: proxy.auditPath).show(requestId: requestId)?.outcome == "scheduled")
         // The second is cancelled with the CLI while the proxy runs, the audit named.
         let schedulerPath = proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path
@@ -252,7 +252,7 @@ import Testing
         // Nothing more is sent, even past the second time.
         clock.set(second * 1000 + 1000)
         proxy.runtime.scheduler.wake()
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await clock.settled(), "the scheduler did not sleep again after its pass")
         #expect(upstream.all.count == 1)
         await proxy.stop()
         await upstream.server.stop(gracePeriod: .seconds(1))

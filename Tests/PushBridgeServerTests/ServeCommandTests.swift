@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import PushBridgeCore
 @testable import PushBridgeServer
@@ -8,7 +9,9 @@ import PushBridgeCore
 @Suite(.serialized)
 struct ServeCommandTests {
     @Test func sigtermFinishesTheRequestInFlightAndFlushesTheAudit() async throws {
+        let arrived = Mutex(false)
         let upstream = try RecordingSandbox { request in
+            arrived.withLock { $0 = true }
             try? await Task.sleep(for: .milliseconds(800))
             return nil
         }
@@ -29,7 +32,7 @@ struct ServeCommandTests {
         let body = Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-reference/body.json")))
         async let reply = try RawHTTPClient.send(port: UInt16(port)!, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
                                                  headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")], body: body)
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually(10) { arrived.withLock { $0 } }, "the request never reached the upstream")
         async let exited = serve.terminate() // SIGTERM while the upstream is still answering
         let answered = try await reply
         #expect(answered.status == 201, "the request in flight was cut: \(answered.status)")

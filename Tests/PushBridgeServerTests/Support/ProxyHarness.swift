@@ -81,6 +81,8 @@ final class ProxyHarness: Sendable {
 
     let runtime: ProxyRuntime
     let mode: ProxyTestMode
+    /// The clock that drives pacing and the scheduler, when the test moves it by hand.
+    let manualClock: ManualDeliveryClock?
     let log = LineCollector()
     /// The folder of the audit (and the scheduler's file); removed when the last harness that
     /// holds it goes, so a restart passes it on as `folder:`.
@@ -118,6 +120,7 @@ final class ProxyHarness: Sendable {
         configJSON = config
         let configuration = try ProxyConfiguration.load(json: Array(config.utf8), environment: Self.environment)
         self.mode = mode
+        manualClock = clock as? ManualDeliveryClock
         runtime = try ProxyRuntime.start(configuration, log: EventLog(format: .logfmt, minimumLevel: .info, sink: log.sink), clock: clock, auditClock: auditClock,
                                          listening: mode == .live)
     }
