@@ -68,6 +68,9 @@ struct MetricsTests {
             # HELP pushbridge_audit_pruned_rows_total Audit rows deleted by retention.
             # TYPE pushbridge_audit_pruned_rows_total counter
             pushbridge_audit_pruned_rows_total 203
+            # HELP pushbridge_audit_unavailable_total Requests refused with 503 because the audit database could not be reached.
+            # TYPE pushbridge_audit_unavailable_total counter
+            pushbridge_audit_unavailable_total 0
             # HELP pushbridge_log_lines_suppressed_total Finding log lines held back, by app and reason (per_request_cap, identical_rate).
             # TYPE pushbridge_log_lines_suppressed_total counter
 

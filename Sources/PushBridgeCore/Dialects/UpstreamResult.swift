@@ -27,6 +27,8 @@ public enum ProxyFailure: Sendable, Equatable {
     case upstream(String)
     /// Something inside PushBridge failed.
     case `internal`(String)
+    /// PushBridge cannot serve for now (its audit database is unreachable); nothing was sent.
+    case unavailable(String)
 
     /// The HTTP status a REST dialect would use.
     public var httpStatus: Int {
@@ -38,6 +40,7 @@ public enum ProxyFailure: Sendable, Equatable {
         case .rateLimited: 429
         case .upstream: 502
         case .internal: 500
+        case .unavailable: 503
         }
     }
 
@@ -45,7 +48,7 @@ public enum ProxyFailure: Sendable, Equatable {
     public var message: String {
         switch self {
         case .badRequest(let e): e.message
-        case .unauthorized(let m), .notFound(let m), .upstream(let m), .internal(let m): m
+        case .unauthorized(let m), .notFound(let m), .upstream(let m), .internal(let m), .unavailable(let m): m
         case .payloadTooLarge(let limit): "request body is larger than the limit of \(limit) bytes"
         case .rateLimited(let s): "rate limit exceeded; retry after \(s) seconds"
         }

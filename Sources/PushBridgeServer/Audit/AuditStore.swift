@@ -21,6 +21,8 @@ public final class AuditStore: Sendable {
     private let writer: AuditWriter
     /// The connections to PostgreSQL (the writer's and the reader's); nil on SQLite.
     public let pool: PostgresPool?
+    /// Watches whether PostgreSQL answers; nil on SQLite.
+    public let probe: PostgresProbe?
 
     /// Opens (creating if needed) and migrates the audit at `path`, marks rows left pending
     /// by a stopped process as unknown, and starts the writer thread.
@@ -38,6 +40,7 @@ public final class AuditStore: Sendable {
         }
         self.path = path
         self.pool = pool
+        self.probe = pool.map { PostgresProbe(pool: $0) }
         self.configuration = configuration
         self.writer = writer
         self.recoveredPendingCount = recovered
@@ -55,7 +58,12 @@ public final class AuditStore: Sendable {
 
     deinit {
         writer.requestStop()
+        probe?.stop()
     }
+
+    /// False while the audit's database cannot be reached (PostgreSQL down or restarting):
+    /// requests are then refused with 503 and `/healthz` says unhealthy. Always true on SQLite.
+    public var isReachable: Bool { probe?.isReachable ?? true }
 
     /// Writes the row for a request about to be forwarded (outcome `pending`) with its
     /// findings; returns once committed.
@@ -114,6 +122,7 @@ public final class AuditStore: Sendable {
     /// Writes everything queued, then stops the writer thread and closes its connection.
     /// Later writes throw ``AuditError/closed``.
     public func close() async {
+        probe?.stop()
         await writer.close()
     }
 }

@@ -48,7 +48,11 @@ enum AuditBegin {
             return nil
         } catch {
             deps.log.error("audit write failed; request not forwarded", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
-            return Outcome(answer: inbound.answer(.internal("the audit could not be written; nothing was sent")), audit: .done,
+            let unavailable = (error as? AuditError)?.isUnavailable == true
+            if unavailable { deps.metrics.recordAuditUnavailable() }
+            let failure: ProxyFailure = unavailable ? .unavailable("the audit database cannot be reached; nothing was sent; retry shortly")
+                : .internal("the audit could not be written; nothing was sent")
+            return Outcome(answer: inbound.answer(failure), audit: .done,
                            route: inbound.route, app: app.name, log: AuditOutcome.failed.rawValue, scrubber: inbound.scrubber)
         }
     }

@@ -21,6 +21,9 @@ extension Metrics {
         gauge(into: &out, "pushbridge_inflight_requests", "Requests being handled now.", snapshot.inflight)
         PrometheusText.header(into: &out, name: "pushbridge_audit_pruned_rows_total", help: "Audit rows deleted by retention.", type: "counter")
         out += "pushbridge_audit_pruned_rows_total " + String(snapshot.auditPruned) + "\n"
+        PrometheusText.header(into: &out, name: "pushbridge_audit_unavailable_total",
+                              help: "Requests refused with 503 because the audit database could not be reached.", type: "counter")
+        out += "pushbridge_audit_unavailable_total " + String(snapshot.auditUnavailable) + "\n"
         if let disk {
             gauge(into: &out, "pushbridge_audit_used_bytes", "Bytes of audit pages holding rows, plus the WAL.", disk.usedBytes)
             gauge(into: &out, "pushbridge_audit_file_bytes", "Bytes of the audit database file and its WAL on disk.", disk.fileBytes)

@@ -23,6 +23,7 @@ public final class Metrics: Sendable {
         var auditDiskSampler: (@Sendable () -> AuditDiskGuard.Reading)?
         var auditDiskLimits: (ceiling: Int64, floor: Int64) = (0, 0)
         var auditPruned: UInt64 = 0
+        var auditUnavailable: UInt64 = 0
         var shadowDropped: UInt64 = 0
         var inflight: Int64 = 0
     }
@@ -90,6 +91,12 @@ public final class Metrics: Sendable {
     /// Records one audit write (or group commit) in `pushbridge_audit_write_seconds`.
     public func observeAuditWrite(seconds: Double) {
         state.withLock { $0.auditWrite.observe(seconds) }
+    }
+
+    /// Counts a request refused because the audit database could not be reached
+    /// (`pushbridge_audit_unavailable_total`).
+    public func recordAuditUnavailable() {
+        state.withLock { $0.auditUnavailable += 1 }
     }
 
     /// Records one audit write.

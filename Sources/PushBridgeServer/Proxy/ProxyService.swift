@@ -102,8 +102,13 @@ public final class ProxyService: Sendable {
     }
 
     /// `/healthz`: 200 while the proxy serves; `status` is `warning`, with the reasons in
-    /// `warnings`, when the audit is past its size ceiling or its disk under its free floor.
+    /// `warnings`, when the audit is past its size ceiling or its disk under its free floor;
+    /// 503 `unhealthy` while the audit's PostgreSQL cannot be reached (a load balancer drains
+    /// the instance until it can).
     private func health() -> HTTPResponse {
+        guard deps.audit.isReachable else {
+            return .json(503, .object(["status": .string("unhealthy"), "reason": .string("the audit database cannot be reached")]))
+        }
         var fields: [(String, JSONValue)] = [("status", .string("ok")), ("audit_queue_depth", .int(Int64(deps.audit.queueDepth)))]
         if let disk = deps.diskGuard?.read() {
             if !disk.warnings.isEmpty {

@@ -97,10 +97,12 @@ final class ProxyHarness: Sendable {
     /// comma) of an app or of the top level; `folder` reuses an earlier harness's files (a
     /// restart); `directory` is a folder the caller owns and removes (a mount point);
     /// `clock` drives pacing and the scheduler, `auditClock` audit retention; `mode` says
-    /// whether requests go over HTTP (the default) or straight to the service.
+    /// whether requests go over HTTP (the default) or straight to the service;
+    /// `auditDatabase` puts the audit elsewhere (a PostgreSQL URI).
     init(_ mode: ProxyTestMode = .live, upstream: String, limits: String = "{}", pushwooshExtra: String = "", oneSignalExtra: String = "", topExtra: String = "", apps: String? = nil,
          folder reuse: TemporaryDirectory? = nil, directory callers: URL? = nil,
-         clock: any DeliveryClock = SystemDeliveryClock(), auditClock: any DeliveryClock = SystemDeliveryClock()) throws {
+         clock: any DeliveryClock = SystemDeliveryClock(), auditClock: any DeliveryClock = SystemDeliveryClock(),
+         auditDatabase: String? = nil) throws {
         if let callers {
             folder = reuse
             directory = callers
@@ -109,7 +111,7 @@ final class ProxyHarness: Sendable {
             self.folder = folder
             directory = folder.url
         }
-        auditPath = directory.appendingPathComponent("audit.sqlite").path
+        auditPath = auditDatabase ?? directory.appendingPathComponent("audit.sqlite").path
         let config = """
         {
           "listen": "127.0.0.1:0", "audit_db": "\(auditPath)", "limits": \(limits),

@@ -25,7 +25,7 @@ enum OneSignalResponses {
             return DialectResponse(status: 403, body: errors(m))
         case .rateLimited(let s):
             return DialectResponse(status: 429, body: errors(f.message), headers: [("Retry-After", String(s))])
-        case .upstream:
+        case .upstream, .unavailable:
             // OneSignal documents 503 for "retry after a short backoff".
             return DialectResponse(status: 503, body: errors(f.message))
         default:

@@ -76,6 +76,8 @@ extension PushwooshDialect {
             body(http: 429, code: 429, message: failure.message, response: .null, headers: [("Retry-After", String(after))])
         case .upstream, .internal:
             body(http: 500, code: 500, message: failure.message, response: .null)
+        case .unavailable:
+            body(http: 503, code: 503, message: failure.message, response: .null)
         }
     }
 

@@ -1,0 +1,99 @@
+import Foundation
+import PushBridgeCore
+import Synchronization
+import Testing
+@testable import PushBridgeServer
+
+/// PostgreSQL as a dependency that fails: while it is down requests get 503 and nothing is
+/// forwarded unaudited, `/healthz` says unhealthy and `/metrics` counts the refusals; when it
+/// comes back the proxy serves again by itself.
+@Suite(.serialized) struct PostgresOutageLiveTests {
+    static let path = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
+    static var body: [UInt8] {
+        get throws { Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-interruption-level-and-subtitle/body.json"))) }
+    }
+    static let delivery = #", "delivery": {"sends_per_window": 100000, "queue_limit": 1000}"#
+
+    @Test func aStoppedServerMeans503AndUnhealthyThenServiceResumesByItself() async throws {
+        let cluster = try PostgresTestCluster.startPrivate()
+        defer { cluster.stop() }
+        let upstream = try RecordingSandbox(advancePerRequest: 0)
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: try cluster.makeDatabase())
+        let body = try Self.body
+        #expect(try await proxy.send(path: Self.path, body: body).status == 201)
+        #expect(try await RawHTTPClient.send(port: proxy.port, target: "/healthz").status == 200)
+
+        try await offPool { try cluster.pause() }
+        let sentBefore = upstream.all.count
+        let refused = try await proxy.send(path: Self.path, body: body)
+        #expect(refused.status == 503)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("audit database cannot be reached"))
+        #expect(upstream.all.count == sentBefore)
+        let unhealthy = try await firstValue { () async throws -> Int? in
+            let status = try await RawHTTPClient.send(port: proxy.port, target: "/healthz").status
+            return status == 503 ? status : nil
+        }
+        #expect(unhealthy == 503)
+        let metrics = String(decoding: try await RawHTTPClient.send(port: proxy.port, target: "/metrics").body, as: UTF8.self)
+        #expect(metrics.contains("pushbridge_audit_unavailable_total 1"))
+
+        try await offPool { try cluster.resume() }
+        let healthy = try await firstValue(within: 20) { () async throws -> Int? in
+            let status = try await RawHTTPClient.send(port: proxy.port, target: "/healthz").status
+            return status == 200 ? status : nil
+        }
+        #expect(healthy == 200)
+        let served = try await firstValue(within: 20) { () async throws -> String? in
+            let reply = try await proxy.send(path: Self.path, body: body)
+            return reply.status == 201 ? reply.headers["x-pushbridge-request-id"] : nil
+        }
+        let id = try #require(served)
+        #expect(try AuditReader(path: proxy.auditPath).show(requestId: id)?.outcome == "forwarded")
+        await proxy.stop()
+    }
+
+    @Test func aRestartUnderLoadForwardsNothingWithoutItsRow() async throws {
+        let cluster = try PostgresTestCluster.startPrivate()
+        defer { cluster.stop() }
+        let upstream = try RecordingSandbox(advancePerRequest: 0)
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: try cluster.makeDatabase())
+        let body = try Self.body
+        let state = LoadState()
+        let load = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        while state.running.load(ordering: .relaxed) {
+                            let status = (try? await proxy.send(path: Self.path, body: body).status) ?? -1
+                            state.statuses.withLock { $0.append(status) }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(await eventually { state.statuses.withLock { $0.filter { $0 == 201 }.count } >= 20 })
+        try await offPool { try cluster.restart() }
+        let servedBeforeRestart = state.statuses.withLock { $0.count }
+        // Service resumes by itself: new successes after the restart.
+        #expect(await eventually(30) { state.statuses.withLock { $0.dropFirst(servedBeforeRestart).filter { $0 == 201 }.count } >= 20 })
+        state.running.store(false, ordering: .relaxed)
+        await load.value
+        await proxy.stop()
+
+        let reader = try AuditReader(path: proxy.auditPath)
+        let receipts = upstream.all.compactMap { exchange in exchange.headers.first { $0.name.lowercased() == "x-pushbridge-request-id" }?.value }
+        #expect(receipts.count >= 40)
+        var missing: [String] = []
+        for id in receipts where try reader.show(requestId: id) == nil { missing.append(id) }
+        #expect(missing == [], "forwarded without a row")
+        let forwarded = try reader.query("SELECT count(*) FROM requests WHERE outcome = 'forwarded'").first?.first?.integerValue ?? 0
+        #expect(forwarded <= Int64(receipts.count))
+        #expect(state.statuses.withLock { $0.filter { $0 == 201 }.count } <= Int(forwarded))
+    }
+}
+
+/// What the load tasks share: whether to go on, and every status they got.
+private final class LoadState: Sendable {
+    let running = Atomic<Bool>(true)
+    let statuses = Mutex<[Int]>([])
+}
