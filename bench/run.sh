@@ -250,3 +250,7 @@ for p in p50 p99; do
   printf "$fmt2" "request $p, 16 conns (ms)" "$(ms "$a")" "$(ms "$b")" "$(ratio "$b" "$a")" "$([ $p = p99 ] && echo "${pruned:-0} of $prune_rows")"
 done
 printf "$fmt2" "requests/s, 16 conns" "${R[prune_off_rps]}" "${R[prune_on_rps]}" "$(ratio "${R[prune_on_rps]}" "${R[prune_off_rps]}")" ""
+
+# Two instances against one on one PostgreSQL database (its own throwaway cluster).
+echo
+bench/instances.sh "$pushbridge" "$up_port"

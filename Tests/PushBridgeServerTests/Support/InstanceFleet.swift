@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+@testable import PushBridgeServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Several real `pushbridge serve` processes (`a`, `b`, `c`, …) on one PostgreSQL database
+/// of the test cluster, in front of one recording upstream. Every process is killed when the
+/// fleet is shut down (``shutDown()``), however the test ended.
+final class InstanceFleet: Sendable {
+    let directory: URL
+    /// The shared database.
+    let uri: String
+    let upstream: RecordingSandbox
+    /// When each upstream request arrived (`ContinuousClock` instants, this process's clock).
+    private let arrivals = Collected<(ContinuousClock.Instant, String)>()
+    private let processes = Mutex<[String: ServeProcess]>([:])
+    private let delivery: String
+    private let instances: String
+
+    /// `delivery` and `instances` are the JSON objects of those configuration keys;
+    /// `upstreamDelay` is added before each upstream answer.
+    init(delivery: String, instances: String = #"{"heartbeat_ms": 200, "dead_after_ms": 1500}"#, upstreamDelay: Duration = .zero) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        uri = try PostgresTestCluster.start().makeDatabase()
+        let arrivals = arrivals
+        upstream = try RecordingSandbox(behaviour: { request in
+            arrivals.append((ContinuousClock.now, request.path))
+            return nil
+        }, beforeAnswering: { _ in if upstreamDelay > .zero { try? await Task.sleep(for: upstreamDelay) } })
+        self.delivery = delivery
+        self.instances = instances
+    }
+
+    /// The configuration of instance `name`.
+    func config(_ name: String) -> String {
+        """
+        {"listen": "127.0.0.1:0", "audit_db": "\(uri)", "instance_name": "\(name)", "instances": \(instances),
+         "openpush": {"base_url": "\(upstream.baseURL)"},
+         "limits": {"upstream_timeout_ms": 5000, "upstream_connect_timeout_ms": 1000},
+         "delivery": \(delivery),
+         "apps": \(ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))}
+        """
+    }
+
+    /// Starts instance `name` and waits until it listens.
+    @discardableResult
+    func start(_ name: String) async throws -> ServeProcess {
+        let path = directory.appendingPathComponent("\(name).json").path
+        try Data(config(name).utf8).write(to: URL(fileURLWithPath: path))
+        let process = try await ServeProcess.start(config: path, environment: ProxyHarness.environment, logPath: directory.appendingPathComponent("\(name).log").path)
+        processes.withLock { $0[name] = process }
+        return process
+    }
+
+    /// The running instance `name`.
+    func instance(_ name: String) -> ServeProcess? { processes.withLock { $0[name] } }
+
+    /// SIGKILL to instance `name`, waiting for its exit.
+    func kill(_ name: String) async throws {
+        guard let process = processes.withLock({ $0.removeValue(forKey: name) }) else { return }
+        try await process.killHard()
+    }
+
+    /// Stops every instance still running (SIGTERM), killing any that does not exit.
+    func shutDown() async {
+        let all = processes.withLock { p in defer { p.removeAll() }; return Array(p.values) }
+        for process in all { _ = try? await process.terminate() }
+        await upstream.server.stop(gracePeriod: .seconds(1))
+    }
+
+    /// The log of instance `name`.
+    func log(_ name: String) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent("\(name).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// When the upstream received each request to `path`, in order.
+    func arrivals(at path: String) -> [ContinuousClock.Instant] {
+        arrivals.all.filter { $0.1 == path }.map(\.0).sorted()
+    }
+
+    /// The first value of one SQL query on the shared database (nil for NULL).
+    func value(_ sql: String, _ parameters: [String?] = []) throws -> String? {
+        try PostgresConnection(uri).execute(sql, parameters).value(0, 0)
+    }
+
+    /// `count(*)` of the audit's requests matching `condition`.
+    func count(_ condition: String = "TRUE", _ parameters: [String?] = []) throws -> Int {
+        Int(try value("SELECT count(*) FROM requests WHERE \(condition)", parameters) ?? "") ?? -1
+    }
+}
