@@ -166,6 +166,21 @@ audit_out=$("$bin/audit-bench" "$audit_rows" 64)
 single_rate=$("$bin/audit-bench" 300 1 | awk '/^record:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
 audit_rows_rate=$(echo "$audit_out" | awk '/^begin\+finish:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
 audit_record_rate=$(echo "$audit_out" | awk '/^record:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
+# The same writes into PostgreSQL (a throwaway cluster, fsync and synchronous_commit on), and the
+# latency one audit write adds at one caller on each engine, in this run.
+field() { awk -v k="$1" '{for (i=1;i<=NF;i++) if ($i==k) print $(i+1)}'; }
+sqlite_latency=$(AUDIT_LATENCY=${BENCH_AUDIT_LATENCY:-500} "$bin/audit-bench")
+pg_rows_rate=""; pg_latency=""
+if ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+  pg_dir=$(mktemp -d /tmp/pushbridge-bench-pg.XXXXXX); pg_port=$((base + 8))
+  if bench/pg-cluster.sh start "$pg_dir" "$pg_port"; then
+    pg_uri="postgresql://postgres@127.0.0.1:$pg_port/postgres"
+    pg_out=$(AUDIT_DB=$pg_uri "$bin/audit-bench" "${BENCH_PG_ROWS:-5000}" 64)
+    pg_rows_rate=$(echo "$pg_out" | awk '/^begin\+finish:/ {for (i=1;i<=NF;i++) if ($i=="rows/s") print $(i-1)}')
+    pg_latency=$(AUDIT_DB=$pg_uri AUDIT_LATENCY=${BENCH_AUDIT_LATENCY:-500} "$bin/audit-bench")
+  fi
+  bench/pg-cluster.sh stop "$pg_dir"
+fi
 
 ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }
 delta() { awk -v u="$1" 'BEGIN { printf "%+.3f", u / 1000 }'; }
@@ -195,6 +210,15 @@ echo "$translate_out" | awk 'NR > 2 && NF >= 3 { name=$1" "$2; printf "%-34s %12
 printf "$fmt" "audit begin+finish, durable (rows/s)" "" "$audit_rows_rate" "" "" "" "≥ 50000" "$(verdict $(( ${audit_rows_rate:-0} >= 50000 )))  (durable before ack: fdatasync of the WAL)"
 printf "$fmt" "audit record, durable (rows/s)" "" "$audit_record_rate" "" "" "" "" "durable before ack: fdatasync of the WAL"
 printf "$fmt" "audit one commit alone (ms)" "" "$(awk -v r="$single_rate" 'BEGIN { printf "%.3f", 1000 / r }')" "" "" "" "" "2 per request, fdatasync each"
+if [ -n "$pg_rows_rate" ]; then
+  printf "$fmt" "audit PostgreSQL begin+finish (rows/s)" "" "$pg_rows_rate" "" "" "" "" "PG/SQLite $(ratio "$pg_rows_rate" "$audit_rows_rate") (group commit, synchronous_commit on)"
+  for p in p50 p99; do
+    s=$(echo "$sqlite_latency" | field "$p"); g=$(echo "$pg_latency" | field "$p")
+    printf "$fmt" "audit write latency $p, 1 caller (ms)" "" "$g" "" "" "" "" "PostgreSQL; SQLite $s, PG/SQLite $(ratio "$g" "$s")"
+  done
+else
+  printf "$fmt" "audit PostgreSQL" "" "-" "" "" "" "" "skipped: PostgreSQL is not installed (make deps-test)"
+fi
 echo
 echo "diagnostics (not targets): the same PushBridge with its audit on tmpfs (fsync free) and its CPU cost"
 d=${R[direct_lat_p50_us]}; b=${R[shm_lat_p50_us]}

@@ -5,7 +5,9 @@
 // Each row is ~2 KB (inbound body, translation, bodies) with 3 findings. Two phases:
 // `record` (one transaction-ful insert per request) and `begin+finish` (the proxy's pattern:
 // a pending row before upstream, its completion after). Prints rows/s and the distribution
-// of operations per committed transaction.
+// of operations per committed transaction. AUDIT_DB=postgresql://… writes to PostgreSQL
+// instead (group commit, durable as the server's synchronous_commit). AUDIT_LATENCY=N runs only
+// N records from one caller and prints the p50 and p99 of each write's latency.
 import Foundation
 import PushBridgeCore
 import PushBridgeServer
@@ -36,7 +38,9 @@ let completion = AuditCompletion(
     responseBody: #"{"id":"n1","padding":"\#(padding.prefix(200))"}"#)
 
 let pipelined = ProcessInfo.processInfo.environment["AUDIT_PIPELINED"] != "0"
-let durability = pipelined ? "durable before ack (fdatasync of the WAL)" : "durable before ack (synchronous=FULL)"
+let postgres = ProcessInfo.processInfo.environment["AUDIT_DB"]
+let durability = postgres != nil ? "committed before ack (PostgreSQL, synchronous_commit as the server has it)"
+    : pipelined ? "durable before ack (fdatasync of the WAL)" : "durable before ack (synchronous=FULL)"
 let findingCount = ProcessInfo.processInfo.environment["AUDIT_FINDINGS"].flatMap { Int($0) } ?? 3
 let entryTemplate = { () -> AuditEntry in
     var entry = template
@@ -56,7 +60,7 @@ func run(phase: String, pairs: Bool) async throws {
         histogram.withLock { $0[sample.batchSize, default: 0] += 1 }
         busy.withLock { $0 += sample.writeDuration }
     }
-    let store = try AuditStore(path: directory.appendingPathComponent("\(phase).sqlite").path, configuration: configuration)
+    let store = try AuditStore(path: postgres ?? directory.appendingPathComponent("\(phase).sqlite").path, configuration: configuration)
     let perCaller = rows / concurrency
     let clock = ContinuousClock()
     let cpuBefore = processCPUSeconds()
@@ -115,5 +119,27 @@ func processCPUSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
-try await run(phase: "record", pairs: false)
-try await run(phase: "begin+finish", pairs: true)
+/// One caller, `count` records one after another: the latency a request adds by its audit write.
+func latency(count: Int) async throws {
+    let store = try AuditStore(path: postgres ?? directory.appendingPathComponent("latency.sqlite").path)
+    let clock = ContinuousClock()
+    var samples: [Double] = []
+    for _ in 0..<count {
+        var entry = entryTemplate
+        entry.receivedAt = AuditClock.nowMilliseconds()
+        entry.requestId = RequestID.make(nowMs: entry.receivedAt)
+        let elapsed = try await clock.measure { try await store.record(entry, completion) }
+        samples.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    await store.close()
+    samples.sort()
+    let at = { (q: Double) in samples[min(samples.count - 1, Int((q * Double(samples.count)).rounded(.up)) - 1)] }
+    print("latency: \(count) records, 1 caller, p50 \(String(format: "%.3f", at(0.5))) ms, p99 \(String(format: "%.3f", at(0.99))) ms, \(durability)")
+}
+
+if let text = ProcessInfo.processInfo.environment["AUDIT_LATENCY"], let count = Int(text), count > 0 {
+    try await latency(count: count)
+} else {
+    try await run(phase: "record", pairs: false)
+    try await run(phase: "begin+finish", pairs: true)
+}

@@ -48,6 +48,8 @@ public struct PostgresMigrator: Sendable {
         }
         return try connection.transaction { () throws -> [Int] in
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [String(Self.lockKey)])
+            // `CREATE TABLE IF NOT EXISTS` on a migrated database is not news for stderr.
+            try connection.execute("SET LOCAL client_min_messages = warning")
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS \(Self.tableName) (
                     number INTEGER PRIMARY KEY,
