@@ -43,7 +43,9 @@ let package = Package(
             dependencies: ["PushBridgeCore", "PushBridgeServer"],
             path: "bench/report"
         ),
-        .testTarget(name: "PushBridgeCoreTests", dependencies: ["PushBridgeCore"]),
-        .testTarget(name: "PushBridgeServerTests", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
+        // What both test targets share: where the repository and its fixtures are.
+        .target(name: "PushBridgeTestSupport", path: "Tests/PushBridgeTestSupport"),
+        .testTarget(name: "PushBridgeCoreTests", dependencies: ["PushBridgeCore", "PushBridgeTestSupport"]),
+        .testTarget(name: "PushBridgeServerTests", dependencies: ["PushBridgeCore", "PushBridgeServer", "PushBridgeTestSupport"]),
     ]
 )

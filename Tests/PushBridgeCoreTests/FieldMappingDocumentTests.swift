@@ -1,11 +1,12 @@
 import Foundation
+import PushBridgeTestSupport
 import Testing
 import PushBridgeCore
 
 /// `docs/field-mapping.md` is generated from the tables the translations use; it must be
 /// current, and every field the provider documents must have a row.
 struct FieldMappingDocumentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
 
     @Test func theCommittedDocumentIsCurrent() throws {
         let committed = try String(contentsOf: Self.root.appendingPathComponent("docs/field-mapping.md"), encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeTestSupport
 import Testing
 import PushBridgeCore
 
@@ -8,7 +9,7 @@ import PushBridgeCore
 /// rejected translation renders a dialect error, a forwardable one renders accepted and failed
 /// answers, and every answer PushBridge writes is JSON it can read back.
 struct FuzzRegressionTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
 
     static let paths = [
         "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",

@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeTestSupport
 import Testing
 import PushBridgeCore
 
@@ -11,8 +12,7 @@ import PushBridgeCore
 /// - `expected.json`: the `pushbridge translate --json` output (requests, schedule, findings, error).
 /// `UPDATE_GOLDEN=1 swift test --filter GoldenFixture` rewrites expected files: read every diff.
 struct GoldenFixtureTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("fixtures")
+    static let root = Repository.fixtures
 
     static var cases: [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []

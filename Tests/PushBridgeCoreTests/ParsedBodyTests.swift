@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeTestSupport
 import PushBridgeCore
 import Testing
 
@@ -7,8 +8,7 @@ struct ParsedBodyTests {
     private let fingerprint: (String) -> String = { "fp(\($0.count))" }
 
     static let bodies: [String] = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("fixtures")
+        let root = Repository.fixtures
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         var out = names.sorted().compactMap { try? String(contentsOf: root.appendingPathComponent($0).appendingPathComponent("body.json"), encoding: .utf8) }
         out += ["", "[]", "{", "null", #"{"request":{"auth":"SECRET_API_TOKEN","notifications":[{"devices":["tokA_111111"]}]}}"#]

@@ -1,12 +1,11 @@
 import Foundation
+import PushBridgeTestSupport
 import PushBridgeCore
 import Testing
 @testable import PushBridgeServer
 
 struct ProxyConfigurationTests {
-    static let examplePath = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("config/pushbridge.example.json").path
+    static let examplePath = Repository.path("config/pushbridge.example.json")
 
     static let environment = [
         "OP_KEY_SCORES": "op-secret-scores-1111",

@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeTestSupport
 import PushBridgeCore
 import Testing
 @testable import PushBridgeServer
@@ -6,8 +7,7 @@ import Testing
 /// Replays every fixture's request (JSON lines built from fixtures/*/case.json + body.json)
 /// and checks the report names every dropped field the fixtures' expected.json files contain.
 struct ReplayTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("fixtures")
+    static let fixtures = Repository.fixtures
 
     struct Fixture {
         var line: String

@@ -1,4 +1,5 @@
 import Foundation
+import PushBridgeTestSupport
 import Testing
 import PushBridgeCore
 import PushBridgeServer
@@ -8,8 +9,7 @@ struct SandboxSeedAndStoreTests {
     typealias H = SandboxHarness
 
     static var fixture: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("fixtures/sandbox/seed.json").path
+        Repository.path("fixtures/sandbox/seed.json")
     }
 
     static func tempPath(_ name: String) -> String {

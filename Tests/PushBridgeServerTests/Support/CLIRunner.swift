@@ -1,10 +1,11 @@
 import Foundation
+import PushBridgeTestSupport
 
 /// Runs the built `pushbridge` binary (the one `swift build --build-tests` produced) and
 /// captures its exit status and output.
 enum CLIRunner {
-    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository root (``Repository/root``), where the binary runs.
+    static var repoRoot: URL { Repository.root }
 
     static var binary: URL {
         let debug = repoRoot.appendingPathComponent(".build/debug/pushbridge")

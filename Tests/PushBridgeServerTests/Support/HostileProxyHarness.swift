@@ -1,12 +1,12 @@
 import Foundation
+import PushBridgeTestSupport
 import PushBridgeCore
 @testable import PushBridgeServer
 
 /// A real proxy on 127.0.0.1:0 (config/demo.json's apps) forwarding to its embedded OpenPush
 /// sandbox, with its audit in a temporary directory: what the hostile-input tests attack.
 struct HostileProxyHarness {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var repository: URL { Repository.root }
     static let oneSignalPath = "/apps/5eb5a37e-b458-11e3-ac11-000c2940e62c/activities/activity/DeliveryAttributes"
     static let oneSignalAuth = ("Authorization", "Key demo-onesignal-key")
     static let pushwooshPath = "/json/1.3/startLiveActivity"
