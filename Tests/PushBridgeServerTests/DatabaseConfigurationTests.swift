@@ -22,6 +22,9 @@ struct DatabaseConfigurationTests {
         #expect(refused.first?.contains("PGPASSWORD") == true)
         #expect(refused.first?.contains("hunter2") == false)
         #expect(problems(#""audit_db": "postgresql://u@h/db?password=hunter2","#).count == 1)
+        let passphrase = problems(#""audit_db": "postgresql://u@h/db?sslmode=verify-full&sslpassword=hunter2","#)
+        #expect(passphrase.count == 1)
+        #expect(passphrase.first?.contains("hunter2") == false)
     }
 
     @Test func instanceNameDefaultsToHostAndPidAndCanBeSet() throws {

@@ -28,8 +28,12 @@ public struct PostgresURI: Sendable, Equatable {
         defer { PQconninfoFree(options) }
         var option = options
         while let keyword = option.pointee.keyword {
-            if String(cString: keyword) == "password", let value = option.pointee.val, value.pointee != 0 {
+            let name = String(cString: keyword)
+            if name == "password", let value = option.pointee.val, value.pointee != 0 {
                 throw PostgresError(operation: "parse URI", message: "the URI carries a password; give it through PGPASSWORD, PGPASSFILE or ~/.pgpass instead")
+            }
+            if name == "sslpassword", let value = option.pointee.val, value.pointee != 0 {
+                throw PostgresError(operation: "parse URI", message: "the URI carries sslpassword (the client key's passphrase); keep the key unencrypted with tight permissions instead")
             }
             option += 1
         }
