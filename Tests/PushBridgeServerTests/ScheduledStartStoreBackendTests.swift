@@ -10,15 +10,17 @@ import Testing
         case sqlite, postgres
         var testDescription: String { rawValue }
 
-        /// `count` stores on one database (several instances), named `i0`, `i1`, …
-        func stores(_ count: Int) throws -> [any ScheduledStartStoring] {
+        /// `count` stores on one database (several instances), named `i0`, `i1`, …, and the
+        /// folder of an SQLite file (removed when the caller releases it).
+        func stores(_ count: Int) throws -> (stores: [any ScheduledStartStoring], folder: TemporaryDirectory?) {
             switch self {
             case .sqlite:
-                let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-sched-\(UUID().uuidString).sqlite").path
-                return try (0..<count).map { _ in try ScheduledStartStore(path: path) }
+                let folder = try TemporaryDirectory("pushbridge-sched")
+                let path = folder.path("scheduled.sqlite")
+                return (try (0..<count).map { _ in try ScheduledStartStore(path: path) }, folder)
             case .postgres:
                 let uri = try PostgresTestCluster.start().makeDatabase()
-                return try (0..<count).map { try PostgresScheduledStartStore(uri: uri, instance: "i\($0)") }
+                return (try (0..<count).map { try PostgresScheduledStartStore(uri: uri, instance: "i\($0)") }, nil)
             }
         }
     }
@@ -34,7 +36,9 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func aStartIsStoredClaimedOnceFinishedAndLosesItsBody(_ backend: Backend) throws {
-        let store = try backend.stores(1)[0]
+        let (opened, folder) = try backend.stores(1)
+        defer { withExtendedLifetime(folder) {} }
+        let store = opened[0]
         try store.insert([Self.start(1, sendAt: 100), Self.start(2, sendAt: 50), Self.start(3, sendAt: 2_000_000_000)], now: 1)
         #expect(try store.count() == 3)
         #expect(try store.nextSendAt() == 50_000)
@@ -55,7 +59,8 @@ import Testing
 
     @Test(arguments: Backend.allCases)
     func schedulersPollingTogetherClaimEachStartExactlyOnce(_ backend: Backend) async throws {
-        let stores = try backend.stores(3)
+        let (stores, folder) = try backend.stores(3)
+        defer { withExtendedLifetime(folder) {} }
         try stores[0].insert((0..<60).map { Self.start($0, sendAt: 10) }, now: 1)
         let all = await withTaskGroup(of: [String].self) { group in
             for store in stores {

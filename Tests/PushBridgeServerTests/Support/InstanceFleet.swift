@@ -64,11 +64,13 @@ final class InstanceFleet: Sendable {
         try await process.killHard()
     }
 
-    /// Stops every instance still running (SIGTERM), killing any that does not exit.
+    /// Stops every instance still running (SIGTERM), killing any that does not exit, and
+    /// removes the fleet's folder (configurations and logs).
     func shutDown() async {
         let all = processes.withLock { p in defer { p.removeAll() }; return Array(p.values) }
         for process in all { _ = try? await process.terminate() }
         await upstream.server.stop(gracePeriod: .seconds(1))
+        try? FileManager.default.removeItem(at: directory)
     }
 
     /// The log of instance `name`.
