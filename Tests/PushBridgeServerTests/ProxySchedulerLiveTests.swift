@@ -82,6 +82,9 @@ import Testing
         #expect(mirror.first?[0] == .text("sent") && mirror.first?[1] == .integer(201))
         let mirrored = mirror.first?[2].textValue ?? "sub_ios_alice"
         #expect(mirrored.range(of: "sub_ios_alice") == nil, "the audit's mirror holds a device id in clear")
+        let names = try SQLiteDatabase(path: second.auditPath).rows(
+            "SELECT s.instance_name, r.instance_name FROM scheduled_sends s JOIN requests r ON r.request_id = s.request_id WHERE s.request_id = ?", [.text(requestId)])
+        #expect(names.first?[0].textValue != nil && names.first?[0] == names.first?[1], "the mirror row does not name the instance that took the start: \(names)")
         let row = try #require(try AuditReader(path: second.auditPath).show(requestId: requestId))
         #expect(row.responseStatus == 200 && row.upstreamStatus == 201 && row.attempts != nil)
 

@@ -49,7 +49,7 @@ struct ScheduledAuditStatementTests {
         try await withTemporaryAudit { path in
             let store = try AuditStore(path: path)
             try await scheduledRow(store, "S3")
-            try await store.run(.mirrorScheduled(requestId: "S3", ordinal: 0, sendAt: 5_000, targetApp: "op-app", redactedRequest: "{}", createdAt: 1_000))
+            try await store.run(.mirrorScheduled(requestId: "S3", ordinal: 0, sendAt: 5_000, targetApp: "op-app", redactedRequest: "{}", createdAt: 1_000, instance: "test"))
             try await store.run(.mirrorState(requestId: "S3", ordinal: 0, state: .sending, at: 6_000))
             try await store.run(.mirrorState(requestId: "S3", ordinal: 0, state: .sent, at: 7_000, status: 201,
                                              attempts: [UpstreamAttempt(startedAt: 6_500, status: 201, latencyMs: 3)]))

@@ -4,12 +4,13 @@ import PushBridgeCore
 /// completion of its request's row. ``ScheduledStartLifecycle`` is their only user.
 extension AuditStatement {
     /// The mirror row of a newly stored start: its time, `pending`, and the redacted request
-    /// (the real one lives only in the scheduler's file).
-    static func mirrorScheduled(requestId: String, ordinal: Int, sendAt: Int64, targetApp: String, redactedRequest: String, createdAt: Int64) -> AuditStatement {
+    /// (the real one lives only in the scheduler's store), and the instance that took it.
+    static func mirrorScheduled(requestId: String, ordinal: Int, sendAt: Int64, targetApp: String, redactedRequest: String, createdAt: Int64,
+                                instance: String) -> AuditStatement {
         .insertOrReplace("mirror scheduled start", table: "scheduled_sends", key: ["request_id", "ordinal"], [
             ("request_id", .text(requestId)), ("ordinal", .integer(Int64(ordinal))), ("send_at", .integer(sendAt)),
             ("state", .text(ScheduledStart.State.pending.rawValue)), ("target_app", .text(targetApp)),
-            ("request", .text(redactedRequest)), ("created_at", .integer(createdAt)),
+            ("request", .text(redactedRequest)), ("created_at", .integer(createdAt)), ("instance_name", .text(instance)),
         ])
     }
 

@@ -46,7 +46,7 @@ public struct ScheduledStartLifecycle: Sendable {
             for s in starts {
                 let request = s.ordinal < redacted.count ? JSONWriter.string(redacted[s.ordinal]) : "{}"
                 try await audit.run(.mirrorScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
-                                                     redactedRequest: request, createdAt: entry.receivedAt))
+                                                     redactedRequest: request, createdAt: entry.receivedAt, instance: audit.configuration.instanceName))
             }
             try await store.insertOffPool(starts, now: now)
         } catch {
