@@ -83,7 +83,9 @@ import Testing
         #expect(try fleet.value("SELECT claimed_by FROM scheduled_starts") == "b")
         // A's heartbeat has stopped: once B took A over, nothing is left to send again.
         #expect(await eventually(20) { (try? fleet.value("SELECT count(*) FROM instances WHERE name = 'a'")) == "0" })
-        try await Task.sleep(for: .milliseconds(1500))
+        // The takeover is the event that could send it again (a start it finds `sending` goes back
+        // to `pending`): after it the start is still `sent`, so no scheduler can claim it again.
+        #expect(try fleet.value("SELECT state FROM scheduled_starts") == "sent", "the takeover made the sent start claimable again")
         #expect(fleet.arrivals(at: sendPath).count == 1, "the start reached the upstream more than once")
         #expect(try fleet.value("SELECT body FROM scheduled_starts") == nil, "the body with device ids is deleted once sent")
         #expect(await eventually(10) { (try? fleet.count("outcome = 'sent'")) == 1 })
