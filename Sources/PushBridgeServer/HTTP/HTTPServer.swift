@@ -128,9 +128,13 @@ public final class HTTPServer: Sendable {
             return OpaquePointer(bitPattern: daemons.current)
         }
         guard let daemon else { return }
-        let listener = MHD_quiesce_daemon(daemon)
+        // An idle server stops at once: quiescing a thread-pool daemon that is stopped right
+        // after races its workers' own removal of the listening socket from their epoll sets,
+        // which libmicrohttpd answers with a panic. Stopped unquiesced, it closes the socket itself.
+        let idle = core.openRequests == 0
+        let listener = idle ? -1 : MHD_quiesce_daemon(daemon)
         core.beginDraining()
-        await waitForOpenRequests(within: gracePeriod)
+        if !idle { await waitForOpenRequests(within: gracePeriod) }
         halt()
         if listener >= 0 { close(listener) }
         daemons.withLock { $0.lifecycle = .stopped }
