@@ -81,12 +81,17 @@ import Testing
         let (b, _) = try Self.registry(uri, "b", deadAfter: 300)
         try a.start()
         try b.beat()
-        // Well past dead_after: A's loop keeps it alive.
-        let start = ContinuousClock.now
-        while ContinuousClock.now < start + .milliseconds(900) {
-            #expect(try b.takeOverDead().isEmpty)
-            try await Task.sleep(for: .milliseconds(100))
+        // A would be dead once dead_after (300 ms) passed without a beat: wait until A's own loop
+        // has kept beating for three times that, B looking for dead instances all along.
+        let beatOf = { (name: String) throws -> Int64? in try b.registered().first { $0.name == name }?.heartbeatAt }
+        let first = try #require(try beatOf("a"))
+        var takenOver: [InstanceRegistry.Takeover] = []
+        let later = try await firstValue(within: 10) { () throws -> Int64? in
+            takenOver += try b.takeOverDead()
+            return try beatOf("a").flatMap { $0 >= first + 900 ? $0 : nil }
         }
+        #expect(later != nil, "A's heartbeat stopped advancing")
+        #expect(takenOver.isEmpty, "a beating instance was taken over: \(takenOver)")
         #expect(try b.registered().map(\.name) == ["a", "b"])
         await a.stop()
         #expect(try b.registered().map(\.name) == ["b"])

@@ -60,6 +60,7 @@ func firstValue<T>(within seconds: Double = 10, _ probe: () async throws -> T?) 
     let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
     repeat {
         if let value = try await probe() { return value }
+        // The poll interval of this condition wait, not a wait for something to happen.
         try? await Task.sleep(for: .milliseconds(20))
     } while ContinuousClock.now < end
     return try await probe()

@@ -29,7 +29,11 @@ final class InstanceFleet: Sendable {
         upstream = try RecordingSandbox(behaviour: { request in
             arrivals.append((ContinuousClock.now, request.path))
             return nil
-        }, beforeAnswering: { _ in if upstreamDelay > .zero { try? await Task.sleep(for: upstreamDelay) } })
+        }, beforeAnswering: { _ in
+            // A slow upstream is the behaviour these tests ask for (sends in flight when an
+            // instance is killed), so its answer is delayed on purpose.
+            if upstreamDelay > .zero { try? await Task.sleep(for: upstreamDelay) }
+        })
         self.delivery = delivery
         self.instances = instances
     }
