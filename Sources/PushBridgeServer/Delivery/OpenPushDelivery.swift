@@ -17,6 +17,8 @@ public struct OpenPushDelivery: Sendable {
     public enum Outcome: Sendable {
         /// The pacer's queue for the app is full; nothing was sent.
         case rateLimited(retryAfter: Int)
+        /// The shared pacing state could not be reached; nothing was sent.
+        case pacerUnavailable
         /// One result per request, and every attempt made, in order.
         case delivered(results: [UpstreamResult], attempts: [UpstreamAttempt])
     }
@@ -55,6 +57,7 @@ public struct OpenPushDelivery: Sendable {
         let grants: [Int64]
         switch await pacer.reserve(app: app, count: requests.count, now: clock.nowMilliseconds()) {
         case .refused(let seconds): return .rateLimited(retryAfter: seconds)
+        case .unavailable: return .pacerUnavailable
         case .granted(let g): grants = g
         }
         let deadline = ContinuousClock.now + Self.requestBudget(settings, upstreamTimeout: upstreamTimeout)
@@ -136,6 +139,10 @@ public struct OpenPushDelivery: Sendable {
             case .refused(let seconds):
                 guard patient, !Task.isCancelled else { return false }
                 try? await clock.sleep(untilMilliseconds: clock.nowMilliseconds() + Int64(seconds) * 1000)
+            case .unavailable:
+                // A scheduled start waits for the shared state to come back; a retry does not.
+                guard patient, !Task.isCancelled else { return false }
+                try? await clock.sleep(untilMilliseconds: clock.nowMilliseconds() + 1000)
             }
         }
     }

@@ -15,6 +15,9 @@ public final class SendPacer: SendPacing {
         case granted([Int64])
         /// Refused: the queue is full; retry after this many seconds.
         case refused(retryAfterSeconds: Int)
+        /// The shared pacing state could not be reached: nothing may be sent, and the caller
+        /// is told so (never a rate limit OpenPush did not impose).
+        case unavailable
     }
 
     /// The settings.

@@ -16,6 +16,13 @@ struct OpenPushMode: Sendable {
                                              errorMessage: "PushBridge's send queue for OpenPush app \(app.openPushAppId) is full; nothing was sent")
             return Outcome(answer: inbound.answer(.rateLimited(retryAfter: seconds)), audit: .complete(completion), route: inbound.route, app: app.name,
                            log: AuditOutcome.rejected.rawValue, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
+        case .pacerUnavailable:
+            deps.metrics.recordUpstreamAttempt(result: "pacer_unavailable")
+            let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected,
+                                             errorMessage: "the shared pacing state in PostgreSQL cannot be reached; nothing was sent")
+            return Outcome(answer: inbound.answer(.unavailable("the shared state (pacing) cannot be reached; nothing was sent; retry shortly")),
+                           audit: .complete(completion), route: inbound.route, app: app.name,
+                           log: AuditOutcome.rejected.rawValue, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
         case .delivered(let results, let attempts):
             for (number, attempt) in attempts.enumerated() {
                 if let detail = attempt.errorDetail {

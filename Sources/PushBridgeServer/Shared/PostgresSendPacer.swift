@@ -12,8 +12,8 @@ import Foundation
 ///
 /// Grant times are each instance's own clock: instances on several hosts need their clocks
 /// in step (NTP); `margin_ms` absorbs the rest. When the database cannot be reached a
-/// reservation is refused (nothing is sent; the caller gets the dialect's rate-limit answer
-/// with a one-second retry), a drain is logged and lost.
+/// reservation is ``SendPacer/Reservation/unavailable`` (nothing is sent; the caller gets the
+/// dialect's 503, not a rate limit OpenPush never imposed), a drain is logged and lost.
 public final class PostgresSendPacer: SendPacing {
     /// The settings.
     public let settings: DeliverySettings
@@ -40,8 +40,8 @@ public final class PostgresSendPacer: SendPacing {
                 }
             }
         } catch {
-            log?.error("the shared pacer could not reserve a slot; the request is refused", ["app": .string(app), "error": .string("\(error)")])
-            return .refused(retryAfterSeconds: 1)
+            log?.error("the shared pacer could not reserve a slot; nothing is sent", ["app": .string(app), "error": .string("\(error)")])
+            return .unavailable
         }
     }
 
