@@ -8,8 +8,8 @@ public enum ReadinessRendering {
         switch format {
         case .text: text(r)
         case .md: "# PushBridge readiness\n" + markdown(r)
-        case .json: JSONWriter.pretty(json(r)) + "\n"
-        case .csv: ([ReportCSV.columns] + csvRows(r)).map { $0.map(ReportCSV.quote).joined(separator: ",") }.joined(separator: "\n") + "\n"
+        case .json: TerminalText.json(JSONWriter.pretty(json(r))) + "\n"
+        case .csv: CSVCell.document([ReportCSV.columns] + csvRows(r))
         case .html: ReportHTML.page(title: "PushBridge readiness", body: "<header><h1>PushBridge readiness</h1></header>" + ReadinessHTML.section(r))
         }
     }
@@ -26,15 +26,17 @@ public enum ReadinessRendering {
     }
 
     /// Indented lines for a terminal: an app per block, its routes below with their reasons.
+    /// Stored values (app names, fields, messages, ids) go through ``TerminalText``.
     static func text(_ r: Readiness) -> String {
-        var out = "Readiness — \(r.filter.summary.isEmpty ? "the whole audit" : r.filter.summary)\n  \(thresholds(r.thresholds))\n"
+        let t = { (value: String) in TerminalText.escape(value) }
+        var out = "Readiness — \(r.filter.summary.isEmpty ? "the whole audit" : t(r.filter.summary))\n  \(thresholds(r.thresholds))\n"
         if r.apps.isEmpty { out += "\n  no app has traffic in the window\n" }
         for app in r.apps {
-            out += "\n  \(app.app): \(label(app.verdict))\n"
-            for reason in app.reasons { out += "    - \(reason)\n" }
+            out += "\n  \(t(app.app)): \(label(app.verdict))\n"
+            for reason in app.reasons { out += "    - \(t(reason))\n" }
             for route in app.routes {
-                out += "    \(route.dialect) \(route.route): \(label(route.verdict)) — \(figures(route))\n"
-                for reason in route.reasons { out += "      - \(reason)\n" }
+                out += "    \(t(route.dialect)) \(t(route.route)): \(label(route.verdict)) — \(figures(route))\n"
+                for reason in route.reasons { out += "      - \(t(reason))\n" }
             }
         }
         out += "\n" + r.notes.map { "  note: \($0)\n" }.joined()
@@ -51,20 +53,22 @@ public enum ReadinessRendering {
         return parts.joined(separator: ", ")
     }
 
-    /// A Markdown section: a table of verdicts, then each reason as a list item.
+    /// A Markdown section: a table of verdicts, then each reason as a list item. Stored values
+    /// go through ``ReportMarkdown/cell(_:)``.
     static func markdown(_ r: Readiness) -> String {
+        let cell = ReportMarkdown.cell
         var out = "\n## Readiness\n\n\(thresholds(r.thresholds)).\n\n"
         guard !r.apps.isEmpty else { return out + "No app has traffic in the window.\n" + r.notes.map { "\n> \($0)\n" }.joined() }
         out += "| app | route | verdict | figures |\n|---|---|---|---|\n"
         for app in r.apps {
-            if app.routes.isEmpty { out += "| \(app.app) | – | **\(app.verdict.rawValue)** | \(app.reasons.joined(separator: "; ")) |\n" }
+            if app.routes.isEmpty { out += "| \(cell(app.app)) | – | **\(app.verdict.rawValue)** | \(cell(app.reasons.joined(separator: "; "))) |\n" }
             for route in app.routes {
-                out += "| \(app.app) | \(route.dialect) \(route.route) | **\(route.verdict.rawValue)** | \(figures(route)) |\n"
+                out += "| \(cell(app.app)) | \(cell(route.dialect)) \(cell(route.route)) | **\(route.verdict.rawValue)** | \(figures(route)) |\n"
             }
         }
         for app in r.apps {
             for route in app.routes where !route.reasons.isEmpty {
-                out += "\n**\(app.app) · \(route.dialect) \(route.route)**\n\n" + route.reasons.map { "- \($0.replacingOccurrences(of: "|", with: "\\|"))\n" }.joined()
+                out += "\n**\(cell(app.app)) · \(cell(route.dialect)) \(cell(route.route))**\n\n" + route.reasons.map { "- \(cell($0))\n" }.joined()
             }
         }
         return out + r.notes.map { "\n> \($0)\n" }.joined()

@@ -20,7 +20,8 @@ public enum ReportCSV {
     public static let columns = ["section", "dialect", "route", "field", "kind", "name", "count", "share", "first_seen", "last_seen", "apps",
                                  "example_request_id", "detail"]
 
-    /// The report as CSV text (RFC 4180 quoting, `\n` line ends).
+    /// The report as CSV text, every cell through ``CSVCell`` (formula-neutralised, control
+    /// characters visible, RFC 4180 quoting), `\n` line ends.
     public static func render(_ r: Report) -> String {
         var rows: [[String]] = [columns]
         func add(_ section: String, dialect: String = "", route: String = "", field: String = "", kind: String = "", name: String = "",
@@ -63,12 +64,6 @@ public enum ReportCSV {
         add("upstream_retries", name: "rate_limited_attempts", count: String(u.rateLimitedAttempts))
         add("upstream_retries", name: "rate_limit_wait_ms", count: String(Int(u.rateLimitWaitMs.rounded())))
         for o in u.scheduledSends { add("scheduled_send", name: o.name, count: String(o.count)) }
-        return rows.map { $0.map(quote).joined(separator: ",") }.joined(separator: "\n") + "\n"
-    }
-
-    /// A field quoted when it holds a comma, quote or line break.
-    static func quote(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return CSVCell.document(rows)
     }
 }

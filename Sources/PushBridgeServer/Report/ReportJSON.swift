@@ -16,11 +16,12 @@ import PushBridgeCore
 ///     "rate_limited_attempts","rate_limit_wait_ms","scheduled_sends":[…]},
 ///  "readiness": {"filter","thresholds","all_ready","apps":[{"app","verdict","reasons","routes":[…]}],"notes"}}
 /// ```
-/// Times are Unix milliseconds; shares are 0…1. The readiness object is `pushbridge readiness
+/// Times are Unix milliseconds; shares are 0…1; DEL and C1 controls in strings are `\u00XX`
+/// escapes (``TerminalText/json(_:)``), as C0 ones are. The readiness object is `pushbridge readiness
 /// --format json`'s (see ``ReadinessRendering/json(_:)``).
 public enum ReportJSON {
     /// The report as pretty JSON text.
-    public static func render(_ report: Report) -> String { JSONWriter.pretty(value(report)) + "\n" }
+    public static func render(_ report: Report) -> String { TerminalText.json(JSONWriter.pretty(value(report))) + "\n" }
 
     /// The report as a JSON value.
     public static func value(_ r: Report) -> JSONValue {
