@@ -14,7 +14,7 @@ import PushBridgeCore
 ///     "primary_latency_ms":{"p50","p95","p99"},"shadow_latency_ms":{…},"primary_error_rate","shadow_error_rate"},
 ///  "upstream": {"outcomes":[{"name","count"}],"statuses":[…],"retried_requests","retries",
 ///     "rate_limited_attempts","rate_limit_wait_ms","scheduled_sends":[…]},
-///  "readiness": {"filter","thresholds","all_ready","apps":[{"app","verdict","reasons","routes":[…]}],"notes"}}
+///  "readiness": {"filter","thresholds","all_ready","apps":[{"app","verdict","reasons","routes":[…]}],"refused_before_admission","notes"}}
 /// ```
 /// Times are Unix milliseconds; shares are 0…1; DEL and C1 controls in strings are `\u00XX`
 /// escapes (``TerminalText/json(_:)``), as C0 ones are. The readiness object is `pushbridge readiness
