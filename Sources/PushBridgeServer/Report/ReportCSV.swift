@@ -14,7 +14,11 @@
 /// - `upstream_retries`: name (`retried_requests`, `retries`, `rate_limited_attempts`, `rate_limit_wait_ms`), count.
 /// - `summary`: name `total_requests`, count; or `shadow_comparisons`, count.
 /// - `readiness`: dialect, route (empty for an app without traffic), name (the app), kind (the
-///   verdict), count (requests), detail (the reasons, `; `-separated). `readiness_note`: detail.
+///   verdict), count (requests), detail (the reasons, `; `-separated). `readiness_refused`: count
+///   (requests refused before admission, counted in no verdict), detail. `readiness_note`: detail.
+///
+/// Every cell goes through ``CSVCell``: one starting with `=`, `+`, `-`, `@`, tab or CR gets a
+/// leading `'`, control characters are written visibly (`\u{1B}`).
 public enum ReportCSV {
     /// The header row's columns.
     public static let columns = ["section", "dialect", "route", "field", "kind", "name", "count", "share", "first_seen", "last_seen", "apps",
