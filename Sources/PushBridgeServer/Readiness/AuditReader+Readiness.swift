@@ -32,7 +32,7 @@ extension AuditReader {
     /// `requests` aliased `r`, with the filter's bounds; rows no dialect had, requests on
     /// routes PushBridge does not migrate (outcome `unhandled`, the report lists them) and
     /// requests refused before admission (``admitted``) are left out. `--app` matches an app's
-    /// configured name or its source app id, either way round (`settings` knows both).
+    /// configured name or its source app id, either way round (``ReadinessScope/appNames``).
     private func readinessClause(_ scope: ReadinessScope, extra: [String] = [], admitted: Bool = true) -> (String, [SQLiteValue]) {
         let filter = scope.filter
         var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL", "r.outcome != 'unhandled'", admitted ? Self.admitted : "NOT \(Self.admitted)"] + extra
