@@ -14,7 +14,8 @@ extension AuditEntry {
     /// `extraSecrets` (the caller's credential, the configured keys) are swept by value too.
     /// A request refused before it was authenticated (`unauthenticated`) keeps only a bounded,
     /// redacted excerpt of its body (``Redaction/refusedBody(_:dialect:extraSecrets:limit:fingerprint:)``)
-    /// and no translation.
+    /// and no translation (readiness tells a request refused before admission by that: a
+    /// `rejected` row without a translation, counted in no verdict).
     public init(requestId: String, receivedAt: Int64, path: String?, route: InboundRoute?, translation: Translation?,
                 parsedBody: ParsedBody, keyFingerprint: String?, targetApp: String? = nil, extraSecrets: [String] = [], unauthenticated: Bool = false) {
         let dialect = translation?.dialect ?? route?.dialect

@@ -5,12 +5,15 @@ extension AuditReader {
     /// per app and route, judged with `settings`. An app is its configured name when the
     /// audit has one (`requests.app_name`), else its source app id; `filter.app` matches either.
     public func readiness(_ filter: ReportFilter = ReportFilter(), settings: ReadinessSettings = ReadinessSettings()) throws(AuditError) -> Readiness {
-        var routes = try readinessRequests(filter)
-        for (key, figures) in try readinessFindings(filter, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
-        try readinessShadow(filter, into: &routes)
-        try readinessOpenPush(filter, into: &routes)
+        let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
+        var routes = try readinessRequests(scope)
+        for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
+        try readinessShadow(scope, into: &routes)
+        try readinessOpenPush(scope, into: &routes)
         let judged = routes.mapValues { ReadinessJudge.judge($0, settings.thresholds) }
-        return ReadinessJudge.assemble(judged, filter: filter, settings: settings)
+        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings)
+        readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope)
+        return readiness
     }
 
     /// A route of one app: the grouping key of every readiness query.
@@ -18,17 +21,46 @@ extension AuditReader {
         var app, dialect, route: String
     }
 
-    /// `requests` aliased `r`, with the filter's bounds; rows no dialect had, and requests on
-    /// routes PushBridge does not migrate (outcome `unhandled`, the report lists them), are left out.
-    private func readinessClause(_ filter: ReportFilter, extra: [String] = []) -> (String, [SQLiteValue]) {
-        var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL", "r.outcome != 'unhandled'"] + extra
+    /// The rows every readiness query reads: the filter's, its app under every name it has.
+    struct ReadinessScope {
+        /// The window, app, dialect and route.
+        var filter: ReportFilter
+        /// The names `filter.app` goes by (its configured name and source app id); empty without `--app`.
+        var appNames: [String]
+    }
+
+    /// `requests` aliased `r`, with the filter's bounds; rows no dialect had, requests on
+    /// routes PushBridge does not migrate (outcome `unhandled`, the report lists them) and
+    /// requests refused before admission (``admitted``) are left out. `--app` matches an app's
+    /// configured name or its source app id, either way round (``ReadinessScope/appNames``).
+    private func readinessClause(_ scope: ReadinessScope, extra: [String] = [], admitted: Bool = true) -> (String, [SQLiteValue]) {
+        let filter = scope.filter
+        var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL", "r.outcome != 'unhandled'", admitted ? Self.admitted : "NOT \(Self.admitted)"] + extra
         var arguments: [SQLiteValue] = []
         if let dialect = filter.dialect { conditions.append("r.dialect = ?"); arguments.append(.text(dialect)) }
         if let route = filter.route { conditions.append("r.route = ?"); arguments.append(.text(route)) }
         if let since = filter.since { conditions.append("r.received_at >= ?"); arguments.append(.integer(since)) }
         if let until = filter.until { conditions.append("r.received_at < ?"); arguments.append(.integer(until)) }
-        if let app = filter.app { conditions.append("\(appKey) = ?"); arguments.append(.text(app)) }
+        if filter.app != nil {
+            let names = scope.appNames
+            conditions.append("(\(appKey) IN (\(placeholders(names.count))) OR r.source_app IN (\(placeholders(names.count))))")
+            arguments += (names + names).map { .text($0) }
+        }
         return ("WHERE " + conditions.joined(separator: " AND "), arguments)
+    }
+
+    /// A request PushBridge admitted (an app accepted the caller's credential), told from one
+    /// refused before admission: every refusal before admission — no or a wrong credential,
+    /// an app not configured, no app named, a body over the limit, a malformed head, a request
+    /// that came in while the proxy drained — is a `rejected` row without a translation
+    /// (``AuditEntry`` keeps none for an unauthenticated caller), while a request refused
+    /// after admission (a translation error, a rule) keeps its translation.
+    static let admitted = "(r.outcome != 'rejected' OR r.translated IS NOT NULL)"
+
+    /// Requests the filter selects that were refused before admission: reported apart.
+    private func refusedBeforeAdmission(_ scope: ReadinessScope) throws(AuditError) -> Int {
+        let (clause, arguments) = readinessClause(scope, admitted: false)
+        return Int(try query("SELECT count(*) FROM requests r \(clause)", arguments).first?.first?.integerValue ?? 0)
     }
 
     /// The app a row belongs to: its configured name, else its source app id.
@@ -38,8 +70,8 @@ extension AuditReader {
         ReadinessKey(app: row[0].textValue ?? "", dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
     }
 
-    private func readinessRequests(_ filter: ReportFilter) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
-        let (clause, arguments) = readinessClause(filter)
+    private func readinessRequests(_ scope: ReadinessScope) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
+        let (clause, arguments) = readinessClause(scope)
         var routes: [ReadinessKey: RouteReadiness] = [:]
         for row in try query("SELECT \(appKey), r.dialect, r.route, count(*) FROM requests r \(clause) GROUP BY 1, 2, 3", arguments) {
             var route = RouteReadiness(dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
@@ -53,10 +85,10 @@ extension AuditReader {
     /// and the OpenPush rules observe mode found broken (caveats starting "OpenPush would
     /// reject this", counted as kind `openpush rule`). Array indices are folded; a folded group
     /// is recounted by distinct request.
-    private func readinessFindings(_ filter: ReportFilter, totals: [ReadinessKey: RouteReadiness])
+    private func readinessFindings(_ scope: ReadinessScope, totals: [ReadinessKey: RouteReadiness])
         throws(AuditError) -> [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] {
         let kind = "CASE WHEN f.kind = 'caveat' THEN 'openpush rule' ELSE f.kind END"
-        let (clause, arguments) = readinessClause(filter, extra: [
+        let (clause, arguments) = readinessClause(scope, extra: [
             "((f.severity = 'warning' AND f.kind NOT IN ('caveat', 'rejected')) OR f.kind = 'rejected' OR (f.kind = 'caveat' AND f.message LIKE 'OpenPush would reject this%'))",
         ])
         let rows = try query("""
@@ -80,7 +112,7 @@ extension AuditReader {
             let storedKind = group.kind == "openpush rule" ? "caveat" : group.kind
             let fields = "f.field IN (\(placeholders(entry.paths.count)))"
             if entry.paths.count > 1 {
-                let (recount, recountArguments) = readinessClause(filter, extra: ["f.kind = ?", fields, "r.dialect = ?", "r.route = ?", "\(appKey) = ?"])
+                let (recount, recountArguments) = readinessClause(scope, extra: ["f.kind = ?", fields, "r.dialect = ?", "r.route = ?", "\(appKey) = ?"])
                 finding.requests = Int(try query("SELECT count(DISTINCT f.request_id) FROM findings f JOIN requests r ON r.request_id = f.request_id \(recount)",
                                                  [.text(storedKind)] + entry.paths.map { .text($0) } + [.text(group.key.dialect), .text(group.key.route), .text(group.key.app)]
                                                  + recountArguments).first?.first?.integerValue ?? 0)
@@ -97,18 +129,18 @@ extension AuditReader {
     }
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs.
-    private func readinessShadow(_ filter: ReportFilter, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+    private func readinessShadow(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
         let accepted = { (side: String) in "(CASE WHEN s.\(side)_status BETWEEN 200 AND 299 AND s.\(side)_error IS NULL THEN 1 ELSE 0 END)" }
         let statusClass = { (side: String) in
             "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
         }
-        let (clause, arguments) = readinessClause(filter)
+        let (clause, arguments) = readinessClause(scope)
         let join = "FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id"
         for row in try query("SELECT \(appKey), r.dialect, r.route, count(*), sum(\(accepted("primary")) != \(accepted("shadow"))) \(join) \(clause) GROUP BY 1, 2, 3", arguments) {
             routes[key(row)]?.shadowed = Int(row[3].integerValue ?? 0)
             routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
         }
-        let (disagree, disagreeArguments) = readinessClause(filter, extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
+        let (disagree, disagreeArguments) = readinessClause(scope, extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
         for row in try query("""
             SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
             \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
@@ -121,8 +153,8 @@ extension AuditReader {
     /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
     /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
     /// is a call that ended without a 2xx; a rate-limited call had at least one 429.
-    private func readinessOpenPush(_ filter: ReportFilter, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let (primary, primaryArguments) = readinessClause(filter, extra: [
+    private func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+        let (primary, primaryArguments) = readinessClause(scope, extra: [
             "r.outcome IN ('forwarded', 'failed', 'sent')",
             "coalesce(r.error_message, '') NOT LIKE ?", "coalesce(r.error_message, '') NOT LIKE ?",
         ])
@@ -132,7 +164,7 @@ extension AuditReader {
             SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 THEN 0 ELSE 1 END), sum(\(rateLimited))
             FROM requests r \(primary) GROUP BY 1, 2, 3
             """, legacyRows + primaryArguments)
-        let (shadow, shadowArguments) = readinessClause(filter, extra: ["s.shadow_provider = 'openpush'"])
+        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'"])
         let shadowRows = try query("""
             SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL THEN 0 ELSE 1 END),
                    sum(coalesce(s.shadow_status, 0) = 429)

@@ -9,17 +9,30 @@ public struct Readiness: Sendable, Equatable {
     public var apps: [AppReadiness]
     /// What the verdicts cannot see.
     public var notes: [String]
+    /// Requests in the window (and the filter's app, dialect, route) that PushBridge refused
+    /// before admitting them — no or a wrong credential, an app not configured, no app named,
+    /// a body over the limit or a malformed head: anyone can send these, so they count toward
+    /// no app's verdict or minimum and never change ``allReady``; they are reported apart.
+    public var refusedBeforeAdmission: Int
 
     /// A readiness.
-    public init(filter: ReportFilter, thresholds: ReadinessThresholds, apps: [AppReadiness], notes: [String]) {
+    public init(filter: ReportFilter, thresholds: ReadinessThresholds, apps: [AppReadiness], notes: [String], refusedBeforeAdmission: Int = 0) {
         self.filter = filter
         self.thresholds = thresholds
         self.apps = apps
         self.notes = notes
+        self.refusedBeforeAdmission = refusedBeforeAdmission
     }
 
-    /// Whether every app is ready (false when there is no app at all).
+    /// Whether every app is ready (false when there is no app at all). Requests refused
+    /// before admission play no part.
     public var allReady: Bool { !apps.isEmpty && apps.allSatisfy { $0.verdict == .ready } }
+
+    /// The line that reports ``refusedBeforeAdmission`` apart from the verdicts.
+    public var refusedBeforeAdmissionLine: String {
+        "refused before admission (missing or wrong credentials, an app not configured, …): "
+            + ReportFormatting.count(refusedBeforeAdmission, "request") + ", not counted in any verdict"
+    }
 
     /// Said with every verdict: requests on routes PushBridge does not migrate are not judged here.
     public static let unhandledRoutesNote = "unhandled routes: requests on routes PushBridge does not migrate are not judged by these verdicts; "

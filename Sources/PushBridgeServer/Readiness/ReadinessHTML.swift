@@ -4,7 +4,7 @@ enum ReadinessHTML {
     static func section(_ r: Readiness) -> String {
         let escape = ReportHTML.escape
         var out = "<section class=\"readiness\"><h2>Cut-over readiness</h2><p class=\"legend\">\(escape(ReadinessRendering.thresholds(r.thresholds)))</p>"
-        guard !r.apps.isEmpty else { return out + "<p class=\"none\">No app has traffic in the window.</p>" + notes(r) + "</section>" }
+        guard !r.apps.isEmpty else { return out + "<p class=\"none\">No app has traffic in the window.</p>" + refused(r) + notes(r) + "</section>" }
         out += "<div class=\"verdicts\">"
         for app in r.apps {
             out += "<div class=\"verdict \(css(app.verdict))\"><div class=\"value\">\(escape(app.app))</div><div class=\"label\">\(escape(app.verdict.rawValue))</div></div>"
@@ -24,7 +24,12 @@ enum ReadinessHTML {
                     + "</tr>" + reasonRow(route.reasons)
             }
         }
-        return out + "</tbody></table></div>" + notes(r) + "</section>"
+        return out + "</tbody></table></div>" + refused(r) + notes(r) + "</section>"
+    }
+
+    /// The requests refused before admission, apart from the verdicts (nothing when there are none).
+    private static func refused(_ r: Readiness) -> String {
+        r.refusedBeforeAdmission > 0 ? "<p class=\"legend\">\(ReportHTML.escape(r.refusedBeforeAdmissionLine))</p>" : ""
     }
 
     static func css(_ verdict: ReadinessVerdict) -> String {

@@ -35,25 +35,34 @@ enum ReadinessJudge {
 
     /// Apps in configuration order (a configured app with no traffic is `not enough traffic`),
     /// then the apps only the audit knows, by name; each app's verdict is its worst route's.
+    /// An app `filter` names that neither the configuration nor the window knows is `not
+    /// enough traffic` too, under that name: asking for an app never gets "no app".
     static func assemble(_ routes: [AuditReader.ReadinessKey: RouteReadiness], filter: ReportFilter, settings: ReadinessSettings) -> Readiness {
         var byApp: [String: [RouteReadiness]] = [:]
         for (key, route) in routes { byApp[key.app, default: []].append(route) }
         var apps: [AppReadiness] = []
         var seen = Set<String>()
+        let t = settings.thresholds
         for app in settings.apps where filter.app == nil || filter.app == app.name || filter.app == app.sourceAppId {
             let found = (byApp[app.name] ?? []) + (app.sourceAppId == app.name ? [] : byApp[app.sourceAppId] ?? [])
             seen.formUnion([app.name, app.sourceAppId])
-            apps.append(make(app.name, found))
+            apps.append(make(app.name, found, t))
         }
-        for name in byApp.keys.sorted() where !seen.contains(name) { apps.append(make(name, byApp[name] ?? [])) }
-        return Readiness(filter: filter, thresholds: settings.thresholds, apps: apps, notes: [Readiness.unhandledRoutesNote])
+        for name in byApp.keys.sorted() where !seen.contains(name) { apps.append(make(name, byApp[name] ?? [], t)) }
+        if let asked = filter.app, apps.isEmpty { apps.append(make(asked, [], t)) }
+        return Readiness(filter: filter, thresholds: t, apps: apps, notes: [Readiness.unhandledRoutesNote])
     }
 
-    private static func make(_ name: String, _ routes: [RouteReadiness]) -> AppReadiness {
+    private static func make(_ name: String, _ routes: [RouteReadiness], _ t: ReadinessThresholds) -> AppReadiness {
         let sorted = routes.sorted { ($0.dialect, $0.route) < ($1.dialect, $1.route) }
         guard let worst = sorted.map(\.verdict).max() else {
-            return AppReadiness(app: name, verdict: .notEnoughTraffic, routes: [], reasons: ["no requests in the window"])
+            return AppReadiness(app: name, verdict: .notEnoughTraffic, routes: [], reasons: [noTraffic(t)])
         }
         return AppReadiness(app: name, verdict: worst, routes: sorted, reasons: [])
+    }
+
+    /// The reason of an app without a request in the window: what a route would need.
+    static func noTraffic(_ t: ReadinessThresholds) -> String {
+        t.minRequests > 0 ? "0 requests seen; \(t.minRequests) needed" : "no requests in the window"
     }
 }

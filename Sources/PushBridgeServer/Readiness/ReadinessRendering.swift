@@ -8,8 +8,8 @@ public enum ReadinessRendering {
         switch format {
         case .text: text(r)
         case .md: "# PushBridge readiness\n" + markdown(r)
-        case .json: JSONWriter.pretty(json(r)) + "\n"
-        case .csv: ([ReportCSV.columns] + csvRows(r)).map { $0.map(ReportCSV.quote).joined(separator: ",") }.joined(separator: "\n") + "\n"
+        case .json: TerminalText.json(JSONWriter.pretty(json(r))) + "\n"
+        case .csv: CSVCell.document([ReportCSV.columns] + csvRows(r))
         case .html: ReportHTML.page(title: "PushBridge readiness", body: "<header><h1>PushBridge readiness</h1></header>" + ReadinessHTML.section(r))
         }
     }
@@ -25,18 +25,22 @@ public enum ReadinessRendering {
             + "\(pct(t.maxRateLimitedRate)) 429s"
     }
 
-    /// Indented lines for a terminal: an app per block, its routes below with their reasons.
+    /// Indented lines for a terminal: an app per block, its routes below with their reasons,
+    /// then the requests refused before admission, apart. Stored values (app names, fields,
+    /// messages, ids) go through ``TerminalText``.
     static func text(_ r: Readiness) -> String {
-        var out = "Readiness — \(r.filter.summary.isEmpty ? "the whole audit" : r.filter.summary)\n  \(thresholds(r.thresholds))\n"
+        let t = { (value: String) in TerminalText.escape(value) }
+        var out = "Readiness — \(r.filter.summary.isEmpty ? "the whole audit" : t(r.filter.summary))\n  \(thresholds(r.thresholds))\n"
         if r.apps.isEmpty { out += "\n  no app has traffic in the window\n" }
         for app in r.apps {
-            out += "\n  \(app.app): \(label(app.verdict))\n"
-            for reason in app.reasons { out += "    - \(reason)\n" }
+            out += "\n  \(t(app.app)): \(label(app.verdict))\n"
+            for reason in app.reasons { out += "    - \(t(reason))\n" }
             for route in app.routes {
-                out += "    \(route.dialect) \(route.route): \(label(route.verdict)) — \(figures(route))\n"
-                for reason in route.reasons { out += "      - \(reason)\n" }
+                out += "    \(t(route.dialect)) \(t(route.route)): \(label(route.verdict)) — \(figures(route))\n"
+                for reason in route.reasons { out += "      - \(t(reason))\n" }
             }
         }
+        if r.refusedBeforeAdmission > 0 { out += "\n  \(r.refusedBeforeAdmissionLine)\n" }
         out += "\n" + r.notes.map { "  note: \($0)\n" }.joined()
         return out
     }
@@ -51,29 +55,33 @@ public enum ReadinessRendering {
         return parts.joined(separator: ", ")
     }
 
-    /// A Markdown section: a table of verdicts, then each reason as a list item.
+    /// A Markdown section: a table of verdicts, then each reason as a list item, then the
+    /// requests refused before admission. Stored values go through ``ReportMarkdown/cell(_:)``.
     static func markdown(_ r: Readiness) -> String {
+        let cell = ReportMarkdown.cell
         var out = "\n## Readiness\n\n\(thresholds(r.thresholds)).\n\n"
-        guard !r.apps.isEmpty else { return out + "No app has traffic in the window.\n" + r.notes.map { "\n> \($0)\n" }.joined() }
+        let refused = r.refusedBeforeAdmission > 0 ? "\n> \(r.refusedBeforeAdmissionLine)\n" : ""
+        guard !r.apps.isEmpty else { return out + "No app has traffic in the window.\n" + refused + r.notes.map { "\n> \($0)\n" }.joined() }
         out += "| app | route | verdict | figures |\n|---|---|---|---|\n"
         for app in r.apps {
-            if app.routes.isEmpty { out += "| \(app.app) | – | **\(app.verdict.rawValue)** | \(app.reasons.joined(separator: "; ")) |\n" }
+            if app.routes.isEmpty { out += "| \(cell(app.app)) | – | **\(app.verdict.rawValue)** | \(cell(app.reasons.joined(separator: "; "))) |\n" }
             for route in app.routes {
-                out += "| \(app.app) | \(route.dialect) \(route.route) | **\(route.verdict.rawValue)** | \(figures(route)) |\n"
+                out += "| \(cell(app.app)) | \(cell(route.dialect)) \(cell(route.route)) | **\(route.verdict.rawValue)** | \(figures(route)) |\n"
             }
         }
         for app in r.apps {
             for route in app.routes where !route.reasons.isEmpty {
-                out += "\n**\(app.app) · \(route.dialect) \(route.route)**\n\n" + route.reasons.map { "- \($0.replacingOccurrences(of: "|", with: "\\|"))\n" }.joined()
+                out += "\n**\(cell(app.app)) · \(cell(route.dialect)) \(cell(route.route))**\n\n" + route.reasons.map { "- \(cell($0))\n" }.joined()
             }
         }
-        return out + r.notes.map { "\n> \($0)\n" }.joined()
+        return out + refused + r.notes.map { "\n> \($0)\n" }.joined()
     }
 
     /// The JSON value: `{"filter", "thresholds", "all_ready", "apps": [{"app", "verdict", "reasons",
     /// "routes": [{"dialect", "route", "verdict", "reasons", "requests", "shadowed", "disagreements",
     /// "disagreement_share", "disagreement_cells", "openpush_calls", "openpush_errors",
-    /// "openpush_error_rate", "rate_limited", "rate_limited_rate", "warnings", "rejections"}]}], "notes"}`.
+    /// "openpush_error_rate", "rate_limited", "rate_limited_rate", "warnings", "rejections"}]}],
+    /// "refused_before_admission", "notes"}`.
     static func json(_ r: Readiness) -> JSONValue {
         let t = r.thresholds
         let share = { (value: Double) in JSONValue.double(ReportFormatting.share(value)) }
@@ -106,13 +114,16 @@ public enum ReadinessRendering {
                                       "warnings": .array(route.warnings.map(finding)), "rejections": .array(route.rejections.map(finding))])
                          })])
             }),
+            "refused_before_admission": int(r.refusedBeforeAdmission),
             "notes": .array(r.notes.map { .string($0) }),
         ])
     }
 
     /// CSV rows (``ReportCSV``'s columns): `readiness` rows with dialect, route (empty for an
     /// app without traffic), name (the app), kind (the verdict), count (requests) and detail
-    /// (the reasons, `; `-separated); a `readiness_note` row per note.
+    /// (the reasons, `; `-separated); a `readiness_refused` row with count (the requests
+    /// refused before admission, counted in no verdict) and detail (what that is); a
+    /// `readiness_note` row per note.
     static func csvRows(_ r: Readiness) -> [[String]] {
         var rows: [[String]] = []
         func row(_ dialect: String, _ route: String, _ app: String, _ verdict: ReadinessVerdict, _ count: String, _ reasons: [String]) -> [String] {
@@ -122,6 +133,7 @@ public enum ReadinessRendering {
             if app.routes.isEmpty { rows.append(row("", "", app.app, app.verdict, "0", app.reasons)) }
             for route in app.routes { rows.append(row(route.dialect, route.route, app.app, route.verdict, String(route.requests), route.reasons)) }
         }
+        rows.append(["readiness_refused", "", "", "", "", "", String(r.refusedBeforeAdmission), "", "", "", "", "", r.refusedBeforeAdmissionLine])
         for note in r.notes { rows.append(["readiness_note", "", "", "", "", "", "", "", "", "", "", "", note]) }
         return rows
     }

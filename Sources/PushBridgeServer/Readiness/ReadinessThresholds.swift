@@ -90,6 +90,16 @@ public struct ReadinessSettings: Sendable, Equatable {
         self.apps = apps
     }
 
+    /// The names `app` (a `--app` value) goes by: itself, and the configured name and source
+    /// app id of the configured app it names either way.
+    public func names(of app: String) -> [String] {
+        var names = [app]
+        for configured in apps where configured.name == app || configured.sourceAppId == app {
+            for name in [configured.name, configured.sourceAppId] where !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
     /// The settings of a loaded configuration.
     public init(_ configuration: ProxyConfiguration) {
         self.init(thresholds: configuration.readiness,

@@ -14,13 +14,18 @@
 /// - `upstream_retries`: name (`retried_requests`, `retries`, `rate_limited_attempts`, `rate_limit_wait_ms`), count.
 /// - `summary`: name `total_requests`, count; or `shadow_comparisons`, count.
 /// - `readiness`: dialect, route (empty for an app without traffic), name (the app), kind (the
-///   verdict), count (requests), detail (the reasons, `; `-separated). `readiness_note`: detail.
+///   verdict), count (requests), detail (the reasons, `; `-separated). `readiness_refused`: count
+///   (requests refused before admission, counted in no verdict), detail. `readiness_note`: detail.
+///
+/// Every cell goes through ``CSVCell``: one starting with `=`, `+`, `-`, `@`, tab or CR gets a
+/// leading `'`, control characters are written visibly (`\u{1B}`).
 public enum ReportCSV {
     /// The header row's columns.
     public static let columns = ["section", "dialect", "route", "field", "kind", "name", "count", "share", "first_seen", "last_seen", "apps",
                                  "example_request_id", "detail"]
 
-    /// The report as CSV text (RFC 4180 quoting, `\n` line ends).
+    /// The report as CSV text, every cell through ``CSVCell`` (formula-neutralised, control
+    /// characters visible, RFC 4180 quoting), `\n` line ends.
     public static func render(_ r: Report) -> String {
         var rows: [[String]] = [columns]
         func add(_ section: String, dialect: String = "", route: String = "", field: String = "", kind: String = "", name: String = "",
@@ -63,12 +68,6 @@ public enum ReportCSV {
         add("upstream_retries", name: "rate_limited_attempts", count: String(u.rateLimitedAttempts))
         add("upstream_retries", name: "rate_limit_wait_ms", count: String(Int(u.rateLimitWaitMs.rounded())))
         for o in u.scheduledSends { add("scheduled_send", name: o.name, count: String(o.count)) }
-        return rows.map { $0.map(quote).joined(separator: ",") }.joined(separator: "\n") + "\n"
-    }
-
-    /// A field quoted when it holds a comma, quote or line break.
-    static func quote(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return CSVCell.document(rows)
     }
 }

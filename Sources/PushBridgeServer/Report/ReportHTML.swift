@@ -83,11 +83,12 @@ enum ReportHTML {
         return out + "</tbody></table></div>"
     }
 
-    /// Escapes `& < > " '`.
+    /// Escapes `& < > " '`, and writes control characters visibly (``TerminalText``: a
+    /// browser would hide them, a terminal showing the page's source would act on them).
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
-        for c in text {
+        for c in TerminalText.escape(text) {
             switch c {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -14,13 +14,14 @@ import PushBridgeCore
 ///     "primary_latency_ms":{"p50","p95","p99"},"shadow_latency_ms":{…},"primary_error_rate","shadow_error_rate"},
 ///  "upstream": {"outcomes":[{"name","count"}],"statuses":[…],"retried_requests","retries",
 ///     "rate_limited_attempts","rate_limit_wait_ms","scheduled_sends":[…]},
-///  "readiness": {"filter","thresholds","all_ready","apps":[{"app","verdict","reasons","routes":[…]}],"notes"}}
+///  "readiness": {"filter","thresholds","all_ready","apps":[{"app","verdict","reasons","routes":[…]}],"refused_before_admission","notes"}}
 /// ```
-/// Times are Unix milliseconds; shares are 0…1. The readiness object is `pushbridge readiness
+/// Times are Unix milliseconds; shares are 0…1; DEL and C1 controls in strings are `\u00XX`
+/// escapes (``TerminalText/json(_:)``), as C0 ones are. The readiness object is `pushbridge readiness
 /// --format json`'s (see ``ReadinessRendering/json(_:)``).
 public enum ReportJSON {
     /// The report as pretty JSON text.
-    public static func render(_ report: Report) -> String { JSONWriter.pretty(value(report)) + "\n" }
+    public static func render(_ report: Report) -> String { TerminalText.json(JSONWriter.pretty(value(report))) + "\n" }
 
     /// The report as a JSON value.
     public static func value(_ r: Report) -> JSONValue {

@@ -1,5 +1,7 @@
-/// The report as GitHub-flavoured Markdown: one table per section.
+/// The report as GitHub-flavoured Markdown: one table per section; stored values go through
+/// ``cell(_:)``.
 enum ReportMarkdown {
+    /// The whole report.
     static func render(_ r: Report) -> String {
         var out = "# PushBridge diff report\n\n\(r.totalRequests) requests"
         if !r.filter.summary.isEmpty { out += " · `\(r.filter.summary)`" }
@@ -22,13 +24,17 @@ enum ReportMarkdown {
         return out
     }
 
+    /// One table under its heading, or `None.`.
     static func section(_ t: ReportTable, level: Int = 2) -> String {
         let (header, rows) = (t.header, t.rows)
         var out = "\n" + String(repeating: "#", count: level) + " \(t.title)\n\n"
         guard !rows.isEmpty else { return out + "None.\n" }
-        let escape = { (cell: String) in cell.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
         out += "| " + header.joined(separator: " | ") + " |\n|" + header.map { _ in "---" }.joined(separator: "|") + "|\n"
-        for row in rows { out += "| " + row.map(escape).joined(separator: " | ") + " |\n" }
+        for row in rows { out += "| " + row.map(cell).joined(separator: " | ") + " |\n" }
         return out
     }
+
+    /// A stored value in a table cell: control characters visible (``TerminalText``, line
+    /// breaks included, so a value never starts a row of its own) and `|` escaped.
+    static func cell(_ value: String) -> String { TerminalText.escape(value).replacingOccurrences(of: "|", with: "\\|") }
 }

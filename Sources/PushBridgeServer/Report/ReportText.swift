@@ -1,5 +1,7 @@
-/// The report for a terminal: a heading per section and aligned columns.
+/// The report for a terminal: a heading per section and aligned columns. Stored values are
+/// printed through ``TerminalText`` (control characters visible).
 enum ReportText {
+    /// The whole report.
     static func render(_ r: Report) -> String {
         var out = "PushBridge diff report — \(r.totalRequests) requests"
         if !r.filter.summary.isEmpty { out += " (\(r.filter.summary))" }
@@ -23,6 +25,7 @@ enum ReportText {
         return out
     }
 
+    /// One table under its title, or `none`.
     static func section(_ t: ReportTable, level: Int = 1) -> String {
         var out = level == 1 ? "\n\(t.title) (\(t.rows.count))\n" : "  \(t.title)\n"
         guard !t.rows.isEmpty else { return out + "  none\n" }
@@ -30,7 +33,9 @@ enum ReportText {
         return out
     }
 
-    static func table(_ rows: [[String]]) -> String {
+    /// Aligned columns; every cell is stored data, printed through ``TerminalText``.
+    static func table(_ cells: [[String]]) -> String {
+        let rows = cells.map { $0.map { TerminalText.escape($0) } }
         var widths = [Int](repeating: 0, count: rows.map(\.count).max() ?? 0)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         return rows.map { row in

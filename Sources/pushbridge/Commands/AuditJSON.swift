@@ -2,7 +2,8 @@ import PushBridgeCore
 import PushBridgeServer
 
 /// `--format json` of `audit list` and `audit show`: the same fields as the tables, with times
-/// as Unix milliseconds and absent values as `null`.
+/// as Unix milliseconds and absent values as `null`; control characters in strings escaped
+/// (C0 by the JSON writer, DEL and C1 by ``TerminalText/json(_:)``).
 enum AuditJSON {
     /// `{"requests": [...]}`, newest first.
     static func list(_ rows: [AuditSummary]) -> String {
@@ -14,7 +15,7 @@ enum AuditJSON {
                 "upstream_latency_ms": row.upstreamLatencyMs.map(JSONValue.double) ?? .null, "finding_count": .int(Int64(row.findingCount)),
             ])
         }
-        return JSONWriter.pretty(.object(["requests": .array(requests)])) + "\n"
+        return TerminalText.json(JSONWriter.pretty(.object(["requests": .array(requests)]))) + "\n"
     }
 
     /// One request: its row, its findings, its attempts and its (redacted) bodies.
@@ -35,7 +36,7 @@ enum AuditJSON {
             "findings": .array(findings), "attempts": attempts, "inbound_body": text(entry.inboundBody), "translated": text(entry.translated),
             "upstream_body": text(record.upstreamBody), "response_body": text(record.responseBody),
         ]
-        return JSONWriter.pretty(.object(object)) + "\n"
+        return TerminalText.json(JSONWriter.pretty(.object(object))) + "\n"
     }
 
     private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }

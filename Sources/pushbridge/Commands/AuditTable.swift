@@ -1,8 +1,11 @@
 import Foundation
 import PushBridgeServer
 
-/// Plain-text rendering of audit rows for the terminal.
+/// Plain-text rendering of audit rows for the terminal. Every stored value is printed
+/// through ``TerminalText``: a one-line value with every control character visible, a body
+/// with its line breaks kept and every other control visible.
 enum AuditTable {
+    /// `audit list`: one row per request.
     static func list(_ rows: [AuditSummary]) -> String {
         guard !rows.isEmpty else { return "no requests\n" }
         let header = ["REQUEST ID", "RECEIVED (UTC)", "ROUTE", "APP", "EVENT", "OUTCOME", "STATUS", "UPSTREAM MS", "FINDINGS"]
@@ -16,6 +19,7 @@ enum AuditTable {
         return columns([header] + body)
     }
 
+    /// `audit show`: the row's fields, its findings, its attempts and its (redacted) bodies.
     static func show(_ record: AuditRecord) -> String {
         let entry = record.entry
         var lines: [(String, String)] = [
@@ -29,7 +33,7 @@ enum AuditTable {
             ("upstream latency", record.upstreamLatencyMs.map { String(format: "%.1f ms", $0) } ?? "-"),
         ]
         if let error = record.errorMessage { lines.append(("error", error)) }
-        var text = lines.map { "\($0.0.padding(toLength: 17, withPad: " ", startingAt: 0))\($0.1)\n" }.joined()
+        var text = lines.map { "\($0.0.padding(toLength: 17, withPad: " ", startingAt: 0))\(TerminalText.escape($0.1))\n" }.joined()
         text += section("findings (\(entry.findings.count))", entry.findings.isEmpty ? nil : columns(
             [["SEVERITY", "KIND", "FIELD", "MESSAGE"]] + entry.findings.map { [$0.severity.rawValue, $0.kind.rawValue, $0.field, $0.message] }))
         text += section("attempts", record.attempts)
@@ -41,12 +45,14 @@ enum AuditTable {
     }
 
     private static func section(_ title: String, _ content: String?) -> String {
-        guard let content, !content.isEmpty else { return "" }
+        guard let stored = content, !stored.isEmpty else { return "" }
+        let content = TerminalText.escape(stored, keepingNewlines: true)
         return "\n\(title):\n\(content)\(content.hasSuffix("\n") ? "" : "\n")"
     }
 
-    /// Left-aligned columns separated by two spaces.
-    static func columns(_ rows: [[String]]) -> String {
+    /// Left-aligned columns separated by two spaces; every cell through ``TerminalText``.
+    static func columns(_ cells: [[String]]) -> String {
+        let rows = cells.map { $0.map { TerminalText.escape($0) } }
         let widths = rows.reduce(into: [Int]()) { widths, row in
             for (index, cell) in row.enumerated() {
                 if index == widths.count { widths.append(0) }

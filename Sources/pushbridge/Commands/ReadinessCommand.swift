@@ -12,6 +12,7 @@ enum ReadinessCommand {
         ] + Option.reportFilters + [.format(OutputFormat.report), .out],
         notes: """
             \(timeNote) No secret is needed.
+            Only requests PushBridge admitted count; those refused before admission (missing or wrong credentials, an app not configured, …) are reported apart.
             Exit status: 0 every selected app is ready; 1 one is not ready or has not enough traffic; 2 usage; 3 the audit cannot be read.
             """,
         run: { run($0) })

@@ -37,7 +37,7 @@ enum SandboxCommand {
     static func sends(_ arguments: ParsedArguments) -> Int32 {
         do {
             let sends = try SandboxLauncher.sends(dbPath: arguments["db"] ?? "", app: arguments["app"])
-            print(JSONWriter.pretty(.object(["sends": .array(sends.map(JSONValue.object))])))
+            print(TerminalText.json(JSONWriter.pretty(.object(["sends": .array(sends.map(JSONValue.object))]))))
             return 0
         } catch {
             return arguments.fail("\(error)")

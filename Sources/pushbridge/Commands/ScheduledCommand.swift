@@ -56,13 +56,15 @@ enum ScheduledCommand {
         }
     }
 
+    /// The text table; stored values (ids, app names) through ``TerminalText``.
     static func table(_ rows: [ScheduledStart]) -> String {
+        let t = { (value: String) in TerminalText.escape(value) }
         var out = "ID                           STATE      SEND AT (UTC)         APP            REQUEST\n"
         let f = ISO8601DateFormatter()
         for r in rows {
             let when = f.string(from: Date(timeIntervalSince1970: TimeInterval(r.sendAt) / 1000))
-            out += [r.id.padding(toLength: 28, withPad: " ", startingAt: 0), r.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
-                    when.padding(toLength: 21, withPad: " ", startingAt: 0), r.appName.padding(toLength: 14, withPad: " ", startingAt: 0), r.requestId].joined(separator: " ") + "\n"
+            out += [t(r.id).padding(toLength: 28, withPad: " ", startingAt: 0), r.state.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0),
+                    when.padding(toLength: 21, withPad: " ", startingAt: 0), t(r.appName).padding(toLength: 14, withPad: " ", startingAt: 0), t(r.requestId)].joined(separator: " ") + "\n"
         }
         return out + "\(rows.count) scheduled start(s)\n"
     }
@@ -77,6 +79,6 @@ enum ScheduledCommand {
                 "finished_at": r.finishedAt.map(JSONValue.int) ?? .null,
             ])
         }
-        return JSONWriter.pretty(.object(["starts": .array(starts)])) + "\n"
+        return TerminalText.json(JSONWriter.pretty(.object(["starts": .array(starts)]))) + "\n"
     }
 }
