@@ -47,6 +47,37 @@ import Testing
         }
     }
 
+    /// Rows, their completions and a completion of a row that does not exist, in the same
+    /// batches (on PostgreSQL one pipeline each): the unknown one fails alone, every other
+    /// row is completed, and nothing is written twice.
+    @Test(arguments: AuditEngine.allCases) func aCompletionOfAnUnknownRowFailsAloneBesideRowsAndTheirCompletions(engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            let results = await withTaskGroup(of: (String, Bool).self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let id = "P\(index)"
+                        do {
+                            try await store.begin(sampleEntry(id))
+                            try await store.finish(id, sampleCompletion())
+                            return (id, true)
+                        } catch {
+                            return (id, false)
+                        }
+                    }
+                }
+                group.addTask { ("NOPE", (try? await store.finish("NOPE", sampleCompletion())) != nil) }
+                return await group.reduce(into: [String: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(results["NOPE"] == false)
+            #expect(results.filter { $0.key != "NOPE" && $0.value }.count == 40)
+            #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'forwarded'") == [[.integer(40)]])
+            #expect(try store.reader.query("SELECT count(*) FROM requests") == [[.integer(40)]])
+            #expect(try store.reader.query("SELECT count(*) FROM findings") == [[.integer(120)]])
+            await store.close()
+        }
+    }
+
     @Test(arguments: AuditEngine.allCases) func everyRowCarriesItsInstanceName(engine: AuditEngine) async throws {
         try await withTemporaryAudit(engine) { path in
             var configuration = AuditStoreConfiguration()

@@ -10,7 +10,8 @@ import Glibc
 /// password never comes from PushBridge's configuration: libpq reads `PGPASSWORD`,
 /// `PGPASSFILE` or `~/.pgpass` itself (``PostgresURI`` refuses a URI that carries one).
 public final class PostgresConnection {
-    private let handle: OpaquePointer
+    /// The libpq connection; used only by this type and its extensions.
+    let handle: OpaquePointer
 
     /// Connects with a libpq URI or `key=value` string; throws with libpq's reason when the
     /// server cannot be reached or refuses the connection. `connectTimeout` (whole seconds,
@@ -99,7 +100,7 @@ public final class PostgresConnection {
     }
 
     /// Calls `body` with the parameters as C strings that live for the call (nil for NULL).
-    private func withParameters<R>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+    func withParameters<R>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
         var pointers: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.flatMap { strdup($0) } }
         defer { pointers.forEach { free($0) } }
         return pointers.withUnsafeMutableBufferPointer { buffer in

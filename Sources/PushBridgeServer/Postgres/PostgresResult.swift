@@ -13,6 +13,9 @@ public final class PostgresResult {
         PQclear(handle)
     }
 
+    /// libpq's status of the result.
+    var status: ExecStatusType { PQresultStatus(handle) }
+
     /// The number of rows.
     public var rowCount: Int { Int(PQntuples(handle)) }
 

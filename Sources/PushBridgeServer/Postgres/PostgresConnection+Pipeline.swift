@@ -1,0 +1,85 @@
+import CLibPQ
+
+/// libpq's pipeline mode: many statements sent in one go and their results read back in
+/// order, one round trip for all of them.
+///
+/// The statements between the start of a pipeline and its sync point run as one implicit
+/// transaction, committed at the sync point: either every statement's effect is committed or,
+/// after the first that fails, none is (the ones after it are skipped, ``PipelineResult/skipped``).
+/// That is the group commit the audit writer wants, at one round trip per batch instead of
+/// one per statement.
+extension PostgresConnection {
+    /// What became of one statement of a pipeline.
+    enum PipelineResult {
+        /// It ran; the rows it changed.
+        case done(affectedRows: Int)
+        /// The server refused it; nothing of the pipeline was committed.
+        case failed(PostgresError)
+        /// Not run: an earlier statement of the same pipeline failed.
+        case skipped
+    }
+
+    /// Runs `statements` (SQL with `$n` marks and their text parameters) as one pipeline and
+    /// one implicit transaction; one result per statement, in order, once the sync point
+    /// has been passed (the transaction committed, or rolled back when one failed). Throws
+    /// when the connection fails (``PostgresError/connectionLost``): whether the transaction
+    /// committed is then unknown only if the sync point's answer was lost.
+    func pipeline(_ statements: [(sql: String, parameters: [String?])]) throws(PostgresError) -> [PipelineResult] {
+        guard PQenterPipelineMode(handle) == 1 else { throw connectionError("enter pipeline mode") }
+        // Every error thrown below has no SQLSTATE, so it counts as the connection lost and the
+        // pool drops the connection rather than reuse one left in pipeline mode.
+        var results: [PipelineResult] = []
+        results.reserveCapacity(statements.count)
+        for statement in statements {
+            let sent = withParameters(statement.parameters) { values in
+                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+            }
+            guard sent == 1 else { throw connectionError("send", sql: statement.sql) }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw connectionError("sync") }
+        for statement in statements {
+            results.append(try readResult(of: statement.sql))
+        }
+        try readSyncPoint()
+        guard PQexitPipelineMode(handle) == 1 else { throw connectionError("exit pipeline mode") }
+        return results
+    }
+
+    /// The result of the next statement, and the NULL that ends it.
+    private func readResult(of sql: String) throws(PostgresError) -> PipelineResult {
+        guard let raw = PQgetResult(handle) else { throw connectionError("read", sql: sql) }
+        let result = PostgresResult(raw)
+        let outcome: PipelineResult
+        if result.status == PGRES_PIPELINE_ABORTED {
+            outcome = .skipped
+        } else if let failure = result.failure {
+            let error = PostgresError(operation: "execute", sqlState: failure.sqlState, message: failure.message, sql: sql)
+            // A failure without a server's SQLSTATE is the connection's, not the statement's.
+            if error.connectionLost || !isHealthy { throw error }
+            outcome = .failed(error)
+        } else {
+            outcome = .done(affectedRows: result.affectedRows)
+        }
+        // Each statement's results end with a NULL before the next statement's begin.
+        if let extra = PQgetResult(handle) {
+            PQclear(extra)
+            throw PostgresError(operation: "read", message: "a pipelined statement returned more than one result", sql: sql)
+        }
+        return outcome
+    }
+
+    /// Reads the sync point's result: the implicit transaction has ended (committed, or rolled
+    /// back after a failure).
+    private func readSyncPoint() throws(PostgresError) {
+        guard let raw = PQgetResult(handle) else { throw connectionError("read sync point") }
+        let result = PostgresResult(raw)
+        guard result.status == PGRES_PIPELINE_SYNC else {
+            throw PostgresError(operation: "read sync point", message: result.failure?.message ?? "expected the pipeline's sync point")
+        }
+    }
+
+    /// libpq's current error for a call on the connection itself.
+    private func connectionError(_ operation: String, sql: String? = nil) -> PostgresError {
+        PostgresError(operation: operation, message: String(cString: PQerrorMessage(handle)), sql: sql)
+    }
+}
