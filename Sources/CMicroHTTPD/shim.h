@@ -131,6 +131,14 @@ static inline size_t pb_mhd_request_header_size(struct MHD_Connection *connectio
     return info == NULL ? 0 : info->header_size;
 }
 
+/// The HTTP status queued on a connection (libmicrohttpd's own error answers included), or 0.
+/// MHD_get_connection_info is variadic.
+static inline unsigned int pb_mhd_connection_status(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return info == NULL ? 0 : info->http_status;
+}
+
 /// Fills `storage` with the numeric IPv4 or IPv6 `host` and `port`; returns the address
 /// length, or 0 if `host` is not a numeric address.
 static inline socklen_t pb_mhd_make_address(const char *host, uint16_t port, struct sockaddr_storage *storage) {
