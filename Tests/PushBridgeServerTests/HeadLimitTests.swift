@@ -84,4 +84,40 @@ import Testing
         #expect(try await proxy.validOneSignalStart().status == 201)
         await proxy.stop()
     }
+
+    static let requestLineCases: [(name: String, bytes: [UInt8], status: Int)] = [
+        ("HTTP/2 prior knowledge", Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8), 505),
+        ("a 20 kB request line", Array("GET /\(String(repeating: "a", count: 20_000)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8), 414),
+        ("a garbage request line", Array("\u{1}\u{2} GARBAGE\r\nHost: 127.0.0.1\r\n\r\n".utf8), 400),
+    ]
+
+    @Test func requestLinesLibmicrohttpdRefusesItselfAreAuditedAndLogged() async throws {
+        let collector = LineCollector()
+        let proxy = try HostileProxyHarness.start(log: EventLog(minimumLevel: .info, sink: collector.sink))
+        #expect(Self.requestLineCases.count == 3)
+        // A connection that closes without sending anything is no refusal (checked at the end,
+        // after the refusals that come after it were recorded).
+        _ = try? await RawHTTPClient.exchangeBytes(port: proxy.port, bytes: [], timeoutSeconds: 1)
+        for (index, testCase) in Self.requestLineCases.enumerated() {
+            let response = try await RawHTTPClient.exchange(port: proxy.port, bytes: testCase.bytes)
+            // libmicrohttpd 0.9.75 answers these before any callback sees a request.
+            #expect(response.status == testCase.status, "\(testCase.name): \(response.status)")
+            let row = await firstValue { try? Self.rows(proxy).dropFirst(index).first }
+            #expect(row.map { Array($0[1...4]) } == [.text("rejected"), .null, .null, .null], "\(testCase.name): \(String(describing: row))")
+            guard case .text(let message)? = row?[5], case .text(let id)? = row?[0] else { Issue.record("\(testCase.name): no row"); continue }
+            #expect(message.contains("refused the request line"), "\(testCase.name): \(message)")
+            #expect(await eventually { Self.hasAccessLine(collector.lines, id: id, status: 0) }, "\(testCase.name): no access line")
+        }
+        let refused = try Self.rows(proxy)
+        #expect(refused.count == Self.requestLineCases.count, "the silent connection was recorded")
+        // An answered request is no refused request line: after it, one more refusal, whose row
+        // is the only one added besides the request's own.
+        #expect(try await proxy.validOneSignalStart().status == 201)
+        _ = try await RawHTTPClient.exchange(port: proxy.port, bytes: Self.requestLineCases[0].bytes)
+        #expect(await eventually { (try? Self.rows(proxy).count) == Self.requestLineCases.count + 2 })
+        let rows = try Self.rows(proxy)
+        #expect(rows.count == Self.requestLineCases.count + 2, "\(rows)")
+        #expect(rows.filter { $0[1] == .text("forwarded") }.count == 1, "\(rows)")
+        await proxy.stop()
+    }
 }

@@ -55,7 +55,10 @@ enum HTTPServerCallbacks {
         if code == .CONNECTION_NOTIFY_STARTED {
             core.connections.opened(key, socket: pb_mhd_connection_fd(connection), address: MHDConnection.remoteAddress(of: connection))
         } else if code == .CONNECTION_NOTIFY_CLOSED {
-            core.connections.closed(key)
+            // Without TLS, bytes written where no request line ever arrived are libmicrohttpd's own refusal.
+            if core.connections.closed(key), core.configuration.tls == nil {
+                core.recordRequestLineRefusal(remote: MHDConnection.remoteAddress(of: connection))
+            }
         }
     }
 }

@@ -243,7 +243,20 @@ final class HTTPServerCore: Sendable {
             return (stage, HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: remote))
         }
         guard let (stage, request) = noticed else { return }
-        let failure = HTTPServerFailure.refusedByLibrary(stage, status: status)
+        record(.refusedByLibrary(stage, status: status), request, with: recorder)
+    }
+
+    /// Records that libmicrohttpd refused a request line on a connection from `remote` that
+    /// never had one accepted (its own 414, 505 or 400, whose status it does not report).
+    func recordRequestLineRefusal(remote: String) {
+        guard let recorder = configuration.refusalRecorder else { return }
+        record(.refusedByLibrary(.requestLine, status: 0), HTTPRequest(method: "", target: "", remoteAddress: remote), with: recorder)
+    }
+
+    /// Runs `recorder` for a refusal already answered by libmicrohttpd, with a response made
+    /// for the record (its request id), in the background.
+    private func record(_ failure: HTTPServerFailure, _ request: HTTPRequest,
+                        with recorder: @escaping @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void) {
         let response = configuration.failureResponder(failure, request)
         Task { await recorder(failure, request, response) }
     }

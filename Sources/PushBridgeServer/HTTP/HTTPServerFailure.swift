@@ -35,10 +35,16 @@ public enum HTTPServerFailure: Sendable, Equatable {
         /// In a chunked body: a chunk size that is not hexadecimal (its 400) or past 64 bits
         /// (its 413).
         case body
+        /// In the request line, before any request existed: a line longer than
+        /// ``HTTPServerConfiguration/headerMemoryBytes`` (its 414), an HTTP version other than
+        /// 1.0 and 1.1 such as HTTP/2 prior knowledge (its 505), or a malformed line (its 400).
+        /// libmicrohttpd reports neither the line nor the status: only that it answered.
+        case requestLine
     }
 
     /// The HTTP status this failure is answered with: 413, 400 (or the head rule's status),
-    /// 504 or 503; for a refusal libmicrohttpd answered itself, the status it sent.
+    /// 504 or 503; for a refusal libmicrohttpd answered itself, the status it sent (0 when it
+    /// does not say: ``LibraryRefusal/requestLine``).
     public var status: Int {
         switch self {
         case .bodyTooLarge: 413
@@ -58,6 +64,8 @@ public enum HTTPServerFailure: Sendable, Equatable {
             "the request head is larger than the server's header memory; libmicrohttpd refused it with its own 431"
         case .refusedByLibrary(.head, let status):
             "the request head has a line libmicrohttpd could not parse; it refused it with its own \(status)"
+        case .refusedByLibrary(.requestLine, _):
+            "libmicrohttpd refused the request line itself and sent its own answer (414 for a line too long, 505 for an HTTP version other than 1.0 and 1.1 such as HTTP/2 prior knowledge, 400 for a malformed line)"
         case .refusedByLibrary(.body, let status):
             "the chunked body has a chunk size that is not hexadecimal or is too large; libmicrohttpd refused it with its own \(status)"
         case .handlerDeadlineExceeded(let deadline): "the request did not finish within \(deadline)"

@@ -46,13 +46,14 @@ enum ProxyFailureResponder {
             let route = InboundRoute.match(path: request.target)
             let entry = route.map {
                 AuditEntry(requestId: id, receivedAt: now, path: request.path, route: $0, translation: nil, inboundBody: [], keyFingerprint: nil)
-            } ?? AuditEntry(requestId: id, receivedAt: now, path: request.path, dialect: InboundRoute.dialect(ofPrefix: request.path))
-            // What libmicrohttpd sent is not this response: keep its status, not a body it never saw.
+            } ?? AuditEntry(requestId: id, receivedAt: now, path: request.path.isEmpty ? nil : request.path, dialect: InboundRoute.dialect(ofPrefix: request.path))
+            // What libmicrohttpd sent is not this response: keep its status (when it says), not a body it never saw.
             let sent = failure.answeredByLibrary ? nil : String(decoding: response.body, as: UTF8.self)
-            let completion = AuditCompletion(finishedAt: now, outcome: .rejected, responseStatus: failure.answeredByLibrary ? failure.status : response.status,
+            let status = failure.answeredByLibrary ? failure.status : response.status
+            let completion = AuditCompletion(finishedAt: now, outcome: .rejected, responseStatus: status > 0 ? status : nil,
                                              responseBody: sent, errorMessage: failure.message)
             if (try? await audit.record(entry, completion)) == nil { log.error("audit write failed", ["request_id": .string(id)]) }
-            log.access(requestId: id, method: request.method, path: request.path, status: completion.responseStatus ?? failure.status, durationMs: 0,
+            log.access(requestId: id, method: request.method, path: request.path, status: status, durationMs: 0,
                        dialect: entry.dialect, app: nil, outcome: AuditOutcome.rejected.rawValue, remote: request.remoteAddress)
         }
     }
