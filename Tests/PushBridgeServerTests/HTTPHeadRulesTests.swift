@@ -10,6 +10,11 @@ struct HTTPHeadRulesTests {
         #expect(HTTPHeadRules.problem(method: "POST", target: "/", version: "HTTP/1.1", headBytes: 100, headers: ok + [("Transfer-Encoding", "Chunked")],
                                       limits: limits) == nil)
         #expect(HTTPHeadRules.problem(in: [("Content-Encoding", "identity")]) == nil)
+        #expect(HTTPHeadRules.problem(method: "POST", target: "/", version: "HTTP/1.0", headBytes: 100, headers: [("Transfer-Encoding", "chunked")],
+                                      limits: limits)?.field == "header Transfer-Encoding")
+        #expect(HTTPHeadRules.problem(method: "GET", target: "/", version: "HTTP/1.0", headBytes: 100, headers: [], limits: limits) == nil)
+        #expect(HTTPHeadRules.problem(method: "GET", target: "/", version: "HTTP/1.1", headBytes: 100, headers: [], limits: limits)?.field == "header Host")
+        #expect(HTTPHeadRules.problem(method: "GET", target: "/", version: "HTTP/1.1", headBytes: 100, headers: ok + ok, limits: limits)?.field == "header Host")
         #expect(HTTPHeadRules.problem(in: [("X Y", "1")])?.field == "header X Y")
         #expect(HTTPHeadRules.problem(in: [("X:Y", "1")])?.field == "header X:Y")
         #expect(HTTPHeadRules.problem(in: [("Transfer-Encoding", "chunked,")])?.status == 400)

@@ -42,6 +42,10 @@ enum HTTPHeadRules {
             return HeadProblem(field: "request target", rule: "must not contain spaces or control characters (found byte 0x\(hex(byte)))")
         }
         if let problem = problem(in: headers) { return problem }
+        if version.uppercased() == "HTTP/1.0", headers.contains(where: { $0.name.lowercased() == "transfer-encoding" }) {
+            // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing.
+            return HeadProblem(field: "header Transfer-Encoding", rule: "must not be sent in an HTTP/1.0 request")
+        }
         let hosts = headers.filter { $0.name.lowercased() == "host" }
         if hosts.count > 1 {
             return HeadProblem(field: "header Host", rule: "must be sent once; the request had \(hosts.count)")
