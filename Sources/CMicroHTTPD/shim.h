@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
 #include <microhttpd.h>
 
 /// The options PushBridge starts a daemon with, as typed fields (MHD_start_daemon is variadic).
@@ -129,6 +132,35 @@ static inline size_t pb_mhd_request_header_size(struct MHD_Connection *connectio
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
     return info == NULL ? 0 : info->header_size;
+}
+
+/// The HTTP status queued on a connection (libmicrohttpd's own error answers included), or 0.
+/// MHD_get_connection_info is variadic.
+static inline unsigned int pb_mhd_connection_status(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return info == NULL ? 0 : info->http_status;
+}
+
+/// glibc's `struct tcp_info` and the kernel's fields after it (Linux 4.1+), up to the bytes
+/// acknowledged by the peer.
+typedef struct pb_tcp_info {
+    struct tcp_info base;
+    uint64_t pacing_rate;
+    uint64_t max_pacing_rate;
+    uint64_t bytes_acked;
+} pb_tcp_info;
+
+/// The bytes written to the TCP socket `fd` so far (acknowledged by the peer, or still in the
+/// send queue), or -1 when the kernel does not say.
+static inline long long pb_tcp_bytes_written(int fd) {
+    pb_tcp_info info;
+    memset(&info, 0, sizeof(info));
+    socklen_t length = sizeof(info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0 || length < offsetof(pb_tcp_info, bytes_acked) + sizeof(uint64_t)) return -1;
+    int queued = 0;
+    if (ioctl(fd, TIOCOUTQ, &queued) != 0) queued = 0;
+    return (long long)info.bytes_acked + queued;
 }
 
 /// Fills `storage` with the numeric IPv4 or IPv6 `host` and `port`; returns the address

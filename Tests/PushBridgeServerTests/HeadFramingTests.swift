@@ -17,7 +17,7 @@ import Testing
     private static let smuggled = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
 
     /// How many status lines `bytes` holds.
-    private static func responseCount(_ bytes: [UInt8]) -> Int {
+    static func responseCount(_ bytes: [UInt8]) -> Int {
         String(decoding: bytes, as: UTF8.self).components(separatedBy: "HTTP/1.1 ").count - 1
     }
 

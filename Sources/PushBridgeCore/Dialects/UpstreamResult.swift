@@ -15,6 +15,10 @@ public enum UpstreamResult: Sendable, Equatable {
 public enum ProxyFailure: Sendable, Equatable {
     /// The request cannot be translated (malformed, wrong type, missing field, rule).
     case badRequest(TranslationError)
+    /// The request's HTTP head is refused with `status` other than 400: a content coding
+    /// PushBridge does not decode (415), a transfer coding it does not implement (501), a head
+    /// (431) or a target (414) over its limit.
+    case unacceptable(status: Int, TranslationError)
     /// No or wrong credentials.
     case unauthorized(String)
     /// The app or route is unknown.
@@ -34,6 +38,7 @@ public enum ProxyFailure: Sendable, Equatable {
     public var httpStatus: Int {
         switch self {
         case .badRequest: 400
+        case .unacceptable(let status, _): status
         case .unauthorized: 401
         case .notFound: 404
         case .payloadTooLarge: 413
@@ -47,7 +52,7 @@ public enum ProxyFailure: Sendable, Equatable {
     /// The message for the caller.
     public var message: String {
         switch self {
-        case .badRequest(let e): e.message
+        case .badRequest(let e), .unacceptable(_, let e): e.message
         case .unauthorized(let m), .notFound(let m), .upstream(let m), .internal(let m), .unavailable(let m): m
         case .payloadTooLarge(let limit): "request body is larger than the limit of \(limit) bytes"
         case .rateLimited(let s): "rate limit exceeded; retry after \(s) seconds"

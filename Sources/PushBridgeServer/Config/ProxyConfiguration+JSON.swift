@@ -122,16 +122,22 @@ extension ProxyConfiguration {
 
     private static func decodeLimits(_ value: JSONValue?, _ r: ConfigReader) -> Limits {
         var limits = Limits()
-        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "idle_timeout_seconds", "request_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms"]
+        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "max_head_bytes", "max_request_target_bytes", "idle_timeout_seconds", "request_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms"]
         guard let o = r.object(value, at: "limits", allowed: keys) else { return limits }
         limits.maxBodyBytes = r.positiveInt(o, "max_body_bytes", at: "limits", default: limits.maxBodyBytes)
         limits.maxConnections = r.positiveInt(o, "max_connections", at: "limits", default: limits.maxConnections)
         limits.perIPConnections = r.positiveInt(o, "per_ip_connections", at: "limits", default: limits.perIPConnections)
         limits.headerMemoryBytes = r.positiveInt(o, "header_memory_bytes", at: "limits", default: limits.headerMemoryBytes)
+        limits.maxHeadBytes = r.positiveInt(o, "max_head_bytes", at: "limits", default: min(limits.maxHeadBytes, limits.headerMemoryBytes * 3 / 4))
+        limits.maxRequestTargetBytes = r.positiveInt(o, "max_request_target_bytes", at: "limits", default: limits.maxRequestTargetBytes)
         limits.idleTimeout = .seconds(r.positiveInt(o, "idle_timeout_seconds", at: "limits", default: 30))
         limits.requestTimeout = .seconds(r.positiveInt(o, "request_timeout_seconds", at: "limits", default: 10))
         limits.upstreamConnectTimeout = .milliseconds(r.positiveInt(o, "upstream_connect_timeout_ms", at: "limits", default: 2000))
         limits.upstreamTimeout = .milliseconds(r.positiveInt(o, "upstream_timeout_ms", at: "limits", default: 10_000))
+        if limits.maxHeadBytes >= limits.headerMemoryBytes || limits.maxHeadBytes < 256 {
+            r.report("limits.max_head_bytes", "must be at least 256 and less than limits.header_memory_bytes (\(limits.headerMemoryBytes))")
+        }
+        if limits.maxRequestTargetBytes < 16 { r.report("limits.max_request_target_bytes", "must be at least 16") }
         if limits.perIPConnections > limits.maxConnections { r.report("limits.per_ip_connections", "must not exceed limits.max_connections") }
         if limits.upstreamConnectTimeout > limits.upstreamTimeout { r.report("limits.upstream_connect_timeout_ms", "must not exceed limits.upstream_timeout_ms") }
         return limits

@@ -95,6 +95,12 @@ public struct ProxyConfiguration: Sendable {
         /// zeroes the whole pool on every keep-alive reset, so it is resident for every open
         /// connection: 1,000 idle connections cost ~34 MB at 32 KiB).
         public var headerMemoryBytes: Int = 16_384
+        /// Largest request head (request line and headers) PushBridge takes; a larger one that
+        /// fits `headerMemoryBytes` gets the dialect's 431. Default 12288 (three quarters of
+        /// `headerMemoryBytes` when that is set lower).
+        public var maxHeadBytes: Int = 12_288
+        /// Longest request target (path and query); longer gets the dialect's 414. Default 8192.
+        public var maxRequestTargetBytes: Int = 8_192
         /// An idle inbound connection is closed after this. Default 30 s.
         public var idleTimeout: Duration = .seconds(30)
         /// The longest a connection may take to deliver a whole request (head and body),

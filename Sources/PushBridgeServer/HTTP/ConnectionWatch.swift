@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Dispatch
 import Foundation
 import Glibc
@@ -38,6 +39,8 @@ final class ConnectionWatch: @unchecked Sendable {
         let sequence: UInt64
         var due: ContinuousClock.Instant?
         var shutDown = false
+        /// Whether a request line ever arrived on the connection.
+        var sawRequestLine = false
         var isReceiving: Bool { due != nil && !shutDown }
     }
 
@@ -99,6 +102,7 @@ final class ConnectionWatch: @unchecked Sendable {
     func requestLineArrived(_ connection: UInt) {
         let due = ContinuousClock.now.advanced(by: requestTimeout)
         state.withLock { state in
+            state.entries[connection]?.sawRequestLine = true
             guard let entry = state.entries[connection], let current = entry.due else { return }
             if due < current { state.entries[connection]?.due = due }
         }
@@ -125,15 +129,22 @@ final class ConnectionWatch: @unchecked Sendable {
         }
     }
 
-    /// libmicrohttpd closed `connection` (its socket is still open during this call).
-    func closed(_ connection: UInt) {
+    /// libmicrohttpd closed `connection` (its socket is still open during this call). Returns
+    /// whether libmicrohttpd had answered it without a request line ever arriving: bytes were
+    /// written to a connection the server never had a request from, so that answer is
+    /// libmicrohttpd's own refusal of the request line (too long, an HTTP version it does not
+    /// speak, malformed). Only meaningful without TLS, whose handshake writes bytes too.
+    @discardableResult
+    func closed(_ connection: UInt) -> Bool {
         state.withLock { state in
-            guard let entry = state.entries.removeValue(forKey: connection) else { return }
+            guard let entry = state.entries.removeValue(forKey: connection) else { return false }
             if entry.isReceiving { Self.stopCounting(entry, in: &state) }
             if !entry.shutDown {
                 state.openByAddress[entry.address, default: 1] -= 1
                 if state.openByAddress[entry.address] == 0 { state.openByAddress[entry.address] = nil }
             }
+            // The kernel counts the handshake as a byte acknowledged; an answer is a hundred or more.
+            return !entry.sawRequestLine && !entry.shutDown && pb_tcp_bytes_written(entry.socket) > 8
         }
     }
 

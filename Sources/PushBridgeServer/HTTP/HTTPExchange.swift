@@ -28,6 +28,9 @@ final class HTTPExchange: Sendable {
         var method = ""
         var headers: [(name: String, value: String)] = []
         var remoteAddress = ""
+        /// What answers on this connection advertise as `Keep-Alive: timeout=` while it
+        /// stays open (nil: nothing, the request asked for the connection to close).
+        var keepAliveSeconds: Int?
         var body: [UInt8] = []
         /// Body bytes read and dropped after the limit was passed.
         var discarded = 0

@@ -16,7 +16,7 @@ enum HTTPServerCallbacks {
 
     /// The access handler: headers, then body chunks, then the end of the body, then (after a
     /// resume) once more to queue the answer.
-    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, requestContext in
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, upload, uploadSize, requestContext in
         guard let cls, let connection, let uploadSize, let requestContext, let exchangePointer = requestContext.pointee else {
             return .NO
         }
@@ -25,6 +25,7 @@ enum HTTPServerCallbacks {
         return core.access(
             connection: connection,
             method: method.map { String(cString: $0) } ?? "GET",
+            version: version.map { String(cString: $0) } ?? "HTTP/1.1",
             head: method,
             upload: upload,
             uploadSize: uploadSize,
@@ -32,13 +33,18 @@ enum HTTPServerCallbacks {
     }
 
     /// The request is finished (answered, failed or shut down): release its exchange.
-    static let completed: MHD_RequestCompletedCallback = { cls, connection, requestContext, _ in
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, requestContext, termination in
         guard let cls, let requestContext, let exchangePointer = requestContext.pointee else { return }
         requestContext.pointee = nil
         let core = Unmanaged<HTTPServerCore>.fromOpaque(cls).takeUnretainedValue()
         if let connection { core.connections.completed(MHDConnection.key(connection)) }
         let exchange = Unmanaged<HTTPExchange>.fromOpaque(exchangePointer).takeRetainedValue()
-        core.closed(exchange)
+        // Ended on an error with an answer queued: libmicrohttpd's own, if the handler never answered.
+        var refusal: (status: Int, remote: String)?
+        if termination == .REQUEST_TERMINATED_WITH_ERROR, let connection, case let status = Int(pb_mhd_connection_status(connection)), status > 0 {
+            refusal = (status, MHDConnection.remoteAddress(of: connection))
+        }
+        core.closed(exchange, refusedByLibrary: refusal)
     }
 
     /// A connection was accepted or closed: keep ``ConnectionWatch`` up to date.
@@ -49,7 +55,10 @@ enum HTTPServerCallbacks {
         if code == .CONNECTION_NOTIFY_STARTED {
             core.connections.opened(key, socket: pb_mhd_connection_fd(connection), address: MHDConnection.remoteAddress(of: connection))
         } else if code == .CONNECTION_NOTIFY_CLOSED {
-            core.connections.closed(key)
+            // Without TLS, bytes written where no request line ever arrived are libmicrohttpd's own refusal.
+            if core.connections.closed(key), core.configuration.tls == nil {
+                core.recordRequestLineRefusal(remote: MHDConnection.remoteAddress(of: connection))
+            }
         }
     }
 }

@@ -21,12 +21,27 @@ public struct HTTPServerConfiguration: Sendable {
     /// because a proxy's callers are usually a few backend hosts with many connections each.
     public var perAddressConnectionLimit: Int = 0
     /// Memory per connection for the request line and headers, in bytes
-    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a request whose headers do not fit is refused by
-    /// libmicrohttpd itself. Default 16 KiB (the pool is resident for every open connection).
+    /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a request whose head does not fit is refused by
+    /// libmicrohttpd itself, with its own HTML page (only recorded, through
+    /// ``refusalRecorder``, as ``HTTPServerFailure/refusedByLibrary(_:)``). Keep it above
+    /// ``maxHeadBytes`` so that the server's own 431 comes first. Default 16 KiB
+    /// (libmicrohttpd zeroes the whole pool whenever a connection is kept alive, so it is
+    /// resident for every kept-alive connection).
     public var headerMemoryBytes: Int = 16 * 1024
+    /// The largest request head (request line, headers and the blank line) the server takes,
+    /// in bytes; a larger one that still fits ``headerMemoryBytes`` is answered `431` through
+    /// ``failureResponder``. `nil`: no limit of the server's own. Default 12 KiB. (At or
+    /// above ``headerMemoryBytes`` libmicrohttpd refuses large heads first.)
+    public var maxHeadBytes: Int? = 12 * 1024
+    /// The longest request target (path and query) the server takes, in bytes; a longer one is
+    /// answered `414` through ``failureResponder``. `nil`: no limit of the server's own.
+    /// Default 8 KiB.
+    public var maxRequestTargetBytes: Int? = 8 * 1024
     /// How long a connection may sit idle (no bytes in either direction, handler not running)
     /// before it is closed (`MHD_OPTION_CONNECTION_TIMEOUT`, whole seconds, rounded up).
-    /// Default 30 s.
+    /// Answers on a connection that stays open advertise less
+    /// (``advertisedKeepAliveSeconds``), so a client that honours `Keep-Alive: timeout=`
+    /// never reuses a connection the server is closing. Default 30 s.
     public var idleTimeout: Duration = .seconds(30)
     /// How long a connection may take to deliver a whole request, head and body, counted from
     /// its accept (or, on a kept-alive connection, from its request line, and at most
@@ -43,13 +58,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// HTTP when `nil`. Replace it on a running server with ``HTTPServer/replaceCertificate(_:)``.
     /// Default `nil`.
     public var tls: TLSCertificate?
-    /// Renders the answers the server makes itself (`413`, `504`, `503`), so a proxy can answer
+    /// Renders the answers the server makes itself (`413`, `400`, `415`, `431`, `414`, `501`,
+    /// `504`, `503`), so a proxy can answer
     /// in its caller's dialect. Default: ``HTTPServerFailure/jsonResponse(_:for:)``.
     public var failureResponder: @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse = HTTPServerFailure.jsonResponse
-    /// Runs before a `413` the server answers itself is sent, with the answer
-    /// ``failureResponder`` made: the connection is suspended until it returns, so what it
-    /// records (the proxy's audit row) is written before the caller can see the answer. It
-    /// runs under ``handlerDeadline`` like a handler. Default nil: the `413` is sent at once.
+    /// Runs before a refusal the server answers itself (a `413`, a head refused by
+    /// ``HTTPHeadRules``, a `503` while draining) is sent, with the answer ``failureResponder``
+    /// made: the connection is suspended until it returns, so what it records (the proxy's
+    /// audit row and access line) is written before the caller can see the answer. It runs
+    /// under ``handlerDeadline`` like a handler. Also runs, after the fact, for a request
+    /// libmicrohttpd refused with its own answer (``HTTPServerFailure/refusedByLibrary(_:)``;
+    /// the response then is one ``failureResponder`` made for the record, never sent).
+    /// Default nil: refusals are sent at once.
     public var refusalRecorder: (@Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void)?
 
     /// A configuration with every default.
@@ -61,6 +81,10 @@ public struct HTTPServerConfiguration: Sendable {
         if connectionLimit < 1 || connectionLimit > Int(UInt32.max) { throw HTTPServerError("connectionLimit must be at least 1, got \(connectionLimit)") }
         if perAddressConnectionLimit < 0 || perAddressConnectionLimit > Int(UInt32.max) { throw HTTPServerError("perAddressConnectionLimit must be 0 or more, got \(perAddressConnectionLimit)") }
         if headerMemoryBytes < 1024 { throw HTTPServerError("headerMemoryBytes must be at least 1024, got \(headerMemoryBytes)") }
+        if let maxHeadBytes, maxHeadBytes < 256 { throw HTTPServerError("maxHeadBytes must be at least 256, got \(maxHeadBytes)") }
+        if let maxRequestTargetBytes, maxRequestTargetBytes < 16 {
+            throw HTTPServerError("maxRequestTargetBytes must be at least 16, got \(maxRequestTargetBytes)")
+        }
         if idleTimeout < .zero { throw HTTPServerError("idleTimeout must not be negative") }
         if requestTimeout <= .zero { throw HTTPServerError("requestTimeout must be positive") }
         if handlerDeadline <= .zero { throw HTTPServerError("handlerDeadline must be positive") }
@@ -72,6 +96,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// tenth of the limit (at least one connection) is kept for callers that send promptly.
     public static func receivingConnectionCap(of limit: Int) -> Int {
         max(1, limit - max(1, limit / 10))
+    }
+
+    /// What answers on a connection kept alive advertise as `Keep-Alive: timeout=`: the idle
+    /// timeout less a margin (2 s from 4 s up, 1 s below), so a client that honours it stops
+    /// reusing the connection before the server closes it; nil (no header) when the idle
+    /// timeout is 0 (never) or under 2 s.
+    public var advertisedKeepAliveSeconds: Int? {
+        let idle = Int(idleTimeoutSeconds)
+        let advertised = idle - (idle >= 4 ? 2 : 1)
+        return idle == 0 || advertised < 1 ? nil : advertised
     }
 
     /// ``idleTimeout`` in whole seconds, rounded up (libmicrohttpd's unit).

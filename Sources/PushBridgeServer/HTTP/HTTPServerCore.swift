@@ -49,8 +49,12 @@ final class HTTPServerCore: Sendable {
         return HTTPExchange(target: target)
     }
 
-    /// libmicrohttpd is done with the request (sent, failed or shut down).
-    func closed(_ exchange: HTTPExchange) {
+    /// libmicrohttpd is done with the request (sent, failed or shut down). `refusal` (the
+    /// status queued and the peer's address) is set when it ended the request on an error
+    /// with an answer queued: if the handler had not been reached yet (head or body not all
+    /// in), that answer is libmicrohttpd's own refusal, which is recorded.
+    func closed(_ exchange: HTTPExchange, refusedByLibrary refusal: (status: Int, remote: String)? = nil) {
+        if let refusal { recordLibraryRefusal(exchange, status: refusal.status, remote: refusal.remote) }
         // A request closed while its handler runs (daemon shutdown) must not be resumed later.
         exchange.close()
         registry.withLock { registry in
@@ -72,6 +76,7 @@ final class HTTPServerCore: Sendable {
     func access(
         connection: OpaquePointer,
         method: String,
+        version: String,
         head: UnsafePointer<CChar>?,
         upload: UnsafePointer<CChar>?,
         uploadSize: UnsafeMutablePointer<Int>,
@@ -82,14 +87,18 @@ final class HTTPServerCore: Sendable {
         case .awaitingHeaders:
             let headers = MHDConnection.headers(of: connection, head: head)
             let remoteAddress = MHDConnection.remoteAddress(of: connection)
+            let keepAlive = Self.staysOpen(version: version, headers: headers) ? configuration.advertisedKeepAliveSeconds : nil
             exchange.state.withLock { state in
                 state.phase = .receivingBody
                 state.method = method
                 state.headers = headers
                 state.remoteAddress = remoteAddress
+                state.keepAliveSeconds = keepAlive
             }
-            if let problem = HTTPHeadRules.problem(in: headers) {
-                return refuse(.malformedHead(field: problem.field, rule: problem.rule), exchange, on: connection)
+            let limits = HTTPHeadRules.Limits(headBytes: configuration.maxHeadBytes, targetBytes: configuration.maxRequestTargetBytes)
+            if let problem = HTTPHeadRules.problem(method: method, target: exchange.target, version: version,
+                                                   headBytes: Int(pb_mhd_request_header_size(connection)), headers: headers, limits: limits) {
+                return refuse(.malformedHead(field: problem.field, rule: problem.rule, status: problem.status), exchange, on: connection)
             }
             let declared = headers.first { $0.name.lowercased() == "content-length" }.flatMap { Int($0.value) }
             if let declared, declared > limit { return refuseTooLarge(exchange, on: connection) }
@@ -140,7 +149,7 @@ final class HTTPServerCore: Sendable {
                 return state.response
             }
             guard let response else { return .NO }
-            return MHDConnection.queue(response, on: connection)
+            return queue(response, exchange, on: connection)
 
         case .answered:
             // Body bytes still arriving after an early 413: stop reading and close.
@@ -196,7 +205,60 @@ final class HTTPServerCore: Sendable {
         connections.received(MHDConnection.key(connection))
         exchange.finish(response)
         exchange.state.withLock { $0.phase = .answered }
+        return queue(response, exchange, on: connection)
+    }
+
+    /// Queues `response`, advertising the keep-alive timeout when the connection stays open
+    /// after it (see ``HTTPServerConfiguration/advertisedKeepAliveSeconds``).
+    private func queue(_ response: HTTPResponse, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        var response = response
+        let closes = response.headers.contains { $0.name.lowercased() == "connection" && $0.value.lowercased().contains("close") }
+        if !closes, let seconds = exchange.state.withLock({ $0.keepAliveSeconds }), response.header("Keep-Alive") == nil {
+            response.headers.append((name: "Keep-Alive", value: "timeout=\(seconds)"))
+        }
         return MHDConnection.queue(response, on: connection)
+    }
+
+    /// Whether libmicrohttpd keeps the connection open after answering a request of `version`
+    /// with `headers` (HTTP/1.1 unless it asks to close; HTTP/1.0 only when it asks to keep alive).
+    static func staysOpen(version: String, headers: [(name: String, value: String)]) -> Bool {
+        let tokens = headers.filter { $0.name.lowercased() == "connection" }
+            .flatMap { $0.value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: [" ", "\t"]) } }
+        if tokens.contains("close") { return false }
+        return version.uppercased() == "HTTP/1.1" || tokens.contains("keep-alive")
+    }
+
+    /// Records a request libmicrohttpd ended on an error before the handler had it: it
+    /// refused the head or the chunked body itself and sent its own answer. The record
+    /// (through ``HTTPServerConfiguration/refusalRecorder``) comes after that answer.
+    private func recordLibraryRefusal(_ exchange: HTTPExchange, status: Int, remote: String) {
+        guard let recorder = configuration.refusalRecorder else { return }
+        let noticed = exchange.state.withLock { state -> (HTTPServerFailure.LibraryRefusal, HTTPRequest)? in
+            let stage: HTTPServerFailure.LibraryRefusal
+            switch state.phase {
+            case .awaitingHeaders: stage = .head
+            case .receivingBody: stage = .body
+            case .discardingBody, .suspended, .answered: return nil
+            }
+            return (stage, HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: remote))
+        }
+        guard let (stage, request) = noticed else { return }
+        record(.refusedByLibrary(stage, status: status), request, with: recorder)
+    }
+
+    /// Records that libmicrohttpd refused a request line on a connection from `remote` that
+    /// never had one accepted (its own 414, 505 or 400, whose status it does not report).
+    func recordRequestLineRefusal(remote: String) {
+        guard let recorder = configuration.refusalRecorder else { return }
+        record(.refusedByLibrary(.requestLine, status: 0), HTTPRequest(method: "", target: "", remoteAddress: remote), with: recorder)
+    }
+
+    /// Runs `recorder` for a refusal already answered by libmicrohttpd, with a response made
+    /// for the record (its request id), in the background.
+    private func record(_ failure: HTTPServerFailure, _ request: HTTPRequest,
+                        with recorder: @escaping @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void) {
+        let response = configuration.failureResponder(failure, request)
+        Task { await recorder(failure, request, response) }
     }
 
     /// Suspends the connection and runs the handler against a deadline.
@@ -217,7 +279,7 @@ final class HTTPServerCore: Sendable {
             exchange.suspend(connection)
             return nil
         }
-        if let decidedEarly { return MHDConnection.queue(decidedEarly, on: connection) }
+        if let decidedEarly { return queue(decidedEarly, exchange, on: connection) }
 
         let handler = self.handler
         let work = Task {

@@ -118,6 +118,8 @@ public final class ProxyRuntime: Sendable {
         http.connectionLimit = configuration.limits.maxConnections
         http.perAddressConnectionLimit = configuration.limits.perIPConnections
         http.headerMemoryBytes = configuration.limits.headerMemoryBytes
+        http.maxHeadBytes = configuration.limits.maxHeadBytes
+        http.maxRequestTargetBytes = configuration.limits.maxRequestTargetBytes
         http.idleTimeout = configuration.limits.idleTimeout
         http.requestTimeout = configuration.limits.requestTimeout
         // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.

@@ -18,9 +18,10 @@ struct HostileProxyHarness {
     var port: UInt16 { runtime.port }
 
     /// Starts the proxy; `idleTimeoutSeconds` bounds how long a stalled connection is kept,
-    /// `requestTimeoutSeconds` how long one may take to deliver its request.
+    /// `requestTimeoutSeconds` how long one may take to deliver its request; `log` receives
+    /// the proxy's lines (by default only errors, and they are dropped).
     static func start(idleTimeoutSeconds: Int = 3, maxConnections: Int = 1200, perIPConnections: Int? = nil,
-                      requestTimeoutSeconds: Int = 10) throws -> HostileProxyHarness {
+                      requestTimeoutSeconds: Int = 10, log: EventLog = EventLog(minimumLevel: .error, sink: { _ in })) throws -> HostileProxyHarness {
         let folder = try TemporaryDirectory("pushbridge-hostile")
         let directory = folder.url
         let demo = try JSONParser.parse(Array(try Data(contentsOf: repository.appendingPathComponent("config/demo.json"))))
@@ -36,7 +37,6 @@ struct HostileProxyHarness {
         ])
         let configuration = try ProxyConfiguration.load(json: JSONWriter.bytes(.object(root)),
                                                         environment: ["PUSHBRIDGE_DEMO_OPENPUSH_KEY": "op_sandbox_demo_rest_key"])
-        let log = EventLog(minimumLevel: .error, sink: { _ in })
         return HostileProxyHarness(runtime: try ProxyRuntime.start(configuration, log: log), folder: folder)
     }
 

@@ -68,7 +68,7 @@ extension PushwooshDialect {
     /// The caller's answer for a failure PushBridge answers itself.
     public func render(failure: ProxyFailure, route: InboundRoute?) -> DialectResponse {
         switch failure {
-        case .badRequest, .payloadTooLarge:
+        case .badRequest, .unacceptable, .payloadTooLarge:
             body(http: 200, code: 210, message: failure.message, response: .null)
         case .unauthorized, .notFound:
             body(http: 200, code: 210, message: Self.accessDenied, response: .null)
