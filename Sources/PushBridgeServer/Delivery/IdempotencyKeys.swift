@@ -37,7 +37,8 @@ public enum IdempotencyKeys {
                 guard let scoped = scoped(key, sourceApp: sourceApp) else { return request }
                 start.idempotencyKey = scoped
                 let field = request.sourceFields["idempotency_key"] ?? "idempotency_key"
-                findings.append(Finding(field: field, kind: .converted,
+                // Info, not a warning: nothing the caller meant is lost, and every keyed start has one.
+                findings.append(Finding(field: field, kind: .converted, severity: .info,
                                         message: "scoped to source app \(sourceApp): sent to OpenPush as \(scoped) (the UUIDv5 of the source app and the key), so no other source app can replay or block it"))
             } else {
                 start.idempotencyKey = derive(requestId: requestId, index: index)
