@@ -13,7 +13,7 @@ enum ReplayCommand {
             .config("map each request's app as the proxy would"),
         ] + Option.reportFilters + [.format(OutputFormat.report), .out],
         positionals: [.init(name: "FILE", help: "JSON lines of {\"method\",\"path\",\"headers\",\"body\"}, or a HAR file")],
-        notes: timeNote, run: { await run($0) })
+        notes: timeNote + " Exit status 1 when an entry of FILE cannot be read: each is named on stderr with its reason, and the report covers the others.", run: { await run($0) })
 
     static func run(_ arguments: ParsedArguments) async -> Int32 {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-replay-\(UUID().uuidString).sqlite").path
