@@ -53,7 +53,7 @@ struct DeliveryRulesTests {
         #expect(!OpenPushDelivery.mayRetry(keyed, after: tooMany))
     }
 
-    @Test func derivedKeysAreStableUUIDsAndTheCallersKeyIsKept() {
+    @Test func derivedKeysAreStableUUIDsAndTheCallersKeyIsScopedToItsSourceApp() {
         let a = IdempotencyKeys.derive(requestId: "req_1", index: 0)
         #expect(a == IdempotencyKeys.derive(requestId: "req_1", index: 0) && a != IdempotencyKeys.derive(requestId: "req_1", index: 1))
         #expect(a.count == 36 && Array(a)[14] == "5")
@@ -61,8 +61,9 @@ struct DeliveryRulesTests {
         #expect(a == "2839557a-829e-5713-9c52-f14146b6d2e8")
         var start = OpenPushStart(appId: "a", activityType: "T")
         start.idempotencyKey = "5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2"
-        let kept = IdempotencyKeys.assign([OpenPushRequest(.start(start))], requestId: "req_1")
-        #expect(kept.first?.body["idempotency_key"] == .string("5f7a2c1e-9b40-4a2d-8c31-6e0b7d94a1f2"))
+        let scoped = IdempotencyKeys.assign([OpenPushRequest(.start(start))], requestId: "req_1", sourceApp: "onesignal/app_a")
+        // Pinned too (Python's uuid.uuid5 gives the same): a retry after an upgrade must reach OpenPush with the key it had before.
+        #expect(scoped.first?.body["idempotency_key"] == .string("21a57fd9-8c81-5659-afdf-456a45e39d42"))
     }
 
     @Test func backoffGrowsWithJitterAndStopsAtItsCeiling() {

@@ -36,7 +36,7 @@ struct ProxyFixtureLiveTests {
             // What the proxy translated, with the app's own context (same request id, same second).
             let app = try #require(proxy.runtime.directory.apps.first { $0.dialect == route.dialect && (route.appId == nil || $0.sourceAppId == route.appId) }, "\(name): no app")
             var translation = dialect.translate(route: route, body: body, context: app.translationContext(now: Int64(Date().timeIntervalSince1970), requestId: requestId))
-            translation.requests = IdempotencyKeys.assign(translation.requests, requestId: requestId)
+            translation = IdempotencyKeys.assign(translation, requestId: requestId, sourceApp: app.idempotencyScope)
             if translation.error == nil, translation.schedule != nil, !Self.failsAuthentication(name) {
                 // A future send_date: answered at once with PushBridge's ids, held for the scheduler.
                 #expect(upstream.all.isEmpty, "\(name): a scheduled start was sent at once")
@@ -64,13 +64,17 @@ struct ProxyFixtureLiveTests {
             // (but for BuzzKit start ids, which the proxy derives from its own request id).
             if spec["context"] == nil, let goldenRequests = golden["requests"]?.arrayValue {
                 for (sent, g) in zip(exchanges, goldenRequests) where g.objectValue?["body"]?.objectValue?["activity_id"]?.stringValue?.hasPrefix("bk_") != true {
-                    // Every start carries an idempotency key: the caller's, or one derived from the request id.
+                    // Every start carries an idempotency key: the caller's scoped to its source app,
+                    // or one derived from the request id.
                     var arrived = try #require(try JSONParser.parse(sent.body).objectValue)
-                    if g.objectValue?["body"]?.objectValue?["idempotency_key"] == nil, sent.path.contains("/activities/activity/") {
+                    var goldenBody = g.objectValue?["body"]?.objectValue
+                    if let callerKey = goldenBody?["idempotency_key"]?.stringValue {
+                        goldenBody?["idempotency_key"] = IdempotencyKeys.scoped(callerKey, sourceApp: app.idempotencyScope).map(JSONValue.string)
+                    } else if sent.path.contains("/activities/activity/") {
                         #expect(arrived["idempotency_key"]?.stringValue?.count == 36, "\(name): no derived idempotency key")
                         arrived["idempotency_key"] = nil
                     }
-                    #expect(.object(arrived) == g.objectValue?["body"], "\(name): differs from the golden translation: \(String(decoding: sent.body, as: UTF8.self))")
+                    #expect(.object(arrived) == goldenBody.map(JSONValue.object), "\(name): differs from the golden translation: \(String(decoding: sent.body, as: UTF8.self))")
                 }
             }
             // The caller's answer is its dialect's rendering of what OpenPush said.

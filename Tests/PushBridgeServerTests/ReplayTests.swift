@@ -60,4 +60,48 @@ struct ReplayTests {
         let lines = "{\"path\":\"/x\",\"body\":{\"a\":1}}\n\n{\"method\":\"PUT\",\"path\":\"/y\",\"body\":\"raw\"}\n"
         #expect(try CapturedRequest.parse(Array(lines.utf8)).map { String(decoding: $0.body, as: UTF8.self) } == [#"{"a":1}"#, "raw"])
     }
+
+    static let harKey = "har-key-123456"
+
+    /// A HAR of three entries: a OneSignal start that presents `harKey` in `Authorization` and
+    /// repeats it in two body fields, an entry without a request and a request without a URL.
+    static let harWithSecretsAndUnreadableEntries = {
+        let body = #"{"event":"start","activity_id":"a1","name":"\#(harKey)","event_attributes":{"k":"v"},"event_updates":{"s":"\#(harKey)"},"contents":{"en":"Hi"},"included_segments":["s1"]}"#
+        let good = JSONValue.object(["request": .object([
+            "method": .string("POST"), "url": .string("https://onesignal.com/api/v1/apps/a1/activities/activity/T"),
+            "headers": .array([.object(["name": .string("Authorization"), "value": .string("Key \(harKey)")])]),
+            "postData": .object(["mimeType": .string("application/json"), "text": .string(body)])])])
+        let noRequest = JSONValue.object(["response": .object(["status": .int(200)])])
+        let noURL = JSONValue.object(["request": .object(["method": .string("POST")])])
+        return JSONWriter.string(.object(["log": .object(["version": .string("1.2"), "entries": .array([good, noRequest, noURL])])]))
+    }()
+
+    @Test func replayScrubsTheCapturedCredentialByValueAndNamesUnreadableEntriesWithAFailingStatus() async throws {
+        try await withTemporaryDirectory("pushbridge-replay") { dir in
+            let har = dir.path("capture.har"), audit = dir.path("audit.sqlite")
+            try Self.harWithSecretsAndUnreadableEntries.write(toFile: har, atomically: true, encoding: .utf8)
+            let out = try await CLIRunner.runAsync(["replay", har, "--db", audit, "--format", "json"])
+            #expect(out.status != 0, "a replay that could not read two of three entries exited 0: \(out.stderr)")
+            #expect(out.stderr.contains("log.entries[1]: has no request object"), "\(out.stderr)")
+            #expect(out.stderr.contains("log.entries[2]: request.url is missing or not a string"), "\(out.stderr)")
+            #expect(out.stderr.contains("2 of 3 entries could not be read"), "\(out.stderr)")
+            let report = try #require(try JSONParser.parse(Array(out.stdout.utf8)).objectValue, "no JSON report: \(out.stdout)")
+            #expect(report["total_requests"] == .int(1), "the report counts what was replayed: \(out.stdout)")
+            let bytes = databaseBytes(audit)
+            let inClear = contains(bytes, Self.harKey), fingerprinted = contains(bytes, Fingerprint.of(Self.harKey))
+            #expect(!bytes.isEmpty)
+            #expect(!inClear, "the captured key is in the replay audit in clear")
+            #expect(fingerprinted, "the key's fingerprint is not in the replay audit")
+            let rows = try AuditReader(path: audit).list(limit: 5)
+            #expect(rows.count == 1 && rows.first?.outcome == "translated", "\(rows.map(\.outcome))")
+        }
+    }
+
+    @Test func unreadableJSONLinesAreNamedAndTheReadableOnesKept() throws {
+        let lines = "{\"path\":\"/x\",\"body\":{}}\nnot json\n\n[1]\n{\"path\":\"/y\"}\n"
+        let traffic = try CapturedRequest.read(Array(lines.utf8))
+        #expect(traffic.requests.map(\.path) == ["/x", "/y"])
+        #expect(traffic.unreadable.map(\.entry) == ["line 2", "line 4"] && traffic.entries == 4)
+        #expect(throws: CapturedRequest.ParseError.self) { try CapturedRequest.parse(Array(lines.utf8)) }
+    }
 }

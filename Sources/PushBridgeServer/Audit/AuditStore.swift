@@ -83,7 +83,7 @@ public final class AuditStore: Sendable {
     /// Completes a row like ``finish(_:_:)`` without suspending: `reply` is called on the
     /// writer thread once the transaction holding it has committed (or failed).
     func finish(_ requestId: String, _ completion: AuditCompletion, reply: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        writer.submit(AuditOperation(work: finishWork(requestId, completion), submitted: .now, reply: reply))
+        writer.submit(AuditOperation(work: finishWork(requestId, completion).escapingNUL, submitted: .now, reply: reply))
     }
 
     private func finishWork(_ requestId: String, _ completion: AuditCompletion) -> AuditOperation.Work {
@@ -104,9 +104,10 @@ public final class AuditStore: Sendable {
         try await submit(.statement(statement))
     }
 
+    /// Queues `work` (its NULs escaped, see ``AuditOperation/Work/escapingNUL``); returns once committed.
     func submit(_ work: AuditOperation.Work) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writer.submit(AuditOperation(work: work, submitted: .now, reply: { continuation.resume(with: $0) }))
+            writer.submit(AuditOperation(work: work.escapingNUL, submitted: .now, reply: { continuation.resume(with: $0) }))
         }
     }
 

@@ -1,20 +1,63 @@
 import PushBridgeCore
 
-/// Gives every start an `idempotency_key` so a retried start can never start twice.
+/// Gives every start an `idempotency_key` so a retried start can never start twice, and keeps
+/// one source app's keys from ever meeting another's at OpenPush.
 ///
-/// The caller's key is kept; otherwise the key is derived from the request id and the
-/// request's index in the translation (a UUID made from their SHA-256), so it is the same on
-/// every attempt and stored with the translated request in the audit.
+/// A caller's key is scoped to its source app (``scoped(_:sourceApp:)``): several source apps
+/// may send to one OpenPush app, and OpenPush's keys are per OpenPush app, so the same caller
+/// key from two tenants would otherwise replay the first tenant's start to the second. A start
+/// without one gets a key derived from the request id and the request's index in the
+/// translation (a UUID made from their SHA-256), so it is the same on every attempt and stored
+/// with the translated request in the audit.
 public enum IdempotencyKeys {
-    /// The requests with a key on every start.
-    public static func assign(_ requests: [OpenPushRequest], requestId: String) -> [OpenPushRequest] {
-        requests.enumerated().map { index, request in
-            guard case .start(var start) = request.payload, start.idempotencyKey == nil else { return request }
-            start.idempotencyKey = derive(requestId: requestId, index: index)
+    /// The namespace of every source app's namespace: the UUIDv5 of
+    /// `urn:pushbridge:idempotency-key` in RFC 9562's URL namespace.
+    static let namespace = NameBasedUUID.bytes("37f9e279-75f5-5a8e-a5eb-e9018de32fff")!
+
+    /// The requests with a key on every start: the caller's scoped to `sourceApp`, or one derived.
+    public static func assign(_ requests: [OpenPushRequest], requestId: String, sourceApp: String) -> [OpenPushRequest] {
+        assigning(requests, requestId: requestId, sourceApp: sourceApp).requests
+    }
+
+    /// `translation` with a key on every start (as ``assign(_:requestId:sourceApp:)``) and a
+    /// finding for each caller key that was scoped, naming the caller's field and what was sent.
+    public static func assign(_ translation: Translation, requestId: String, sourceApp: String) -> Translation {
+        var t = translation
+        let (requests, findings) = assigning(t.requests, requestId: requestId, sourceApp: sourceApp)
+        t.requests = requests
+        t.findings += findings
+        return t
+    }
+
+    private static func assigning(_ requests: [OpenPushRequest], requestId: String, sourceApp: String) -> (requests: [OpenPushRequest], findings: [Finding]) {
+        var findings: [Finding] = []
+        let out = requests.enumerated().map { index, request in
+            guard case .start(var start) = request.payload else { return request }
+            if let key = start.idempotencyKey {
+                guard let scoped = scoped(key, sourceApp: sourceApp) else { return request }
+                start.idempotencyKey = scoped
+                let field = request.sourceFields["idempotency_key"] ?? "idempotency_key"
+                // Info, not a warning: nothing the caller meant is lost, and every keyed start has one.
+                findings.append(Finding(field: field, kind: .converted, severity: .info,
+                                        message: "scoped to source app \(sourceApp): sent to OpenPush as \(scoped) (the UUIDv5 of the source app and the key), so no other source app can replay or block it"))
+            } else {
+                start.idempotencyKey = derive(requestId: requestId, index: index)
+            }
             var copy = request
             copy.payload = .start(start)
             return copy
         }
+        return (out, findings)
+    }
+
+    /// A caller's key as sent to OpenPush: the UUIDv5 (RFC 9562) of the key, lower-cased, in
+    /// the source app's own namespace (the UUIDv5 of `sourceApp` in ``namespace``). The same
+    /// key from the same source app always gives the same UUID, so retries stay idempotent.
+    /// Nil for a key that is not a UUID: OpenPush's rules refuse it as the caller sent it.
+    public static func scoped(_ key: String, sourceApp: String) -> String? {
+        guard OpenPushRules.isUUID(key) else { return nil }
+        let app = NameBasedUUID.v5(namespace: namespace, name: sourceApp)
+        return NameBasedUUID.text(NameBasedUUID.v5(namespace: app, name: key.lowercased()))
     }
 
     /// The derived key: a version-5-style UUID from SHA-256(`pushbridge:<request id>:<index>`).
@@ -22,18 +65,6 @@ public enum IdempotencyKeys {
         var b = Array(Fingerprint.sha256("pushbridge:" + requestId + ":" + String(index)).prefix(16))
         b[6] = (b[6] & 0x0F) | 0x50
         b[8] = (b[8] & 0x3F) | 0x80
-        // 8-4-4-4-12 lower-case hex digits, written into one buffer.
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (i, byte) in b.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hexDigit(byte >> 4))
-            text.append(hexDigit(byte & 0x0F))
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+        return NameBasedUUID.text(b)
     }
 }

@@ -1,13 +1,12 @@
 import PushBridgeCore
 
 /// Sends a caller's original request, byte for byte, to its legacy provider (OneSignal,
-/// Pushwoosh or BuzzKit) and hands back the provider's answer unchanged.
+/// Pushwoosh or BuzzKit) and hands back the provider's answer unchanged, except for the
+/// hop-by-hop fields (``HopByHopHeaders``), which neither direction passes on, and the
+/// provider's `X-PushBridge-Request-Id`, which the exit replaces with PushBridge's.
 public struct LegacyForwarder: Sendable {
     /// The HTTP client.
     public let client: UpstreamClient
-
-    /// Headers that belong to one hop and are not forwarded (curl sets its own).
-    static let hopByHop: Set<String> = ["host", "content-length", "connection", "transfer-encoding", "expect", "keep-alive", "te", "trailer", "upgrade", "proxy-connection"]
 
     /// A forwarder.
     public init(client: UpstreamClient) { self.client = client }
@@ -34,14 +33,14 @@ public struct LegacyForwarder: Sendable {
 
     /// Forwards `request` to `baseURL` + its target, with its own method, headers and body.
     public func forward(_ request: HTTPRequest, baseURL: String, timeout: Duration? = nil, now: Int64) async -> Answer {
-        let headers = request.headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
+        let headers = HopByHopHeaders.strip(request.headers)
         let upstream = UpstreamRequest(method: request.method, url: baseURL + request.target, headers: headers, body: request.body, timeout: timeout)
         let response = await client.send(upstream)
         let c = response.latency.components
         let ms = Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15
         switch response {
         case .reply(let r):
-            let back = r.headers.filter { !Self.hopByHop.contains($0.name) }
+            let back = HopByHopHeaders.strip(r.headers)
             return Answer(response: HTTPResponse(status: r.status, headers: back, body: r.body), status: r.status, latencyMs: ms, startedAt: now)
         case .failure(let f):
             let body = JSONWriter.bytes(.object(["errors": .array([.string("the legacy provider did not answer: \(f.kind.rawValue)")])]))

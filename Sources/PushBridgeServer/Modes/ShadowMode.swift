@@ -67,7 +67,8 @@ struct ShadowMode: Sendable {
         if let id = shadow.openPushAppId {
             target.openPushAppId = id
             let context = target.translationContext(now: inbound.started / 1000, requestId: inbound.requestId)
-            requests = IdempotencyKeys.assign(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context).requests, requestId: inbound.requestId)
+            requests = IdempotencyKeys.assign(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context).requests,
+                                              requestId: inbound.requestId, sourceApp: app.idempotencyScope)
         }
         if let segment = shadow.segment { requests = requests.map { Self.retarget($0, segment: segment) } }
         let base = shadow.openPushBaseURL == "sandbox" ? deps.sandboxBaseURL : shadow.openPushBaseURL

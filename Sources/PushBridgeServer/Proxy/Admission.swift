@@ -21,11 +21,14 @@ enum Admission {
         let (extra, scrubber) = Inbound.unauthenticatedScrubber(configured: snapshot.configuredSecrets, credential: credential)
         var inbound = Inbound(call: call, route: route, dialect: Dialects.named(route.dialect), body: body, credential: credential,
                               extraSecrets: extra, scrubber: scrubber)
+        // Before the app is looked up: an id cut at a NUL could read as a configured app's.
+        if let nul = NULRule.problem(inPath: call.request.path) { return .refused(inbound.refusal(.badRequest(nul), now: now)) }
         let refusal = ProxyFailure.unauthorized(credential == nil ? "missing credentials" : "invalid credentials")
         switch directory.app(dialect: route.dialect, sourceApp: route.namedSourceApp(body: object), credential: credential) {
         case .success(let app):
             guard directory.authorizes(credential, for: app) else { return .refused(inbound.refusal(refusal, app: app.name, now: now)) }
             inbound.authenticated()
+            if let nul = NULRule.problem(inBody: body.value) { return .refused(inbound.refusal(.badRequest(nul), app: app.name, now: now)) }
             return .admitted(inbound, app)
         case .failure(.unknownApp(let id)):
             guard directory.authenticatesAnyApp(credential, dialect: route.dialect) else { return .refused(inbound.refusal(refusal, app: id, now: now)) }

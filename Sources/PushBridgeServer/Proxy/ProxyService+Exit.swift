@@ -3,7 +3,7 @@ import PushBridgeCore
 extension ProxyService {
     /// The one exit every answer leaves through: the audit row written or completed (committed
     /// before the caller is answered; a completion is retried, see ``settle(_:_:answer:route:ids:)``),
-    /// the request id header, the access line, the request metric.
+    /// the request id header (replacing any the answer carried), the access line, the request metric.
     func exit(_ call: Call, _ outcome: Outcome) async -> HTTPResponse {
         let scrubber = outcome.scrubber
         var response = scrubber.map { $0.scrub(outcome.answer) } ?? outcome.answer
@@ -17,6 +17,8 @@ extension ProxyService {
         case .done:
             break
         }
+        // PushBridge's id is the only one: a legacy provider's answer may carry its own.
+        response.headers.removeAll { $0.name.lowercased() == "x-pushbridge-request-id" }
         response.headers.append((name: "X-PushBridge-Request-Id", value: call.requestId))
         deps.metrics.recordRequest(dialect: outcome.route?.dialect, route: outcome.route?.kind, status: response.status)
         deps.log.access(requestId: call.requestId, method: call.request.method, path: call.request.path, status: response.status,

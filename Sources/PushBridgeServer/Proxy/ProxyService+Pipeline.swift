@@ -28,13 +28,14 @@ extension ProxyService {
         }
     }
 
-    /// The pure translation, every start with its idempotency key before anything is audited
+    /// The pure translation, every start with its idempotency key (a caller's scoped to its
+    /// source app) before anything is audited
     /// or sent; its findings logged and counted.
     func translate(_ inbound: Inbound, app: AppConfiguration) -> Translation {
         var context = app.translationContext(now: inbound.started / 1000, requestId: inbound.requestId)
         context.credentialInHeader = PresentedCredential.isInHeader(dialect: inbound.route.dialect, body: inbound.object)
-        var translation = inbound.scrub(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context))
-        translation.requests = IdempotencyKeys.assign(translation.requests, requestId: inbound.requestId)
+        let translated = inbound.scrub(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context))
+        let translation = IdempotencyKeys.assign(translated, requestId: inbound.requestId, sourceApp: app.idempotencyScope)
         let held = deps.log.findings(translation.findings, requestId: inbound.requestId, dialect: inbound.route.dialect, app: app.name, route: inbound.route.kind)
         deps.metrics.recordSuppressedLogLines(app: app.name, held)
         deps.metrics.recordFindings(translation.findings, dialect: inbound.route.dialect)

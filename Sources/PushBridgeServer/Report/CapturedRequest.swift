@@ -32,19 +32,31 @@ public struct CapturedRequest: Sendable, Equatable {
         public var description: String
     }
 
-    /// Parses a HAR file (a JSON object with `log`) or JSON lines (blank lines skipped).
+    /// Parses a HAR file (a JSON object with `log`) or JSON lines (blank lines skipped); an
+    /// entry that cannot be read is an error naming it.
     public static func parse(_ bytes: [UInt8]) throws(ParseError) -> [CapturedRequest] {
+        let traffic = try read(bytes)
+        if let first = traffic.unreadable.first { throw ParseError(description: first.description) }
+        return traffic.requests
+    }
+
+    /// Reads a HAR file (a JSON object with `log`) or JSON lines (blank lines skipped): every
+    /// entry that can be read as a request, and every one that cannot, named with its reason.
+    /// Throws only when the file as a whole is not a capture (a HAR without `log.entries`).
+    public static func read(_ bytes: [UInt8]) throws(ParseError) -> CapturedTraffic {
         let firstNonSpace = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
         if firstNonSpace == UInt8(ascii: "{"), let whole = try? JSONParser.parse(bytes), let log = whole.objectValue?["log"]?.objectValue {
             return try har(log)
         }
-        var requests: [CapturedRequest] = []
+        var traffic = CapturedTraffic(requests: [], unreadable: [])
         for (number, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             guard line.contains(where: { $0 != 0x20 && $0 != 0x0D && $0 != 0x09 }) else { continue }
+            let unreadable = { (reason: String) in traffic.unreadable.append(.init(entry: "line \(number + 1)", reason: reason)) }
             let value: JSONValue
-            do { value = try JSONParser.parse(Array(line)) } catch { throw ParseError(description: "line \(number + 1): \(error)") }
+            do { value = try JSONParser.parse(Array(line)) } catch { unreadable("is not JSON: \(error)"); continue }
             guard let object = value.objectValue, let path = object["path"]?.stringValue else {
-                throw ParseError(description: "line \(number + 1): expected an object with a \"path\"")
+                unreadable("expected an object with a \"path\"")
+                continue
             }
             let body: [UInt8]
             switch object["body"] {
@@ -52,18 +64,28 @@ public struct CapturedRequest: Sendable, Equatable {
             case nil, .null?: body = []
             case let other?: body = JSONWriter.bytes(other)
             }
-            requests.append(CapturedRequest(method: object["method"]?.stringValue ?? "POST", path: path, headers: headers(object["headers"]), body: body))
+            traffic.requests.append(CapturedRequest(method: object["method"]?.stringValue ?? "POST", path: path, headers: headers(object["headers"]), body: body))
         }
-        return requests
+        return traffic
     }
 
-    private static func har(_ log: JSONObject) throws(ParseError) -> [CapturedRequest] {
+    private static func har(_ log: JSONObject) throws(ParseError) -> CapturedTraffic {
         guard let entries = log["entries"]?.arrayValue else { throw ParseError(description: "HAR: log.entries is missing") }
-        return entries.enumerated().compactMap { index, entry in
-            guard let request = entry.objectValue?["request"]?.objectValue, let url = request["url"]?.stringValue else { return nil }
-            let text = request["postData"]?.objectValue?["text"]?.stringValue ?? ""
-            return CapturedRequest(method: request["method"]?.stringValue ?? "POST", path: pathOf(url), headers: headers(request["headers"]), body: Array(text.utf8))
+        var traffic = CapturedTraffic(requests: [], unreadable: [])
+        for (index, entry) in entries.enumerated() {
+            let unreadable = { (reason: String) in traffic.unreadable.append(.init(entry: "log.entries[\(index)]", reason: reason)) }
+            guard let request = entry.objectValue?["request"]?.objectValue else { unreadable("has no request object"); continue }
+            guard let url = request["url"]?.stringValue else { unreadable("request.url is missing or not a string"); continue }
+            let postData = request["postData"].flatMap { $0 == .null ? nil : $0 }
+            let text = postData?.objectValue?["text"]
+            if postData != nil, postData?.objectValue == nil || (text != nil && text?.stringValue == nil) {
+                unreadable("request.postData.text is not a string")
+                continue
+            }
+            traffic.requests.append(CapturedRequest(method: request["method"]?.stringValue ?? "POST", path: pathOf(url), headers: headers(request["headers"]),
+                                                    body: Array((text?.stringValue ?? "").utf8)))
         }
+        return traffic
     }
 
     /// `https://host/a/b?q` → `/a/b?q`; a path stays as it is.

@@ -27,26 +27,39 @@ public enum Replay {
         await store.close()
     }
 
-    /// The audit row of one replayed request.
+    /// The audit row of one replayed request, redacted as the live path redacts: by key, and by
+    /// value for the credential the capture presents (`Authorization`, Pushwoosh `auth`), the
+    /// configured OpenPush keys and every secret the body holds, wherever they appear (a key
+    /// repeated in another body field included). A replayed request counts as authenticated:
+    /// the capture is the operator's own.
     static func record(_ request: CapturedRequest, directory: AppDirectory, now: Int64) -> (AuditEntry, AuditCompletion) {
         let requestId = RequestID.make(nowMs: now)
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
-        let route = InboundRoute.match(path: path)
-        var context = TranslationContext(now: now / 1000, requestId: requestId)
-        var appName: String?
-        if let route {
-            let named = route.namedSourceApp(body: (try? JSONParser.parse(request.body))?.objectValue)
-            let candidates = directory.apps.filter { $0.dialect == route.dialect }
-            let app = named.flatMap { name in candidates.first { $0.sourceAppId == name } } ?? (candidates.count == 1 ? candidates.first : nil)
-            if let app { context = app.translationContext(now: now / 1000, requestId: requestId) }
-            appName = app?.name
+        let http = HTTPRequest(method: request.method, target: path, headers: request.headers, body: request.body)
+        let configured = ProxySnapshot(directory: directory, legacy: .init()).configuredSecrets
+        guard let route = InboundRoute.match(path: path) else {
+            let credential = http.header("authorization").flatMap(PresentedCredential.schemeValue)
+            let (extra, scrubber) = Inbound.unauthenticatedScrubber(configured: configured, credential: credential)
+            let entry = AuditEntry(requestId: requestId, receivedAt: now, path: path, route: nil, translation: nil, parsedBody: ParsedBody(request.body),
+                                   keyFingerprint: credential.map(Fingerprint.of), extraSecrets: extra)
+            return (entry, scrubber.scrub(AuditCompletion(finishedAt: now, outcome: .rejected, errorMessage: "no dialect serves \(path)")))
         }
-        let translation = Dialects.translate(path: path, body: request.body, context: context)?.1
-        var entry = AuditEntry(requestId: requestId, receivedAt: now, path: path, route: route, translation: translation,
-                               inboundBody: request.body, keyFingerprint: nil)
-        entry.appName = appName
-        let outcome: AuditOutcome = translation?.isForwardable == true ? .translated : .rejected
-        let message = translation == nil ? "no dialect serves \(path)" : translation?.error.map { "\($0)" }
-        return (entry, AuditCompletion(finishedAt: now, outcome: outcome, errorMessage: message))
+        let body = ParsedBody(request.body)
+        let credential = PresentedCredential.from(request: http, dialect: route.dialect, body: body.object)
+        let (extra, scrubber) = Inbound.unauthenticatedScrubber(configured: configured, credential: credential)
+        var inbound = Inbound(call: Call(request: http, requestId: requestId, started: now), route: route, dialect: Dialects.named(route.dialect),
+                              body: body, credential: credential, extraSecrets: extra, scrubber: scrubber)
+        inbound.authenticated()
+        let candidates = directory.apps.filter { $0.dialect == route.dialect }
+        let named = route.namedSourceApp(body: body.object)
+        let app = named.flatMap { name in candidates.first { $0.sourceAppId == name } } ?? (candidates.count == 1 ? candidates.first : nil)
+        var context = app?.translationContext(now: now / 1000, requestId: requestId) ?? TranslationContext(now: now / 1000, requestId: requestId)
+        // As live: a header credential stands for Pushwoosh's `auth` only when there is one.
+        context.credentialInHeader = credential != nil && PresentedCredential.isInHeader(dialect: route.dialect, body: body.object)
+        let translation = inbound.scrub(inbound.dialect.translate(route: route, parsed: body, context: context))
+        var entry = inbound.auditEntry(translation: translation)
+        entry.appName = app?.name
+        let outcome: AuditOutcome = translation.isForwardable ? .translated : .rejected
+        return (entry, inbound.scrub(AuditCompletion(finishedAt: now, outcome: outcome, errorMessage: translation.error.map { "\($0)" })))
     }
 }

@@ -1,0 +1,27 @@
+/// Every text the audit writes goes through ``AuditOperation/Work/escapingNUL``, on SQLite as on
+/// PostgreSQL: PostgreSQL text cannot hold U+0000, and a value cut at a NUL may read as another
+/// (an app id, a field), so each NUL is stored as the six characters `\u0000` on both engines.
+extension AuditOperation.Work {
+    /// The work with every NUL in its text values written as `\u0000`.
+    var escapingNUL: Self {
+        switch self {
+        case .insert(let row, let findings):
+            return .insert(row: row.map(\.escapingNUL), findings: findings.map { $0.map(\.escapingNUL) })
+        case .finish(let requestId, let values):
+            return .finish(requestId: requestId.escapingNUL, values: values.map(\.escapingNUL))
+        case .statement(let statement):
+            var escaped = statement
+            escaped.values = statement.values.map(\.escapingNUL)
+            return .statement(escaped)
+        case .prune:
+            return self
+        }
+    }
+}
+
+extension SQLiteValue {
+    /// A text value with every NUL written as `\u0000`; any other value as it is.
+    var escapingNUL: SQLiteValue {
+        if case .text(let text) = self { .text(text.escapingNUL) } else { self }
+    }
+}

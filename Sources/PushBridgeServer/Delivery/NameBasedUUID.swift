@@ -1,0 +1,54 @@
+import COpenSSL
+
+/// Name-based UUIDs, version 5 (RFC 9562 §5.5): the SHA-1 of a namespace UUID's 16 bytes and
+/// a name's UTF-8 bytes, cut to 16 bytes, with the version and variant bits set. The same
+/// namespace and name always give the same UUID.
+enum NameBasedUUID {
+    /// The UUIDv5 of `name` in `namespace` (16 bytes), as 16 bytes.
+    static func v5(namespace: [UInt8], name: String) -> [UInt8] {
+        precondition(namespace.count == 16, "a namespace is a UUID's 16 bytes")
+        let input = namespace + Array(name.utf8)
+        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+        _ = input.withUnsafeBufferPointer { SHA1($0.baseAddress, $0.count, &digest) }
+        var b = Array(digest.prefix(16))
+        b[6] = (b[6] & 0x0F) | 0x50
+        b[8] = (b[8] & 0x3F) | 0x80
+        return b
+    }
+
+    /// `bytes` (16) in the 8-4-4-4-12 lower-case hex form.
+    static func text(_ bytes: [UInt8]) -> String {
+        let hex = Fingerprint.hex(bytes)
+        let cuts = [8, 12, 16, 20]
+        var out = ""
+        out.reserveCapacity(36)
+        for (i, c) in hex.enumerated() {
+            if cuts.contains(i) { out.append("-") }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// The 16 bytes of a UUID in its text form (hyphens anywhere, hex in any case), or nil.
+    static func bytes(_ text: String) -> [UInt8]? {
+        let digits = text.utf8.filter { $0 != UInt8(ascii: "-") }
+        guard digits.count == 32 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        var high: UInt8?
+        for d in digits {
+            guard let v = nibble(d) else { return nil }
+            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return out
+    }
+
+    private static func nibble(_ d: UInt8) -> UInt8? {
+        switch d {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): d - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): d - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): d - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
