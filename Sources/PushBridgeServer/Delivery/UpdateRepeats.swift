@@ -27,7 +27,7 @@ final class UpdateRepeats: Sendable {
     struct First: Sendable {
         /// The first request's id.
         var requestId: String
-        /// Its delivery's outcome.
+        /// Its delivery's outcome (its results; the attempts are not kept).
         var outcome: OpenPushDelivery.Outcome
         /// When it finished.
         var finishedAt: ContinuousClock.Instant
@@ -105,7 +105,9 @@ final class UpdateRepeats: Sendable {
             return await deliver(key: key, requestId: requestId, send: send)
         case .send:
             let outcome = await send()
-            let first = First(requestId: requestId, outcome: outcome, finishedAt: .now)
+            // Kept without its attempts (their upstream bodies): a repeat is answered from the results.
+            let kept: OpenPushDelivery.Outcome = if case .delivered(let results, _) = outcome { .delivered(results: results, attempts: []) } else { outcome }
+            let first = First(requestId: requestId, outcome: kept, finishedAt: .now)
             let waiters = entries.withLock { all -> [CheckedContinuation<First?, Never>] in
                 guard case .inFlight(_, let waiters)? = all[key] else { return [] }
                 if Self.accepted(outcome) {
