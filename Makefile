@@ -17,8 +17,9 @@ deps:
 	fi
 
 # What only the tests need: a PostgreSQL server for the throwaway cluster the PostgreSQL
-# store's tests start (Tests/PushBridgeServerTests/Support/PostgresTestCluster.swift).
-TEST_DEB_PACKAGES := postgresql
+# store's tests start (Tests/PushBridgeServerTests/Support/PostgresTestCluster.swift), and
+# nginx, which DeploymentDocTests runs in front of two instances as docs/deployment.md says.
+TEST_DEB_PACKAGES := postgresql nginx
 
 deps-test: deps
 	@missing=""; for p in $(TEST_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -76,7 +76,9 @@ import PushBridgeCore
             let first = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
             #expect(first.status == 0, "\(first.stderr)")
             #expect(first.stderr.isEmpty, "progress was written to a standard error that is not a terminal: \(first.stderr)")
-            #expect(first.stdout.contains("as copied:audit.sqlite: requests 4 read, 4 copied, 0 updated, 0 already present; findings 6 read, 6 copied"),
+            #expect(first.stdout.contains(": requests 4 read, 4 copied, 0 updated, 0 already present; findings 6 read, 6 copied"), "\(first.stdout)")
+            // Rows that record an instance keep it; only the others are stored under the label.
+            #expect(first.stdout.contains("instance_name: 9 rows kept the one their file records (\(InstanceSettings.defaultName) 9); 3 rows recorded none, stored as copied:audit.sqlite"),
                     "\(first.stdout)")
             let expected = ["requests": 4, "findings": 6, "shadow_comparisons": 1, "scheduled_sends": 1]
             for (table, rows) in expected { #expect(try Self.count(table, uri) == rows, "\(table)") }
@@ -152,6 +154,58 @@ import PushBridgeCore
             let rows = try target.execute("SELECT request_id, outcome, instance_name FROM requests ORDER BY request_id").rows
             #expect(rows.contains { $0 == ["COPY-FAIL", "forwarded", "live-1"] }, "\(rows)")
             #expect(rows.filter { $0[2] == "old-host" }.map { $0[0] } == ["COPY-REJ"], "\(rows)")
+        }
+    }
+
+    @Test func aPendingScheduledStartMovesToPostgreSQLAndOneInstanceThereSendsItOnce() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let folder = try TemporaryDirectory("pushbridge-copy-starts")
+        // An SQLite instance takes a start for the next whole minute (send_date has minutes), then stops.
+        let upstream = try RecordingSandbox()
+        let sqlite = try ProxyHarness(.inProcess, upstream: upstream.baseURL, pushwooshExtra: ProxyFailureTests.segmentMap, directory: folder.url)
+        let sendAt = (Int64(Date().timeIntervalSince1970) / 60 + 2) * 60
+        let taken = try await sqlite.send(path: "/json/1.3/startLiveActivity", body: CrashSafetyTests.scheduledBody(sendAt: sendAt))
+        #expect(taken.status == 200, "\(String(decoding: taken.body, as: UTF8.self))")
+        await sqlite.stop()
+        let audit = folder.url.appendingPathComponent("audit.sqlite").path, starts = folder.url.appendingPathComponent("audit-scheduled.sqlite").path
+        let pending = try ScheduledStartStore(path: starts, recover: false).list(states: [.pending])
+        #expect(pending.count == 1, "the SQLite instance stored no pending start")
+        // Due in a second, so the test need not wait for the minute (the file is at rest: its instance stopped).
+        try SQLiteDatabase(path: starts).execute("UPDATE scheduled_starts SET send_at = \(Int64(Date().timeIntervalSince1970 * 1000) + 1_000)")
+
+        let copied = try await CLIRunner.runAsync(["audit", "copy", "--from", audit, "--to", uri])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.stdout.contains("rows kept the one their file records (\(InstanceSettings.defaultName) ") && copied.stdout.contains("; 0 rows recorded none, stored as copied:audit.sqlite"),
+                "\(copied.stdout)")
+        #expect(!copied.stdout.contains(" as copied:audit.sqlite:"), "the summary says every row is stored as copied:audit.sqlite: \(copied.stdout)")
+        #expect(copied.stdout.contains("scheduled starts from \(starts): 1 read, 1 pending moved"), "\(copied.stdout)")
+        #expect(try PostgresConnection(uri).execute("SELECT created_by, state FROM scheduled_starts").rows == [[InstanceSettings.defaultName, "pending"]])
+        let listed = try await CLIRunner.runAsync(["scheduled", "list", "--db", uri, "--all"])
+        #expect(listed.status == 0 && listed.stdout.contains(pending[0].id) && listed.stdout.contains("1 scheduled start(s)"), "\(listed.stdout)\(listed.stderr)")
+        let again = try await CLIRunner.runAsync(["audit", "copy", "--from", audit, "--to", uri])
+        #expect(again.stdout.contains("1 read, 0 pending moved") && again.stdout.contains("0 finished since the last copy, 1 already present"), "\(again.stdout)")
+
+        // An instance on PostgreSQL sends the moved start at its time, once.
+        let postgres = try ProxyHarness(.inProcess, upstream: upstream.baseURL, pushwooshExtra: ProxyFailureTests.segmentMap, auditDatabase: uri)
+        let sendPath = "/apps/app_3f9c2b/activities/activity/FoodDeliveryAttributes"
+        #expect(await eventually(30) { upstream.all.contains { $0.path == sendPath } }, "the moved start never reached the upstream")
+        let row: @Sendable () -> String? = { try? PostgresConnection(uri).execute("SELECT outcome FROM requests WHERE request_id = $1", [pending[0].requestId]).value(0, 0) }
+        #expect(await eventually(10) { row() == "sent" }, "the audit row of the moved start: \(row() ?? "none")")
+        #expect(try PostgresConnection(uri).execute("SELECT state FROM scheduled_starts").value(0, 0) == "sent")
+        #expect(upstream.all.filter { $0.path == sendPath }.count == 1)
+        await postgres.stop()
+    }
+
+    @Test func aMissingSchedulerFileIsSaidAndAnExplicitOneMustExist() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            try await Self.writeAudit(path).close()
+            let out = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
+            let beside = String(path.dropLast(7)) + "-scheduled.sqlite"
+            #expect(out.status == 0 && out.stdout.contains("no scheduler file at \(beside): no scheduled start was moved (if that instance's delivery.scheduler_db named another file, run again with --scheduler FILE)"),
+                    "\(out.stdout)")
+            let named = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri, "--scheduler", "/nonexistent/starts.sqlite"])
+            #expect(named.status == 1 && named.stderr.contains("no scheduler file at /nonexistent/starts.sqlite"), "\(named.stderr)")
         }
     }
 

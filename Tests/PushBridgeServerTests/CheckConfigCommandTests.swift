@@ -43,11 +43,29 @@ import Testing
 
     @Test func theDemoNeedsNoEnvironmentWithItsEmbeddedSandbox() async throws {
         let out = try await CLIRunner.runAsync(["check-config", "config/demo.json"], environment: [:])
-        #expect(out.status == 0 && out.stdout == "config/demo.json: ok\n", "\(out.stdout)")
+        #expect(out.status == 0 && out.stdout.hasPrefix("config/demo.json: ok\n"), "\(out.stdout)")
         // A real upstream still needs its key: the fallback is the embedded sandbox's own seed only.
         let real = try write(try String(contentsOfFile: CLIRunner.repoRoot.appendingPathComponent("config/demo.json").path, encoding: .utf8)
             .replacingOccurrences(of: "\"log_format\"", with: "\"openpush\": {\"base_url\": \"http://127.0.0.1:9\"}, \"log_format\""))
         let needsKey = try await CLIRunner.runAsync(["check-config", real], environment: [:])
         #expect(needsKey.status == 1 && needsKey.stdout.contains("apps[0].openpush.rest_key_env: environment variable PUSHBRIDGE_DEMO_OPENPUSH_KEY is not set"))
+    }
+
+    @Test func aValidFileSaysTheLongestAnswerAndTheFrontProxyTimeoutItNeeds() async throws {
+        let defaults = try await CLIRunner.runAsync(["check-config", "config/demo.json"], environment: [:])
+        #expect(defaults.status == 0)
+        #expect(defaults.stdout.contains("longest answer: 101 s = delivery.max_wait_ms 65 s + 3 × limits.upstream_timeout_ms 10 s + 2 × delivery.backoff_max_ms 2 s + 2 s for the audit\n"),
+                "\(defaults.stdout)")
+        #expect(defaults.stdout.contains("nginx proxy_read_timeout 110s"), "\(defaults.stdout)")
+        let file = try write("""
+            {"openpush": {"base_url": "http://127.0.0.1:9"}, "limits": {"upstream_timeout_ms": 3000},
+             "delivery": {"max_wait_ms": 30000, "max_attempts": 2, "backoff_max_ms": 500},
+             "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "a",
+              "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "CHECK_OP_KEY"}, "callers": [{"key_env": "CHECK_OP_KEY"}]}]}
+            """)
+        let tuned = try await CLIRunner.runAsync(["check-config", file], environment: ["CHECK_OP_KEY": "k"])
+        #expect(tuned.stdout.contains("longest answer: 38.5 s = delivery.max_wait_ms 30 s + 2 × limits.upstream_timeout_ms 3 s + 1 × delivery.backoff_max_ms 0.5 s + 2 s for the audit"),
+                "\(tuned.stdout)")
+        #expect(tuned.stdout.contains("nginx proxy_read_timeout 50s"), "\(tuned.stdout)")
     }
 }

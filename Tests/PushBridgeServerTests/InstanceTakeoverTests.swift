@@ -75,6 +75,52 @@ import Testing
         ])
     }
 
+    /// Pacers of instances `a` and `b` on a new database, one send per 5 s window, `a` registered.
+    static func twoPacers() throws -> (uri: String, a: PostgresSendPacer, b: PostgresSendPacer, registryA: InstanceRegistry) {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let settings = SharedPacerTests.settings(1, window: 5_000, queue: 100, maxWait: 120_000)
+        let (registryA, _) = try registry(uri, "a")
+        try registryA.beat()
+        return (uri, try SharedPacerTests.pacer(uri, settings, instance: "a"), try SharedPacerTests.pacer(uri, settings, instance: "b"), registryA)
+    }
+
+    @Test func aDeadInstancesWaitingPacerGrantsLeaveTheSharedWindow() async throws {
+        let (uri, pacerA, pacerB, _) = try Self.twoPacers()
+        // A takes 12 slots, one per 5 s window: the first is sent now, 11 wait (up to 55 s).
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        guard case .granted(let grantsA) = await pacerA.reserve(app: "app", count: 12, now: now) else {
+            Issue.record("A's 12 sends were refused")
+            return
+        }
+        #expect(grantsA == (0..<12).map { now + Int64($0) * 5_000 })
+        // A dies (no more heartbeats); B takes it over once dead_after (2 s) has passed.
+        let (registryB, lines) = try Self.registry(uri, "b", deadAfter: 2_000)
+        try registryB.beat()
+        let takeovers = try #require(await firstValue(within: 15) { () -> [InstanceRegistry.Takeover]? in
+            let t = try registryB.takeOverDead()
+            return t.isEmpty ? nil : t
+        })
+        #expect(takeovers == [InstanceRegistry.Takeover(instance: "a", starts: 0, rows: 0, slots: 11)])
+        let admin = try PostgresConnection(uri)
+        #expect(try admin.execute("SELECT slots FROM pacer_windows WHERE app = 'app'").value(0, 0) == "{\(now)}",
+                "the window still counts the sends A was waiting to make")
+        #expect(try admin.execute("SELECT count(*) FROM pacer_holds WHERE instance = 'a'").value(0, 0) == "0")
+        // B's next send waits only behind the one A really made, not behind A's 11 that never will be.
+        #expect(await pacerB.reserve(app: "app", count: 1, now: now + 1_000) == .granted([now + 5_000]))
+        #expect(!lines.output.contains("level=error"))
+    }
+
+    @Test func aCleanStopGivesBackTheGrantsStillToCome() async throws {
+        let (uri, pacerA, pacerB, registryA) = try Self.twoPacers()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(await pacerA.reserve(app: "app", count: 4, now: now) == .granted([now, now + 5_000, now + 10_000, now + 15_000]))
+        #expect(await pacerB.reserve(app: "app", count: 1, now: now) == .granted([now + 20_000]))
+        await registryA.stop()
+        let admin = try PostgresConnection(uri)
+        #expect(try admin.execute("SELECT slots FROM pacer_windows WHERE app = 'app'").value(0, 0) == "{\(now),\(now + 20_000)}",
+                "A's three grants still to come stayed in the window after its clean stop")
+    }
+
     @Test func aBeatingInstanceIsNeverTakenOverAndAStoppedOneLeavesNoRow() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
         let (a, _) = try Self.registry(uri, "a")

@@ -92,6 +92,37 @@ import Testing
         await fleet.shutDown()
     }
 
+    @Test func aKilledInstancesWaitingSendsStopHoldingTheSharedWindowOnceItIsTakenOver() async throws {
+        // One send per 5 s window for all instances together: 12 starts through A take a minute.
+        let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 1, "window_ms": 5000, "margin_ms": 0, "queue_limit": 100, "max_wait_ms": 65000}"#)
+        defer { Task { await fleet.shutDown() } }
+        let a = try await fleet.start("a")
+        let b = try await fleet.start("b")
+        let session = makeBurstSession()
+        let waiting = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for i in 0..<12 { group.addTask { _ = await Self.start(a.port, "waiting_\(i)", session: session) } }
+            }
+        }
+        let granted: @Sendable () -> Int = { (try? fleet.value("SELECT sum(cardinality(slots)) FROM pacer_windows")).flatMap { $0 }.flatMap { Int($0) } ?? 0 }
+        #expect(await eventually(30) { granted() == 12 }, "A never held 12 grants: \(granted())")
+        let lastGrantOfA = Int64(try fleet.value("SELECT max(s) FROM pacer_windows, unnest(slots) AS s") ?? "") ?? 0
+        try await fleet.kill("a")
+        // B takes A over within dead_after_ms (1.5 s) and a heartbeat.
+        #expect(await eventually(20) { (try? fleet.value("SELECT count(*) FROM instances WHERE name = 'a'")) == "0" }, "B never took A over")
+        let afterTakeover = Int64(Date().timeIntervalSince1970 * 1000)
+        let later = try fleet.value("SELECT count(*) FROM pacer_windows, unnest(slots) AS s WHERE s > $1::bigint", [String(afterTakeover)])
+        #expect(later == "0", "the shared window still counts \(later ?? "?") sends A was waiting to make when it was killed")
+        #expect(await eventually(5) { fleet.log("b").contains("pacer_slots_released=") }, "B's log does not say it released A's slots")
+        // B's own send goes out at the next free slot, not after the last of A's that will never be sent.
+        let reply = await Self.start(b.port, "after_takeover", session: session)
+        let answeredAt = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(reply.status == 201)
+        #expect(answeredAt < lastGrantOfA, "B's send waited behind A's dead grants (answered at \(answeredAt), A's last grant \(lastGrantOfA))")
+        waiting.cancel()
+        await fleet.shutDown()
+    }
+
     @Test func aKilledInstancesPendingRowsBecomeUnknownWithoutItsRestartAndEveryAnswerIsAudited() async throws {
         // A slow upstream, so a kill finds requests in flight.
         let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 100000, "queue_limit": 1000}"#, upstreamDelay: .milliseconds(400))

@@ -44,6 +44,48 @@ struct ServeCommandTests {
         #expect(rows.first?.responseStatus == 201)
     }
 
+    @Test func aCleanStopLeavesTheWholeAuditAndTheScheduledStartsInTheFilesAlone() async throws {
+        let upstream = try RecordingSandbox()
+        let folder = try TemporaryDirectory("pushbridge-checkpoint")
+        let dir = folder.url
+        let audit = dir.appendingPathComponent("audit.sqlite").path, starts = dir.appendingPathComponent("starts.sqlite").path
+        let config = dir.appendingPathComponent("config.json")
+        try Data("""
+        {"listen": "127.0.0.1:0", "audit_db": "\(audit)", "openpush": {"base_url": "\(upstream.baseURL)"},
+         "delivery": {"scheduler_db": "\(starts)"},
+         "apps": \(ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))}
+        """.utf8).write(to: config)
+        let serve = try await ServeProcess.start(config: config.path, environment: ProxyHarness.environment, logPath: dir.appendingPathComponent("serve.log").path)
+        for i in 0..<5 {
+            let reply = try await RawHTTPClient.send(port: serve.port, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
+                                                     headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")],
+                                                     body: ProxyPacingLiveTests.startBody("wal_\(i)"))
+            #expect(reply.status == 201)
+        }
+        // A start for tomorrow: pending in the scheduler's file when the process stops.
+        let scheduled = try await RawHTTPClient.send(port: serve.port, method: "POST", target: "/json/1.3/startLiveActivity", headers: [("Content-Type", "application/json")],
+                                                     body: CrashSafetyTests.scheduledBody(sendAt: Int64(Date().timeIntervalSince1970) + 86_400))
+        #expect(scheduled.status == 200, "\(scheduled.text)")
+        serve.process.interrupt() // SIGINT, as Ctrl-C in `make run`
+        let exit = try await offPool { [process = serve.process] in process.waitUntilExit(); return process.terminationStatus }
+        #expect(exit == 0)
+        #expect(try String(contentsOfFile: serve.logPath, encoding: .utf8).contains("msg=stopped"))
+        for file in [audit, starts] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0
+            #expect(size == 0, "\(file)-wal still holds \(size) bytes after a clean stop")
+        }
+        // Only the .sqlite files, copied elsewhere, as someone moving the audit would.
+        let elsewhere = try TemporaryDirectory("pushbridge-checkpoint-copy")
+        let copiedAudit = elsewhere.url.appendingPathComponent("audit.sqlite").path, copiedStarts = elsewhere.url.appendingPathComponent("starts.sqlite").path
+        try FileManager.default.copyItem(atPath: audit, toPath: copiedAudit)
+        try FileManager.default.copyItem(atPath: starts, toPath: copiedStarts)
+        let rows = try AuditReader(path: copiedAudit).list(limit: 20)
+        #expect(rows.count == 6, "the copied file alone holds \(rows.count) of the 6 rows")
+        #expect(rows.filter { $0.outcome == "forwarded" }.count == 5)
+        let pending = try ScheduledStartStore(path: copiedStarts, recover: false).list(states: [.pending])
+        #expect(pending.count == 1, "the copied scheduler file alone holds \(pending.count) pending starts")
+    }
+
     @Test func sighupSwitchesAnAppsModeWithoutARestart() async throws {
         let upstream = try RecordingSandbox()
         let legacy = try FakeLegacyProvider(.onesignal)

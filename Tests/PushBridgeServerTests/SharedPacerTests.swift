@@ -17,9 +17,9 @@ import Testing
         return s
     }
 
-    static func pacer(_ uri: String, _ settings: DeliverySettings) throws -> PostgresSendPacer {
+    static func pacer(_ uri: String, _ settings: DeliverySettings, instance: String = "test") throws -> PostgresSendPacer {
         try PostgresLink(uri: uri, label: "test").run { try SharedSchema.apply(on: $0) }
-        return try PostgresSendPacer(uri: uri, settings: settings, log: nil)
+        return try PostgresSendPacer(uri: uri, settings: settings, instance: instance, log: nil)
     }
 
     @Test func grantsAndRefusalsMatchTheInProcessPacerStepForStep() async throws {
@@ -83,7 +83,7 @@ import Testing
     /// Unreachable state is said as such (the caller gets a 503), not as a queue that is full.
     @Test func anUnreachableDatabaseRefusesInsteadOfSendingUnpaced() async throws {
         let cluster = try PostgresTestCluster.start()
-        let pacer = try PostgresSendPacer(uri: "postgresql://postgres@127.0.0.1:\(cluster.port == 1 ? 2 : 1)/x?connect_timeout=2", settings: Self.settings(), log: nil)
+        let pacer = try PostgresSendPacer(uri: "postgresql://postgres@127.0.0.1:\(cluster.port == 1 ? 2 : 1)/x?connect_timeout=2", settings: Self.settings(), instance: "test", log: nil)
         #expect(await pacer.reserve(app: "a", count: 1, now: 0) == .unavailable)
     }
 

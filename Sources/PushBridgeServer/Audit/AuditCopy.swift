@@ -1,7 +1,8 @@
 import Foundation
 
 /// Copies an SQLite audit file into a PostgreSQL audit (`pushbridge audit copy`): requests
-/// (with their attempts), findings, shadow comparisons and the scheduled-send mirror.
+/// (with their attempts), findings, shadow comparisons and the scheduled-send mirror; the
+/// scheduler file's starts are moved by ``moveScheduledStarts()``.
 ///
 /// - The target is migrated first (``PostgresSchema``), so an empty database works.
 /// - The file is read in one read transaction (one consistent snapshot, even while a proxy
@@ -25,12 +26,16 @@ public struct AuditCopy: Sendable {
     public let instance: String
     /// Rows per batch (fewer for wide tables: a statement takes at most 65,535 parameters).
     public let batchSize: Int
+    /// The scheduler file whose starts ``moveScheduledStarts()`` moves; nil: the one beside
+    /// the audit file (see ``schedulerFile``).
+    public let scheduler: String?
 
     /// A copy of the audit at `path` into `uri`; `instance` defaults to
     /// ``defaultInstance(forFile:)``.
-    public init(from path: String, to uri: PostgresURI, instance: String? = nil, batchSize: Int = 500) {
+    public init(from path: String, to uri: PostgresURI, instance: String? = nil, scheduler: String? = nil, batchSize: Int = 500) {
         self.path = path
         self.uri = uri
+        self.scheduler = scheduler
         self.instance = instance ?? Self.defaultInstance(forFile: path)
         self.batchSize = max(1, batchSize)
     }
@@ -99,6 +104,11 @@ public struct AuditCopy: Sendable {
             guard let last = rows.last else { return counts }
             cursor = Array(last.prefix(table.order.count))
             let values = try rows.map { row in try parameters(Array(row.dropFirst(table.order.count)), table: table) }
+            if let instanceIndex = table.columns.firstIndex(of: AuditCopyTable.instanceColumn) {
+                for row in rows {
+                    if case .text(let name) = row[table.order.count + instanceIndex] { counts.instanceNames[name, default: 0] += 1 } else { counts.labelled += 1 }
+                }
+            }
             let inserted = try target.transaction {
                 try target.execute(upsert(table, rows: rows.count, types: plan.targetTypes), values.flatMap { $0 }).rows.map { $0.first ?? nil }
             }

@@ -9,6 +9,10 @@ public struct AuditCopyCounts: Sendable, Equatable {
     /// Rows an earlier copy brought whose values have changed in the file since (a request
     /// that was `pending` then): updated to the file's values.
     public var updated = 0
+    /// Rows whose file records an `instance_name`, by name: stored under that name.
+    public var instanceNames: [String: Int] = [:]
+    /// Rows whose file records no `instance_name`: stored under the copy's label.
+    public var labelled = 0
 
     /// Rows already present with the same values, or present as another instance's row:
     /// left alone.

@@ -120,10 +120,14 @@ public final class AuditStore: Sendable {
     /// The duration of the last committed transaction.
     public var lastWriteLatency: Duration? { statistics.lastWriteLatency }
 
-    /// Writes everything queued, then stops the writer thread and closes its connection.
-    /// Later writes throw ``AuditError/closed``.
-    public func close() async {
+    /// Writes everything queued, then stops the writer thread and closes its connection; on
+    /// SQLite the WAL is checkpointed into the file and truncated first, so the `.sqlite` file
+    /// alone holds the whole audit. Later writes throw ``AuditError/closed``. Returns why that
+    /// checkpoint did not complete (the rows are then still safe in the `-wal`), nil when it did.
+    @discardableResult
+    public func close() async -> String? {
         probe?.stop()
         await writer.close()
+        return writer.state.withLock { $0.checkpointFailure }
     }
 }

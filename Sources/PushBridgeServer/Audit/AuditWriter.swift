@@ -18,6 +18,8 @@ final class AuditWriter: @unchecked Sendable {
         var sleeping = false
         var closed = false
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Why the WAL checkpoint at close did not complete (SQLite), if it did not.
+        var checkpointFailure: String?
         var statistics = AuditStatistics()
     }
 
@@ -137,11 +139,18 @@ final class AuditWriter: @unchecked Sendable {
                 acknowledge(committed, durabilityError: nil)
             }
         }
-        // Every commit made durable and acknowledged, then the connection closed (its last
-        // close checkpoints the WAL), before anyone waiting in close() resumes, so a closed
-        // store's file is quiet.
+        // Every commit made durable and acknowledged, then the WAL checkpointed into the file
+        // and truncated (the reader's connection stays open, so closing this one would not
+        // checkpoint: the file alone would lack every row still in the -wal), then the
+        // connection closed, before anyone waiting in close() resumes, so a closed store's
+        // file is quiet and complete on its own.
         syncer?.stop()
         syncer = nil
+        do {
+            try statements?.database.checkpointTruncatingWAL()
+        } catch {
+            state.withLock { $0.checkpointFailure = "\(error)" }
+        }
         statements = nil
         resumeCloseWaiters()
     }

@@ -36,7 +36,7 @@ extension ProxyConfiguration {
 
     static func decodeDelivery(_ value: JSONValue?, _ r: ConfigReader) -> (DeliverySettings, String?) {
         var s = DeliverySettings()
-        let keys = ["sends_per_window", "window_ms", "margin_ms", "queue_limit", "max_wait_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "scheduler_db"]
+        let keys = ["sends_per_window", "window_ms", "margin_ms", "queue_limit", "max_wait_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "repeat_window_ms", "scheduler_db"]
         guard let o = r.object(value, at: "delivery", allowed: keys) else { return (s, nil) }
         s.sendsPerWindow = r.positiveInt(o, "sends_per_window", at: "delivery", default: s.sendsPerWindow)
         s.windowMs = Int64(r.positiveInt(o, "window_ms", at: "delivery", default: Int(s.windowMs)))
@@ -50,6 +50,9 @@ extension ProxyConfiguration {
         s.backoffBaseMs = Int64(r.positiveInt(o, "backoff_base_ms", at: "delivery", default: Int(s.backoffBaseMs)))
         s.backoffMaxMs = Int64(r.positiveInt(o, "backoff_max_ms", at: "delivery", default: Int(s.backoffMaxMs)))
         if s.backoffBaseMs > s.backoffMaxMs { r.report("delivery.backoff_base_ms", "must not exceed delivery.backoff_max_ms") }
+        if let w = o["repeat_window_ms"] {
+            if let v = w.numberValue?.int64Value, v >= 0, v <= 3_600_000 { s.repeatWindowMs = v } else { r.report("delivery.repeat_window_ms", "must be an integer from 0 to 3600000") }
+        }
         return (s, r.string(o, "scheduler_db", at: "delivery"))
     }
 
@@ -79,8 +82,13 @@ extension ProxyConfiguration {
     /// The scheduler database path: `delivery.scheduler_db`, else the audit path with
     /// `.sqlite` replaced by `-scheduled.sqlite` (or `.scheduled` appended).
     public var schedulerDatabasePath: String {
-        if let schedulerDatabase { return schedulerDatabase }
-        if auditDatabasePath.hasSuffix(".sqlite") { return String(auditDatabasePath.dropLast(7)) + "-scheduled.sqlite" }
-        return auditDatabasePath + ".scheduled"
+        schedulerDatabase ?? Self.schedulerDatabasePath(forAudit: auditDatabasePath)
+    }
+
+    /// The scheduler file beside the SQLite audit at `auditPath` when `delivery.scheduler_db`
+    /// names none: `.sqlite` replaced by `-scheduled.sqlite` (or `.scheduled` appended).
+    public static func schedulerDatabasePath(forAudit auditPath: String) -> String {
+        if auditPath.hasSuffix(".sqlite") { return String(auditPath.dropLast(7)) + "-scheduled.sqlite" }
+        return auditPath + ".scheduled"
     }
 }

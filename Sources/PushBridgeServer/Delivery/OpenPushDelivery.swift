@@ -31,6 +31,8 @@ public struct OpenPushDelivery: Sendable {
     public let clock: any DeliveryClock
     /// One upstream call's hard deadline.
     public let upstreamTimeout: Duration
+    /// The updates sent recently, so a caller's repeat of one is not sent twice.
+    let repeats: UpdateRepeats
 
     /// A delivery.
     public init(forwarder: OpenPushForwarder, pacer: any SendPacing, clock: any DeliveryClock, upstreamTimeout: Duration) {
@@ -38,6 +40,7 @@ public struct OpenPushDelivery: Sendable {
         self.pacer = pacer
         self.clock = clock
         self.upstreamTimeout = upstreamTimeout
+        self.repeats = UpdateRepeats(window: .milliseconds(pacer.settings.repeatWindowMs))
     }
 
     /// The settings.

@@ -20,6 +20,11 @@ public struct DeliverySettings: Sendable, Equatable {
     public var backoffBaseMs: Int64 = 200
     /// The largest backoff. Default 2000 ms.
     public var backoffMaxMs: Int64 = 2000
+    /// How long an update (or end) OpenPush accepted is remembered, so that a caller's
+    /// identical repeat (same app, activity, body and key) is answered with the first one's
+    /// result instead of being sent again (see ``UpdateRepeats``); a repeat while the first is
+    /// still being sent waits for it. 0 turns it off. Default 120000 ms.
+    public var repeatWindowMs: Int64 = 120_000
 
     /// The defaults.
     public init() {}

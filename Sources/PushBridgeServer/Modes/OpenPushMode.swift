@@ -9,7 +9,19 @@ struct OpenPushMode: Sendable {
         let began = ContinuousClock.now
         if let failed = await AuditBegin.begin(inbound, translation: translation, app: app, deps: deps) { return failed }
         let key = app.passThroughKey ? (inbound.credential ?? "") : (app.openPushKey?.value ?? "")
-        switch await deps.delivery.deliver(translation.requests, key: key, requestId: inbound.requestId) {
+        let delivery = deps.delivery
+        let sent: OpenPushDelivery.Outcome
+        if let repeatKey = delivery.repeats.key(for: translation.requests, key: key) {
+            switch await delivery.repeats.deliver(key: repeatKey, requestId: inbound.requestId, send: {
+                await delivery.deliver(translation.requests, key: key, requestId: inbound.requestId)
+            }) {
+            case .sent(let outcome): sent = outcome
+            case .repeated(let first): return repeated(first, inbound, translation, app: app, began: began)
+            }
+        } else {
+            sent = await delivery.deliver(translation.requests, key: key, requestId: inbound.requestId)
+        }
+        switch sent {
         case .rateLimited(let seconds):
             deps.metrics.recordUpstreamAttempt(result: "paced_refused")
             let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected,
@@ -42,6 +54,25 @@ struct OpenPushMode: Sendable {
                            route: inbound.route, app: app.name, log: completion.outcome.rawValue, acceptedIds: ids, latencyMs: Outcome.ms(since: began),
                            scrubber: inbound.scrubber)
         }
+    }
+
+    /// The answer to a repeat of an update sent by request `first.requestId`: its result, in
+    /// this caller's dialect; nothing sent. The row says `translated` and which request sent it.
+    private func repeated(_ first: UpdateRepeats.First, _ inbound: Inbound, _ translation: Translation, app: AppConfiguration, began: ContinuousClock.Instant) -> Outcome {
+        deps.metrics.recordUpstreamAttempt(result: "repeat_not_sent")
+        let answer: HTTPResponse, ids: [String]?
+        switch first.outcome {
+        case .rateLimited(let seconds):
+            answer = inbound.answer(.rateLimited(retryAfter: seconds))
+            ids = nil
+        case .delivered(let results, _):
+            answer = ProxyService.http(inbound.dialect.render(results: results, for: translation))
+            ids = results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
+        }
+        let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .translated,
+                                         errorMessage: "not sent: the same update (app, activity, body and key) as request \(first.requestId), answered with its result")
+        return Outcome(answer: answer, audit: .complete(completion), route: inbound.route, app: app.name, log: "repeat_not_sent",
+                       acceptedIds: ids, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
     }
 }
 

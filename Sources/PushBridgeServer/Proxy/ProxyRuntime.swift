@@ -123,7 +123,7 @@ public final class ProxyRuntime: Sendable {
         http.idleTimeout = configuration.limits.idleTimeout
         http.requestTimeout = configuration.limits.requestTimeout
         // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.
-        http.handlerDeadline = OpenPushDelivery.requestBudget(configuration.delivery, upstreamTimeout: configuration.limits.upstreamTimeout) + .seconds(2)
+        http.handlerDeadline = configuration.handlerDeadline
         http.failureResponder = ProxyFailureResponder.make(clock: clock)
         http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log, clock: clock)
         http.tls = configuration.tls?.certificate
@@ -176,7 +176,14 @@ public final class ProxyRuntime: Sendable {
         client.shutdown()
         let unwritten = await service.stopLateCompletions()
         if unwritten > 0 { log.error("audit completions still not written at stop; their rows stay pending until the next start reconciles them", ["count": .int(Int64(unwritten))]) }
-        await audit.close()
+        if let failure = await audit.close() {
+            log.warning("the audit's WAL was not checkpointed at stop; its rows are in the -wal beside the file until the next start", ["error": .string(failure)])
+        }
+        do {
+            try scheduler.store.checkpointAtStop()
+        } catch {
+            log.warning("the scheduler file's WAL was not checkpointed at stop; its starts are in the -wal beside the file until the next start", ["error": .string("\(error)")])
+        }
         await sandboxServer?.stop(gracePeriod: .seconds(1))
     }
 

@@ -43,6 +43,17 @@ extension SQLiteDatabase {
         return try rows(sql).first?.first
     }
 
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`: copies every committed page of the `-wal` into the
+    /// database file and truncates the `-wal` to zero bytes, so the file alone holds
+    /// everything (waiting, as the busy timeout says, for readers to finish). Throws when a
+    /// reader kept it from completing (SQLite then reports it busy).
+    public func checkpointTruncatingWAL() throws(SQLiteError) {
+        let result = try rows("PRAGMA wal_checkpoint(TRUNCATE)").first
+        if result?.first?.integerValue == 1 {
+            throw SQLiteError(code: SQLITE_BUSY, message: "the WAL checkpoint could not complete: a reader held the file", sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
     /// The current journal mode, lower-cased (`wal`, `delete`, `memory`, …).
     public var journalMode: String {
         get throws(SQLiteError) { try pragma("journal_mode")?.textValue?.lowercased() ?? "" }

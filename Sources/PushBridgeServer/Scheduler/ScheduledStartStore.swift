@@ -56,6 +56,12 @@ public final class ScheduledStartStore: ScheduledStartStoring {
         db = Mutex(database)
     }
 
+    /// The WAL checkpointed into the file and truncated, so the file alone holds every start
+    /// (a clean stop does this once the scheduler stopped).
+    public func checkpointAtStop() throws {
+        try db.withLock { try $0.checkpointTruncatingWAL() }
+    }
+
     /// Stores new pending starts in one transaction.
     public func insert(_ starts: [ScheduledStart], now: Int64) throws {
         try db.withLock { d in

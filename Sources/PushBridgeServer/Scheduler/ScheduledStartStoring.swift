@@ -27,9 +27,15 @@ public protocol ScheduledStartStoring: Sendable {
     func finish(_ id: String, sent: Bool, notificationId: String?, status: Int?, error: String?, now: Int64) throws
     /// `pending` → `cancelled`, deleting the body; false when it was no longer pending.
     func cancel(_ id: String, now: Int64) throws -> Bool
+    /// At a clean stop, after the scheduler stopped: makes the store's own file complete on
+    /// its own (SQLite: the WAL checkpointed into it and truncated); nothing for PostgreSQL.
+    func checkpointAtStop() throws
 }
 
 extension ScheduledStartStoring {
     /// Starts in any state, by send time.
     public func list() throws -> [ScheduledStart] { try list(states: []) }
+
+    /// Nothing to checkpoint (a database server keeps its own files).
+    public func checkpointAtStop() throws {}
 }

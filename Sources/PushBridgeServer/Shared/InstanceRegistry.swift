@@ -8,9 +8,12 @@ import Synchronization
 /// it looks for instances silent longer than `dead_after_ms` and takes each over in one
 /// transaction: the dead row is locked with `FOR UPDATE SKIP LOCKED` (two survivors never
 /// both take one), its scheduled starts left `sending` go back to `pending` (they are sent
-/// again with their own idempotency key), the takeover statements it was given run (the
-/// audit marks the dead instance's `pending` rows `unknown`), and the row is deleted.
-/// A clean stop deletes its own row: nothing is left to take over.
+/// again with their own idempotency key), its pacer grants timed after it was declared dead
+/// (its last heartbeat plus `dead_after_ms`) leave the shared window (its waiting sends will
+/// never be made, so the survivors must not wait behind them), the takeover statements it was
+/// given run (the audit marks the dead instance's `pending` rows `unknown`), and the row is
+/// deleted. A clean stop gives back its own grants still to come and deletes its own row:
+/// nothing is left to take over.
 public final class InstanceRegistry: Sendable {
     /// What one takeover settled.
     public struct Takeover: Sendable, Equatable {
@@ -20,6 +23,8 @@ public final class InstanceRegistry: Sendable {
         public var starts: Int
         /// Rows the other takeover statements changed (its audit rows marked `unknown`).
         public var rows: Int
+        /// Its pacer grants given back (sends it was waiting to make when it died).
+        public var slots = 0
     }
 
     /// This instance's name.
@@ -50,14 +55,28 @@ public final class InstanceRegistry: Sendable {
         loop.withLock { $0 = task }
     }
 
-    /// Stops beating and removes this instance's row.
+    /// Stops beating, gives back this instance's pacer grants still to come (call it once
+    /// nothing of this process sends any more) and removes this instance's row.
     public func stop() async {
         await loop.withLock { t in
             defer { t = nil }
             return t
         }?.stop()
         let name = name
-        _ = try? await link.runOffPool { try $0.execute("DELETE FROM instances WHERE name = $1", [name]).affectedRows }
+        _ = try? await link.runOffPool { db in
+            try db.transaction {
+                _ = try Self.releaseGrants(of: name, laterThan: SharedSchema.serverNow, on: db)
+                return try db.execute("DELETE FROM instances WHERE name = $1", [name]).affectedRows
+            }
+        }
+    }
+
+    /// Gives back the pacer grants of `instance` later than `cutoff` (SQL: a Unix ms value
+    /// or expression); how many.
+    static func releaseGrants(of instance: String, laterThan cutoff: String, on db: PostgresConnection) throws -> Int {
+        try db.execute(SharedSchema.lockHeldWindowsSQL, [instance])
+        let cutoffValue = try db.execute("SELECT (\(cutoff))::bigint").value(0, 0) ?? "0"
+        return try db.execute(SharedSchema.releaseGrantsSQL, [instance, cutoffValue]).rows.reduce(0) { $0 + ($1.first.flatMap { $0 }.flatMap { Int($0) } ?? 0) }
     }
 
     /// Records a heartbeat. An instance found missing (a survivor took it over while it was
@@ -80,17 +99,20 @@ public final class InstanceRegistry: Sendable {
         return try link.run { db in
             try db.transaction {
                 let dead = try db.execute("""
-                    SELECT name FROM instances WHERE name <> $1 AND heartbeat_at < \(SharedSchema.serverNow) - $2::bigint
+                    SELECT name, heartbeat_at FROM instances WHERE name <> $1 AND heartbeat_at < \(SharedSchema.serverNow) - $2::bigint
                     ORDER BY name FOR UPDATE SKIP LOCKED
-                    """, [name, String(deadAfter)]).rows.compactMap { $0.first ?? nil }
-                return try dead.map { instance in
+                    """, [name, String(deadAfter)]).rows.compactMap { row in row[0].flatMap { name in row[1].flatMap { Int64($0) }.map { (name, $0) } } }
+                return try dead.map { instance, heartbeatAt in
                     let starts = try db.execute("""
                         UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL, claimed_by = NULL
                         WHERE state = 'sending' AND claimed_by = $1
                         """, [instance]).affectedRows
+                    // Dead, by the registry's rule, from its last heartbeat plus dead_after on: its grants
+                    // timed after that are sends it will never make.
+                    let slots = try Self.releaseGrants(of: instance, laterThan: String(heartbeatAt + deadAfter), on: db)
                     let rows = try statements.reduce(0) { $0 + (try db.execute($1, [instance]).affectedRows) }
                     try db.execute("DELETE FROM instances WHERE name = $1", [instance])
-                    return Takeover(instance: instance, starts: starts, rows: rows)
+                    return Takeover(instance: instance, starts: starts, rows: rows, slots: slots)
                 }
             }
         }
@@ -115,6 +137,7 @@ public final class InstanceRegistry: Sendable {
             for t in takeovers {
                 log.warning("instance stopped beating; its open work was taken over", [
                     "instance": .string(t.instance), "scheduled_starts_resent": .int(Int64(t.starts)), "rows_marked_unknown": .int(Int64(t.rows)),
+                    "pacer_slots_released": .int(Int64(t.slots)),
                 ])
             }
         } catch {

@@ -10,6 +10,11 @@ import Foundation
 /// now gets later slots (it waits for them) exactly as with one instance. A 429's
 /// `Retry-After` blocks the app for every instance.
 ///
+/// Every grant is also recorded under the instance it was made for (`pacer_holds`), so the
+/// grants of an instance that is gone can be given back: a survivor's takeover of a dead
+/// instance (``InstanceRegistry``) and a clean stop remove its grants later than the moment
+/// it was gone from the window, so the others do not wait behind sends that will never happen.
+///
 /// Grant times are each instance's own clock: instances on several hosts need their clocks
 /// in step (NTP); `margin_ms` absorbs the rest. When the database cannot be reached a
 /// reservation is ``SendPacer/Reservation/unavailable`` (nothing is sent; the caller gets the
@@ -19,23 +24,29 @@ public final class PostgresSendPacer: SendPacing {
     public let settings: DeliverySettings
     private let link: PostgresLink
     private let log: EventLog?
+    /// The instance the grants are recorded under.
+    public let instance: String
 
-    /// A pacer on the database at `uri` (its schema applied by ``SharedSchema``).
-    public init(uri: String, settings: DeliverySettings, log: EventLog?) throws(PostgresError) {
+    /// A pacer on the database at `uri` (its schema applied by ``SharedSchema``) for the
+    /// instance named `instance`.
+    public init(uri: String, settings: DeliverySettings, instance: String, log: EventLog?) throws(PostgresError) {
         self.settings = settings
+        self.instance = instance
         self.link = try PostgresLink(uri: uri, label: "pacer")
         self.log = log
     }
 
     /// Reserves `count` consecutive slots for `app` at `now`, or refuses them all.
     public func reserve(app: String, count: Int, now: Int64) async -> SendPacer.Reservation {
-        let settings = settings
+        let (settings, instance) = (settings, instance)
         do {
             return try await link.runOffPool { db in
                 try db.transaction {
                     var window = try Self.lock(app, on: db)
                     let reservation = window.reserve(count: count, now: now, settings: settings)
-                    if case .granted = reservation { try Self.store(window, app: app, on: db) }
+                    if case .granted(let grants) = reservation {
+                        try Self.store(window, grants: grants, app: app, instance: instance, expiredThrough: now - settings.windowMs - settings.marginMs, on: db)
+                    }
                     return reservation
                 }
             }
@@ -78,9 +89,20 @@ public final class PostgresSendPacer: SendPacing {
         return PacerWindow(slots: parseArray(row.value(0, 0) ?? "{}"), blockedUntil: row.value(0, 1).flatMap { Int64($0) } ?? 0)
     }
 
-    private static func store(_ window: PacerWindow, app: String, on db: PostgresConnection) throws {
-        let text = "{" + window.slots.all.map(String.init).joined(separator: ",") + "}"
-        try db.execute("UPDATE pacer_windows SET slots = $2::bigint[] WHERE app = $1", [app, text])
+    /// Writes the window back and adds `grants` to what `instance` holds for `app` (its
+    /// slots at or before `expiredThrough`, out of the window, forgotten), in one statement.
+    private static func store(_ window: PacerWindow, grants: [Int64], app: String, instance: String, expiredThrough: Int64, on db: PostgresConnection) throws {
+        try db.execute("""
+            WITH w AS (UPDATE pacer_windows SET slots = $2::bigint[] WHERE app = $1)
+            INSERT INTO pacer_holds (app, instance, slots) VALUES ($1, $3, $4::bigint[])
+            ON CONFLICT (app, instance) DO UPDATE
+                SET slots = ARRAY(SELECT s FROM unnest(pacer_holds.slots) AS s WHERE s > $5::bigint ORDER BY s) || EXCLUDED.slots
+            """, [app, arrayText(window.slots.all), instance, arrayText(grants), String(expiredThrough)])
+    }
+
+    /// A `BIGINT[]` in PostgreSQL's text form.
+    static func arrayText(_ values: [Int64]) -> String {
+        "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
     /// A `BIGINT[]` in PostgreSQL's text form (`{1,2,3}`).

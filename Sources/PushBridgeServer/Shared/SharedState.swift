@@ -20,7 +20,7 @@ public struct SharedState: Sendable {
         }
         let registry = try InstanceRegistry(uri: uri, name: instance, settings: configuration.instances, log: log,
                                             takeoverStatements: auditTakeoverStatements)
-        return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, log: log),
+        return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, instance: instance, log: log),
                            starts: try PostgresScheduledStartStore(uri: uri, instance: instance), registry: registry)
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import PushBridgeServer
 
-/// `pushbridge check-config FILE`: prints every problem of a configuration file, one per line.
+/// `pushbridge check-config FILE`: prints every problem of a configuration file, one per line;
+/// for a valid file, the longest PushBridge can take to answer and the read timeout a front
+/// proxy needs (``ProxyConfiguration/handlerDeadline``).
 enum CheckConfigCommand {
     /// The declaration.
     static let command = Command(
@@ -15,6 +17,11 @@ enum CheckConfigCommand {
         let problems = ProxyConfiguration.check(fileAt: file, environment: ProcessInfo.processInfo.environment)
         if problems.isEmpty {
             print("\(file): ok")
+            if let configuration = try? ProxyConfiguration.load(fileAt: file, environment: ProcessInfo.processInfo.environment) {
+                print("longest answer: \(configuration.handlerDeadlineExplanation)")
+                print("front proxy: wait longer than that for PushBridge's answer, e.g. nginx proxy_read_timeout \(configuration.frontProxyReadTimeoutSeconds)s; "
+                      + "a proxy that gives up sooner answers 504 while the request may still be forwarded")
+            }
             return 0
         }
         for p in problems { print(p) }

@@ -118,7 +118,7 @@ final class PostgresTestCluster: Sendable {
     }
 
     /// A port nothing listens on now (bound to 127.0.0.1:0, read back, closed).
-    private static func freePort() -> Int {
+    static func freePort() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

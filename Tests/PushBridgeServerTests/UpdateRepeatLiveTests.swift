@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PushBridgeCore
+@testable import PushBridgeServer
+import Synchronization
+import Testing
+
+/// A caller that gave up waiting (its front proxy's timeout, its own) and sends the same
+/// update again: PushBridge does not send it to OpenPush a second time.
+@Suite(.serialized) struct UpdateRepeatLiveTests {
+    static let path = "/apps/app_3f9c2b/live_activities/order_1/notifications"
+    static func update(_ stage: String) -> [UInt8] {
+        Array(#"{"event":"update","name":"n","event_updates":{"stage":"\#(stage)"},"headings":{"en":"h"},"contents":{"en":"c"}}"#.utf8)
+    }
+
+    @Test func aRetryOfAnUpdateTheCallerGotNoAnswerForIsAnsweredWithTheFirstResultAndSentOnce() async throws {
+        // The upstream takes 1.5 s for the first update: longer than the caller waits.
+        let slow = Mutex(true)
+        let upstream = try RecordingSandbox(beforeAnswering: { request in
+            guard request.path.hasSuffix("/notifications"), slow.withLock({ s in defer { s = false }; return s }) else { return }
+            try? await Task.sleep(for: .milliseconds(1500))
+        })
+        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
+        let impatient: URLSession = {
+            let c = URLSessionConfiguration.ephemeral
+            c.timeoutIntervalForRequest = 0.5
+            return URLSession(configuration: c)
+        }()
+        await #expect(throws: (any Error).self, "the first answer came before the caller gave up") {
+            _ = try await proxy.send(path: Self.path, body: Self.update("arriving"), session: impatient)
+        }
+        #expect(await eventually(10) { upstream.all.contains { $0.path == Self.path } }, "the first update never reached the upstream")
+        // The caller retries at once, while the first is still in flight: the retry waits for it.
+        let retry = try await proxy.send(path: Self.path, body: Self.update("arriving"))
+        #expect((200..<300).contains(retry.status), "\(String(decoding: retry.body, as: UTF8.self))")
+        let sent = upstream.all.filter { $0.path == Self.path }
+        #expect(sent.count == 1, "the update reached OpenPush \(sent.count) times")
+        let firstId = try #require(sent.first.flatMap { (try? JSONParser.parse($0.response.body))?.objectValue?["id"]?.stringValue })
+        #expect(String(decoding: retry.body, as: UTF8.self).contains(firstId), "the retry's answer is not the first's result")
+        // Later, a third copy is answered from memory too; a different update is sent.
+        let again = try await proxy.send(path: Self.path, body: Self.update("arriving"))
+        #expect((200..<300).contains(again.status) && String(decoding: again.body, as: UTF8.self).contains(firstId))
+        let other = try await proxy.send(path: Self.path, body: Self.update("delivered"))
+        #expect((200..<300).contains(other.status))
+        #expect(upstream.all.filter { $0.path == Self.path }.count == 2, "the identical copies were sent, or the new update was not")
+        // Every request has its row; the copies say they were not sent, and by which request it was.
+        let audit = try AuditReader(path: proxy.auditPath)
+        let retryId = try #require(retry.headers["x-pushbridge-request-id"])
+        let retryRow = try #require(try audit.show(requestId: retryId))
+        #expect(retryRow.outcome == "translated" && retryRow.responseStatus == retry.status)
+        #expect(retryRow.errorMessage?.hasPrefix("not sent: the same update (app, activity, body and key) as request ") == true, "\(retryRow.errorMessage ?? "-")")
+        #expect(await eventually(10) { (try? audit.list(limit: 10).filter { $0.outcome == "forwarded" }.count) == 3 }, "the start and the two updates sent")
+        await proxy.stop()
+    }
+
+    @Test func anUpdateThatFailedIsSentAgainWhenTheCallerRetriesAndTheWindowCanBeTurnedOff() async throws {
+        // The first update is answered 500: not accepted, so the caller's retry is a real retry.
+        let failures = Mutex(1)
+        let upstream = try RecordingSandbox { request in
+            guard request.path.hasSuffix("/notifications") else { return nil }
+            return failures.withLock { n in defer { n -= 1 }; return n > 0 } ? HTTPResponse(status: 500, body: Array(#"{"error":"boom"}"#.utf8)) : nil
+        }
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, topExtra: #", "delivery": {"max_attempts": 1}"#)
+        #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
+        #expect(try await proxy.send(path: Self.path, body: Self.update("x")).status >= 500)
+        #expect((200..<300).contains(try await proxy.send(path: Self.path, body: Self.update("x")).status))
+        #expect(upstream.all.filter { $0.path == Self.path }.count == 2)
+        await proxy.stop()
+
+        let plain = try RecordingSandbox()
+        let off = try ProxyHarness(.inProcess, upstream: plain.baseURL, topExtra: #", "delivery": {"repeat_window_ms": 0}"#)
+        #expect(try await off.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
+        for _ in 0..<2 { #expect((200..<300).contains(try await off.send(path: Self.path, body: Self.update("x")).status)) }
+        #expect(plain.all.filter { $0.path == Self.path }.count == 2, "repeat_window_ms 0 still held back a copy")
+        await off.stop()
+    }
+}
