@@ -65,6 +65,9 @@ struct OpenPushMode: Sendable {
         case .rateLimited(let seconds):
             answer = inbound.answer(.rateLimited(retryAfter: seconds))
             ids = nil
+        case .pacerUnavailable:
+            answer = inbound.answer(.unavailable("the shared state (pacing) cannot be reached; nothing was sent; retry shortly"))
+            ids = nil
         case .delivered(let results, _):
             answer = ProxyService.http(inbound.dialect.render(results: results, for: translation))
             ids = results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
