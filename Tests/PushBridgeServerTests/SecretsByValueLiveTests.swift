@@ -61,9 +61,12 @@ struct SecretsByValueLiveTests {
             ("/apps/app_3f9c2b/live_activities/echo_key/notifications", Array(try ProxyFailureTests.fixture("onesignal-update-reference")), nil),
         ]
         var answers: [String] = []
+        var ids: [String] = []
         for (path, body, headers) in requests {
             let reply = try await proxy.send(path: path, body: body, headers: headers)
-            #expect(reply.headers["x-pushbridge-request-id"] != nil)
+            let id = reply.headers["x-pushbridge-request-id"]
+            #expect(id != nil)
+            ids += id.map { [$0] } ?? []
             answers.append(String(decoding: reply.body, as: UTF8.self))
         }
         #expect(answers[1].contains("event"), "the BuzzKit error still names the field: \(answers[1])")
@@ -71,6 +74,10 @@ struct SecretsByValueLiveTests {
         await proxy.stop()
         let audit = try Self.auditBytes(proxy)
         let log = proxy.log.output
+        // "No secret at rest" means something only if the rows were read: every request's id
+        // is in the bytes searched.
+        #expect(!audit.isEmpty, "no audit file was read")
+        for id in ids { #expect(Self.contains(audit, id), "the audit bytes searched do not hold request \(id)") }
         for secret in Self.secrets {
             for (i, answer) in answers.enumerated() { #expect(!answer.contains(secret), "answer \(i) holds \(secret): \(answer)") }
             #expect(!log.contains(secret), "the log holds \(secret)")
