@@ -8,7 +8,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``HTTPServer/port``.
     public var port: UInt16 = 0
     /// The largest request body accepted, in bytes. A larger body is answered `413` through
-    /// ``failureResponder`` without calling the handler: at once when `Content-Length` declares
+    /// ``exit`` (or ``failureResponder``) without calling the handler: at once when `Content-Length` declares
     /// it, otherwise (chunked) after the rest of the body has been read and dropped; a chunked
     /// body more than `max(maxBodyBytes, 1 MiB)` past the limit gets its connection closed.
     /// Default 1 MiB.
@@ -30,11 +30,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerMemoryBytes: Int = 16 * 1024
     /// The largest request head (request line, headers and the blank line) the server takes,
     /// in bytes; a larger one that still fits ``headerMemoryBytes`` is answered `431` through
-    /// ``failureResponder``. `nil`: no limit of the server's own. Default 12 KiB. (At or
+    /// ``exit`` (or ``failureResponder``). `nil`: no limit of the server's own. Default 12 KiB. (At or
     /// above ``headerMemoryBytes`` libmicrohttpd refuses large heads first.)
     public var maxHeadBytes: Int? = 12 * 1024
     /// The longest request target (path and query) the server takes, in bytes; a longer one is
-    /// answered `414` through ``failureResponder``. `nil`: no limit of the server's own.
+    /// answered `414` through ``exit`` (or ``failureResponder``). `nil`: no limit of the server's own.
     /// Default 8 KiB.
     public var maxRequestTargetBytes: Int? = 8 * 1024
     /// How long a connection may sit idle (no bytes in either direction, handler not running)
@@ -58,9 +58,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// HTTP when `nil`. Replace it on a running server with ``HTTPServer/replaceCertificate(_:)``.
     /// Default `nil`.
     public var tls: TLSCertificate?
-    /// Renders the answers the server makes itself (`413`, `400`, `415`, `431`, `414`, `501`,
-    /// `504`, `503`), so a proxy can answer
-    /// in its caller's dialect. Default: ``HTTPServerFailure/jsonResponse(_:for:)``.
+    /// Renders the answers the server makes itself when they do not go through ``exit``: all of
+    /// them (`413`, `400`, `415`, `431`, `414`, `501`, `504`, `503`) without an exit; with one,
+    /// the `503` to handlers still running when a stop's grace period ends and the `504` to a
+    /// handler whose exit is stuck past a second deadline. Default:
+    /// ``HTTPServerFailure/jsonResponse(_:for:)``.
     public var failureResponder: @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse = HTTPServerFailure.jsonResponse
     /// The one hook for every answer the server makes itself: each request gets its ticket
     /// (id and arrival time) from it at its request line, and a `413`, a head refused by
