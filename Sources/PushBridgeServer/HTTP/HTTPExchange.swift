@@ -40,10 +40,15 @@ final class HTTPExchange: Sendable {
         var response: HTTPResponse?
         /// The handler task, cancelled when the answer is decided.
         var tasks: [Task<Void, Never>] = []
+        /// How often the handler deadline has passed for it (the second time, the server
+        /// answers without its exit; see ``HTTPServerConfiguration/exit``).
+        var deadlinesPassed = 0
     }
 
     /// The request target as sent: path and query string.
     let target: String
+    /// The id and arrival time the server's exit gave the request (nil without an exit).
+    let ticket: HTTPRequestTicket?
     /// The guarded state.
     let state = Mutex(State())
     /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`; the
@@ -52,9 +57,18 @@ final class HTTPExchange: Sendable {
     /// hold ``state``: that thread takes ``state`` as soon as it wakes, to queue the answer.
     private let suspendedConnection = Mutex<UInt?>(nil)
 
-    /// An exchange for a request line with `target`.
-    init(target: String) {
+    /// An exchange for a request line with `target`, known to the server's exit by `ticket`.
+    init(target: String, ticket: HTTPRequestTicket? = nil) {
         self.target = target
+        self.ticket = ticket
+    }
+
+    /// The request as far as it arrived (method, target, headers, peer; no body), with its
+    /// ticket: what an answer the server makes itself is given.
+    func headOnlyRequest(remoteAddress: String? = nil) -> HTTPRequest {
+        state.withLock { state in
+            HTTPRequest(method: state.method, target: target, headers: state.headers, remoteAddress: remoteAddress ?? state.remoteAddress, ticket: ticket)
+        }
     }
 
     /// Decides the answer if nobody has yet, cancels the tasks still running for it and

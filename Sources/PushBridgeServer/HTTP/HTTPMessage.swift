@@ -15,9 +15,15 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The peer address, e.g. `127.0.0.1`.
     public var remoteAddress: String
+    /// The id and arrival time the server's exit gave the request at its request line
+    /// (``HTTPServerExit/arrived()``); nil when the server has no exit or the request was
+    /// made in-process.
+    public var ticket: HTTPRequestTicket?
 
     /// A request.
-    public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "127.0.0.1") {
+    public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "127.0.0.1",
+                ticket: HTTPRequestTicket? = nil) {
+        self.ticket = ticket
         self.method = method
         self.target = target
         self.path = Self.path(of: target)

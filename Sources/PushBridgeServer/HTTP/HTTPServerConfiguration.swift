@@ -8,7 +8,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``HTTPServer/port``.
     public var port: UInt16 = 0
     /// The largest request body accepted, in bytes. A larger body is answered `413` through
-    /// ``failureResponder`` without calling the handler: at once when `Content-Length` declares
+    /// ``exit`` (or ``failureResponder``) without calling the handler: at once when `Content-Length` declares
     /// it, otherwise (chunked) after the rest of the body has been read and dropped; a chunked
     /// body more than `max(maxBodyBytes, 1 MiB)` past the limit gets its connection closed.
     /// Default 1 MiB.
@@ -23,18 +23,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// Memory per connection for the request line and headers, in bytes
     /// (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`); a request whose head does not fit is refused by
     /// libmicrohttpd itself, with its own HTML page (only recorded, through
-    /// ``refusalRecorder``, as ``HTTPServerFailure/refusedByLibrary(_:)``). Keep it above
+    /// ``exit``, as ``HTTPServerFailure/refusedByLibrary(_:status:)``). Keep it above
     /// ``maxHeadBytes`` so that the server's own 431 comes first. Default 16 KiB
     /// (libmicrohttpd zeroes the whole pool whenever a connection is kept alive, so it is
     /// resident for every kept-alive connection).
     public var headerMemoryBytes: Int = 16 * 1024
     /// The largest request head (request line, headers and the blank line) the server takes,
     /// in bytes; a larger one that still fits ``headerMemoryBytes`` is answered `431` through
-    /// ``failureResponder``. `nil`: no limit of the server's own. Default 12 KiB. (At or
+    /// ``exit`` (or ``failureResponder``). `nil`: no limit of the server's own. Default 12 KiB. (At or
     /// above ``headerMemoryBytes`` libmicrohttpd refuses large heads first.)
     public var maxHeadBytes: Int? = 12 * 1024
     /// The longest request target (path and query) the server takes, in bytes; a longer one is
-    /// answered `414` through ``failureResponder``. `nil`: no limit of the server's own.
+    /// answered `414` through ``exit`` (or ``failureResponder``). `nil`: no limit of the server's own.
     /// Default 8 KiB.
     public var maxRequestTargetBytes: Int? = 8 * 1024
     /// How long a connection may sit idle (no bytes in either direction, handler not running)
@@ -49,8 +49,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// without an answer, however steadily it sends; see ``ConnectionWatch``. Default 10 s.
     public var requestTimeout: Duration = .seconds(10)
     /// How long a handler may run. When it passes, the caller is answered `504` through
-    /// ``failureResponder`` and the handler's task is cancelled: a suspended connection never
-    /// waits forever. Default 30 s.
+    /// ``exit`` (or ``failureResponder`` without one) and the handler's task is cancelled: a
+    /// suspended connection never waits forever (at most twice this, see ``exit``). Default 30 s.
     public var handlerDeadline: Duration = .seconds(30)
     /// The polling threads libmicrohttpd runs (`MHD_OPTION_THREAD_POOL_SIZE`). Default 2.
     public var threadCount: Int = 2
@@ -58,19 +58,24 @@ public struct HTTPServerConfiguration: Sendable {
     /// HTTP when `nil`. Replace it on a running server with ``HTTPServer/replaceCertificate(_:)``.
     /// Default `nil`.
     public var tls: TLSCertificate?
-    /// Renders the answers the server makes itself (`413`, `400`, `415`, `431`, `414`, `501`,
-    /// `504`, `503`), so a proxy can answer
-    /// in its caller's dialect. Default: ``HTTPServerFailure/jsonResponse(_:for:)``.
+    /// Renders the answers the server makes itself when they do not go through ``exit``: all of
+    /// them (`413`, `400`, `415`, `431`, `414`, `501`, `504`, `503`) without an exit; with one,
+    /// the `503` to handlers still running when a stop's grace period ends and the `504` to a
+    /// handler whose exit is stuck past a second deadline. Default:
+    /// ``HTTPServerFailure/jsonResponse(_:for:)``.
     public var failureResponder: @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse = HTTPServerFailure.jsonResponse
-    /// Runs before a refusal the server answers itself (a `413`, a head refused by
-    /// ``HTTPHeadRules``, a `503` while draining) is sent, with the answer ``failureResponder``
-    /// made: the connection is suspended until it returns, so what it records (the proxy's
-    /// audit row and access line) is written before the caller can see the answer. It runs
-    /// under ``handlerDeadline`` like a handler. Also runs, after the fact, for a request
-    /// libmicrohttpd refused with its own answer (``HTTPServerFailure/refusedByLibrary(_:)``;
-    /// the response then is one ``failureResponder`` made for the record, never sent).
-    /// Default nil: refusals are sent at once.
-    public var refusalRecorder: (@Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void)?
+    /// The one hook for every answer the server makes itself: each request gets its ticket
+    /// (id and arrival time) from it at its request line, and a `413`, a head refused by
+    /// ``HTTPHeadRules``, a `503` while draining and a handler past ``handlerDeadline`` are
+    /// answered with what ``HTTPServerExit/answer(_:to:)`` returns, once it returns (the
+    /// connection stays suspended meanwhile, under ``handlerDeadline``), so the proxy's audit
+    /// row and access line are written before the caller can see the answer. A request
+    /// libmicrohttpd refused with its own answer is handed to it too, after the fact. At a
+    /// handler's deadline the server claims the request's ``HTTPRequestTicket``; if the handler
+    /// claimed it first (it is leaving by its exit), the server gives it one more deadline,
+    /// and past that answers through ``failureResponder`` without the exit.
+    /// Default nil: refusals are rendered by ``failureResponder`` and sent at once.
+    public var exit: (any HTTPServerExit)?
 
     /// A configuration with every default.
     public init() {}

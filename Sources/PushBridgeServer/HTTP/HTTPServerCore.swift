@@ -28,12 +28,34 @@ final class HTTPServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         self.connections = ConnectionWatch(configuration: configuration)
-        let deadline = configuration.handlerDeadline
-        let responder = configuration.failureResponder
-        self.deadlines = HandlerDeadlines(deadline: deadline) { exchange in
-            let request = exchange.state.withLock { $0.request } ?? HTTPRequest(method: "", target: exchange.target)
-            exchange.finish(responder(.handlerDeadlineExceeded(deadline), request))
+        self.deadlines = HandlerDeadlines(deadline: configuration.handlerDeadline) { [configuration] exchange in
+            Self.deadlinePassed(exchange, configuration: configuration)
         }
+    }
+
+    /// The handler of `exchange` passed its deadline; returns whether to watch it for one
+    /// more. With an exit, the first time the server claims the request's ticket and answers
+    /// `504` through the exit (unless the handler claimed it first: it is leaving by its exit
+    /// and gets the extra deadline to finish); the second time, it answers through the
+    /// responder without the exit (the exit is stuck). Without an exit, the responder's `504`
+    /// at once.
+    private static func deadlinePassed(_ exchange: HTTPExchange, configuration: HTTPServerConfiguration) -> Bool {
+        let failure = HTTPServerFailure.handlerDeadlineExceeded(configuration.handlerDeadline)
+        let (request, passed) = exchange.state.withLock { state in
+            state.deadlinesPassed += 1
+            return (state.request, state.deadlinesPassed)
+        }
+        let asked = request ?? exchange.headOnlyRequest()
+        guard let exit = configuration.exit, let ticket = exchange.ticket, passed == 1 else {
+            exchange.finish(configuration.failureResponder(failure, asked))
+            return false
+        }
+        if ticket.claim(.server(failure)) == nil {
+            // Not adopted: answering the exchange cancels its adopted tasks, and this one must
+            // finish its record.
+            Task { exchange.finish(await exit.answer(failure, to: asked)) }
+        }
+        return true
     }
 
     deinit {
@@ -46,7 +68,7 @@ final class HTTPServerCore: Sendable {
     /// A request line arrived.
     func opened(target: String) -> HTTPExchange {
         registry.withLock { $0.open += 1 }
-        return HTTPExchange(target: target)
+        return HTTPExchange(target: target, ticket: configuration.exit?.arrived())
     }
 
     /// libmicrohttpd is done with the request (sent, failed or shut down). `refusal` (the
@@ -124,7 +146,7 @@ final class HTTPServerCore: Sendable {
             let request = exchange.state.withLock { state in
                 let request = HTTPRequest(
                     method: state.method, target: exchange.target, headers: state.headers,
-                    body: state.body, remoteAddress: state.remoteAddress)
+                    body: state.body, remoteAddress: state.remoteAddress, ticket: exchange.ticket)
                 state.body = []
                 state.request = request
                 return request
@@ -157,23 +179,29 @@ final class HTTPServerCore: Sendable {
         }
     }
 
-    /// Answers 413 through the configured responder before the body is read.
+    /// Answers 413 before the rest of the body is read.
     private func refuseTooLarge(_ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
-        let request = exchange.state.withLock { state in
-            state.body = []
-            return HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
-        }
+        exchange.state.withLock { $0.body = [] }
         // The unread rest of the body makes the connection unusable for another request.
-        return answerRecorded(.bodyTooLarge(limit: configuration.maxBodyBytes), request, exchange, on: connection)
+        return refuse(.bodyTooLarge(limit: configuration.maxBodyBytes), exchange, on: connection)
     }
 
-    /// Answers `failure` with `Connection: close` once the configured recorder has written its
-    /// audit row (at once when there is no recorder): suspended like a running handler, under
-    /// its deadline.
+    /// Answers a refusal the server makes itself (a body over the limit, a head that breaks
+    /// ``HTTPHeadRules``) and closes the connection: its framing cannot be trusted for a next
+    /// request.
+    private func refuse(_ failure: HTTPServerFailure, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
+        answerRecorded(failure, exchange.headOnlyRequest(), exchange, on: connection)
+    }
+
+    /// Answers `failure` with `Connection: close` with what the configured exit returns, once
+    /// it returns (its audit row and access line written): suspended like a running handler,
+    /// under its deadline. Without an exit, the responder's answer at once.
     private func answerRecorded(_ failure: HTTPServerFailure, _ request: HTTPRequest, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
-        var response = configuration.failureResponder(failure, request)
-        response.headers.append((name: "Connection", value: "close"))
-        guard let recorder = configuration.refusalRecorder else { return answerNow(response, exchange, on: connection) }
+        guard let exit = configuration.exit else {
+            return answerNow(Self.closing(configuration.failureResponder(failure, request)), exchange, on: connection)
+        }
+        // The server answers: a deadline passed while the exit records finds the ticket claimed.
+        _ = exchange.ticket?.claim(.server(failure))
         // The answer waits for the record: suspended like a running handler, under its deadline.
         registry.withLock { $0.running[ObjectIdentifier(exchange)] = exchange }
         exchange.state.withLock { state in
@@ -182,22 +210,19 @@ final class HTTPServerCore: Sendable {
             exchange.suspend(connection)
         }
         let work = Task {
-            await recorder(failure, request, response)
-            self.finish(exchange, with: response)
+            let response = await exit.answer(failure, to: request)
+            self.finish(exchange, with: Self.closing(response))
         }
         exchange.adopt([work])
         deadlines.watch(exchange)
         return .YES
     }
 
-    /// Answers a request whose head breaks ``HTTPHeadRules`` (400 through the configured
-    /// responder, after its audit row) and closes the connection: its framing cannot be
-    /// trusted for a next request.
-    private func refuse(_ failure: HTTPServerFailure, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
-        let request = exchange.state.withLock { state in
-            HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: state.remoteAddress)
-        }
-        return answerRecorded(failure, request, exchange, on: connection)
+    /// `response` with `Connection: close`.
+    private static func closing(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.append((name: "Connection", value: "close"))
+        return response
     }
 
     /// Queues `response` from inside the access handler, marking the exchange answered.
@@ -230,35 +255,27 @@ final class HTTPServerCore: Sendable {
 
     /// Records a request libmicrohttpd ended on an error before the handler had it: it
     /// refused the head or the chunked body itself and sent its own answer. The record
-    /// (through ``HTTPServerConfiguration/refusalRecorder``) comes after that answer.
+    /// (through ``HTTPServerConfiguration/exit``) comes after that answer.
     private func recordLibraryRefusal(_ exchange: HTTPExchange, status: Int, remote: String) {
-        guard let recorder = configuration.refusalRecorder else { return }
-        let noticed = exchange.state.withLock { state -> (HTTPServerFailure.LibraryRefusal, HTTPRequest)? in
-            let stage: HTTPServerFailure.LibraryRefusal
+        guard let exit = configuration.exit else { return }
+        let stage = exchange.state.withLock { state -> HTTPServerFailure.LibraryRefusal? in
             switch state.phase {
-            case .awaitingHeaders: stage = .head
-            case .receivingBody: stage = .body
-            case .discardingBody, .suspended, .answered: return nil
+            case .awaitingHeaders: .head
+            case .receivingBody: .body
+            case .discardingBody, .suspended, .answered: nil
             }
-            return (stage, HTTPRequest(method: state.method, target: exchange.target, headers: state.headers, remoteAddress: remote))
         }
-        guard let (stage, request) = noticed else { return }
-        record(.refusedByLibrary(stage, status: status), request, with: recorder)
+        guard let stage else { return }
+        let request = exchange.headOnlyRequest(remoteAddress: remote)
+        Task { _ = await exit.answer(.refusedByLibrary(stage, status: status), to: request) }
     }
 
     /// Records that libmicrohttpd refused a request line on a connection from `remote` that
     /// never had one accepted (its own 414, 505 or 400, whose status it does not report).
     func recordRequestLineRefusal(remote: String) {
-        guard let recorder = configuration.refusalRecorder else { return }
-        record(.refusedByLibrary(.requestLine, status: 0), HTTPRequest(method: "", target: "", remoteAddress: remote), with: recorder)
-    }
-
-    /// Runs `recorder` for a refusal already answered by libmicrohttpd, with a response made
-    /// for the record (its request id), in the background.
-    private func record(_ failure: HTTPServerFailure, _ request: HTTPRequest,
-                        with recorder: @escaping @Sendable (HTTPServerFailure, HTTPRequest, HTTPResponse) async -> Void) {
-        let response = configuration.failureResponder(failure, request)
-        Task { await recorder(failure, request, response) }
+        guard let exit = configuration.exit else { return }
+        let request = HTTPRequest(method: "", target: "", remoteAddress: remote, ticket: exit.arrived())
+        Task { _ = await exit.answer(.refusedByLibrary(.requestLine, status: 0), to: request) }
     }
 
     /// Suspends the connection and runs the handler against a deadline.

@@ -8,8 +8,8 @@ import Synchronization
 /// Every request gets the same deadline, so requests are due in the order they were
 /// dispatched: the watch list is a FIFO, and the thread only ever looks at its front. It sleeps
 /// until the front is due (at most ``sweepInterval``, so answered requests leave the list
-/// promptly), answers each overdue request that is still undecided through `expire`, and
-/// sleeps without a timeout when the list is empty.
+/// promptly), answers each overdue request that is still undecided through `expire` (which may
+/// ask to watch it for one more deadline), and sleeps without a timeout when the list is empty.
 ///
 /// Why `@unchecked Sendable` is sound: the mutable part is in a `Mutex`; the semaphore is
 /// thread-safe by contract; `deadline`, `expire` are immutable.
@@ -34,12 +34,13 @@ final class HandlerDeadlines: @unchecked Sendable {
     /// Past this many watched requests behind a front that is not due, the list is swept whole.
     static let compactThreshold = 1024
 
-    private let expire: @Sendable (HTTPExchange) -> Void
+    private let expire: @Sendable (HTTPExchange) -> Bool
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
 
-    /// Starts the thread; `expire` is called on it for each request past `deadline`.
-    init(deadline: Duration, expire: @escaping @Sendable (HTTPExchange) -> Void) {
+    /// Starts the thread; `expire` is called on it for each request past `deadline`, and
+    /// returns whether to watch that request for another `deadline` from now.
+    init(deadline: Duration, expire: @escaping @Sendable (HTTPExchange) -> Bool) {
         self.deadline = deadline
         self.expire = expire
         let thread = Thread { [self] in run() }
@@ -102,7 +103,7 @@ final class HandlerDeadlines: @unchecked Sendable {
                 }
                 return (expired, state.entries[state.head].due, false)
             }
-            for exchange in expired { expire(exchange) }
+            for exchange in expired where expire(exchange) { watch(exchange) }
             if stopped { return }
             if let next {
                 let wait = min(next - ContinuousClock.now, Self.sweepInterval)

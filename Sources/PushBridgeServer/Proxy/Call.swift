@@ -10,6 +10,14 @@ struct Call: Sendable {
     var started: Int64
 }
 
+extension Call {
+    /// `request` under the id and arrival time the server's exit gave it at its request line
+    /// (``HTTPRequest/ticket``), or a new id and `now` for a request without a ticket.
+    init(_ request: HTTPRequest, now: Int64) {
+        self.init(request: request, requestId: request.ticket?.id ?? RequestID.make(nowMs: now), started: request.ticket?.startedMs ?? now)
+    }
+}
+
 /// A request on a dialect route, with what admission found: its body parsed once (shared by
 /// the credential lookup, the translation and the audit) and the credential it presents.
 struct Inbound: Sendable {

@@ -9,6 +9,9 @@ struct Outcome: Sendable {
         case record(AuditEntry, AuditCompletion)
         /// The completion of the row the stage began.
         case complete(AuditCompletion)
+        /// The completion of the row the handler began, or the whole row when it began none
+        /// (the server's answer at a handler's deadline).
+        case completeOrRecord(AuditEntry, AuditCompletion)
         /// Nothing more: the stage wrote the row itself (a scheduled start), or could not
         /// write it and said so in the answer.
         case done
@@ -35,13 +38,16 @@ struct Outcome: Sendable {
     var scrubber: SecretScrubber? = nil
     /// Runs once the answer is final and audited (a shadow goes to the other side then).
     var afterAnswer: (@Sendable (HTTPResponse) -> Void)?
+    /// False for an answer that is not the one the caller got (libmicrohttpd sent its own):
+    /// the audit then keeps the completion's status and no body.
+    var answerSent = true
 }
 
 extension Outcome {
     /// Why it failed, as its audit completion says.
     var errorMessage: String? {
         switch audit {
-        case .record(_, let c), .complete(let c): c.errorMessage
+        case .record(_, let c), .complete(let c), .completeOrRecord(_, let c): c.errorMessage
         case .done: nil
         }
     }

@@ -124,8 +124,9 @@ public final class ProxyRuntime: Sendable {
         http.requestTimeout = configuration.limits.requestTimeout
         // A paced send may wait up to delivery.max_wait_ms for its slot, then make its attempts.
         http.handlerDeadline = configuration.handlerDeadline
-        http.failureResponder = ProxyFailureResponder.make(clock: clock)
-        http.refusalRecorder = ProxyFailureResponder.recorder(audit: audit, log: log, clock: clock)
+        // Every answer the server makes itself leaves through the pipeline's exit.
+        http.exit = service
+        http.failureResponder = HTTPServerFailure.proxyResponder
         http.tls = configuration.tls?.certificate
         let server = listening ? try HTTPServer(configuration: http, handler: service.handler) : nil
         if listening, let tls = http.tls { logCertificate("serving tls", tls, listener: "listen", log: log) }

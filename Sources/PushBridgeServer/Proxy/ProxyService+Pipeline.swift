@@ -11,11 +11,12 @@ import PushBridgeCore
 extension ProxyService {
     /// Serves one request.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = deps.clock()
         deps.metrics.requestStarted()
         defer { deps.metrics.requestFinished() }
-        if request.method == "GET", let ops = operations(request) { return ops }
-        let call = Call(request: request, requestId: RequestID.make(nowMs: started), started: started)
+        let call = Call(request, now: deps.clock())
+        if request.method == "GET", let ops = operations(request) {
+            return await exit(call, Outcome(answer: ops, audit: .done, route: nil, app: nil, log: "operations"))
+        }
         let matched = InboundRoute.match(path: request.target)
         guard let route = matched, request.method == "POST" else { return await exit(call, UnhandledRoute.outcome(call, route: matched, now: deps.clock())) }
         let snapshot = deps.snapshots.snapshot

@@ -1,0 +1,69 @@
+import Foundation
+import PushBridgeCore
+import Synchronization
+import Testing
+@testable import PushBridgeServer
+
+/// The server's one hook for the answers it makes itself (``HTTPServerConfiguration/exit``):
+/// every request carries the ticket the exit gave it at its request line, the answer at a
+/// handler's deadline is the exit's, and a handler already in its exit (or an exit that is
+/// stuck) never holds the connection past a second deadline.
+@Suite(.serialized)
+struct HTTPServerExitTests {
+    /// An exit that numbers its tickets and answers every failure `599` with its ticket's id.
+    final class CountingExit: HTTPServerExit {
+        let issued = Atomic<Int>(0)
+        let answered = Mutex<[HTTPServerFailure]>([])
+
+        func arrived() -> HTTPRequestTicket {
+            let n = issued.add(1, ordering: .relaxed).newValue
+            return HTTPRequestTicket(id: "req_test_\(n)", startedMs: Int64(n))
+        }
+
+        func answer(_ failure: HTTPServerFailure, to request: HTTPRequest) async -> HTTPResponse {
+            answered.withLock { $0.append(failure) }
+            request.ticket?.markServerRecorded()
+            return HTTPResponse(status: 599, headers: [("X-Ticket", request.ticket?.id ?? "-")])
+        }
+    }
+
+    static func server(_ exit: CountingExit, deadline: Duration, handler: @escaping HTTPHandler) throws -> HTTPServer {
+        var configuration = HTTPServerConfiguration()
+        configuration.handlerDeadline = deadline
+        configuration.exit = exit
+        return try HTTPServer(configuration: configuration, handler: handler)
+    }
+
+    @Test func theHandlerGetsTheTicketAndTheAnswerAtItsDeadlineIsTheExits() async throws {
+        let exit = CountingExit()
+        let seen = Mutex<String?>(nil)
+        let server = try Self.server(exit, deadline: .milliseconds(200)) { request in
+            seen.withLock { $0 = request.ticket?.id }
+            if request.path == "/stuck" { try? await Task.sleep(for: .seconds(5)) }
+            return HTTPResponse(status: 200)
+        }
+        let quick = try await RawHTTPClient.send(port: server.port, target: "/quick")
+        #expect(quick.status == 200 && seen.withLock { $0 } == "req_test_1")
+        let stuck = try await RawHTTPClient.send(port: server.port, target: "/stuck")
+        #expect(stuck.status == 599 && stuck.header("X-Ticket") == "req_test_2", "\(stuck.status)")
+        #expect(exit.answered.withLock { $0 } == [.handlerDeadlineExceeded(.milliseconds(200))])
+        await server.stop()
+    }
+
+    @Test func aHandlerAlreadyInItsExitGetsOneMoreDeadlineThenTheRespondersAnswer() async throws {
+        let exit = CountingExit()
+        let server = try Self.server(exit, deadline: .milliseconds(300)) { request in
+            // At its exit, and stuck there (an audit that never commits).
+            _ = request.ticket?.claim(.handler)
+            try? await Task.sleep(for: .seconds(5))
+            return HTTPResponse(status: 200)
+        }
+        let started = ContinuousClock.now
+        let reply = try await RawHTTPClient.send(port: server.port, target: "/exiting")
+        let elapsed = ContinuousClock.now - started
+        #expect(reply.status == 504, "\(reply.status)")
+        #expect(elapsed >= .milliseconds(600) && elapsed < .seconds(3), "answered after \(elapsed)")
+        #expect(exit.answered.withLock { $0 }.isEmpty, "the exit answered for a handler that had claimed the request")
+        await server.stop()
+    }
+}
