@@ -3,12 +3,17 @@ import Synchronization
 /// Deletes audit rows older than the retention window while the proxy runs, so the audit does
 /// not grow forever.
 ///
-/// A pass picks the oldest rows past the window on its own read connection, a batch at a time,
-/// and hands each batch to the audit writer as one queued operation: the deletes run inside the
-/// writer's own transactions, between request rows, and never hold the write lock for longer
-/// than one small batch. Between batches the pass rests twice as long as the batch took, so
-/// requests keep most of the writer (and of the disk's syncs) while a large backlog goes. Rows still `pending` or `scheduled` stay; a row's findings, shadow
-/// comparison and scheduled sends go with it (its attempts are columns of the row).
+/// A pass picks the oldest rows past the window on its own read connection, a batch at a time.
+/// On SQLite, which has one write lock, each batch goes to the audit writer as one background
+/// operation: it runs in a transaction of its own, never together with request rows, and only
+/// when no request operation is queued or after a couple of request batches went first
+/// (``AuditStoreConfiguration/backgroundYieldBatches``), so a request waits behind at most one
+/// small delete instead of the whole pass. On PostgreSQL each batch is deleted in a
+/// transaction on retention's own connection, beside the writer's. Between batches the pass
+/// rests twice as long as the batch took, so requests keep most of the writer (and of the
+/// disk's syncs) while a large backlog goes. Rows still `pending` or `scheduled` stay; a row's
+/// findings, shadow comparison and scheduled sends go with it (its attempts are columns of the
+/// row).
 ///
 /// Several instances on one audit file each prune it; SQLite's write lock serializes them and
 /// a row already deleted is skipped, so they need no coordination.
@@ -76,7 +81,11 @@ public final class AuditRetention: Sendable {
             if ids.isEmpty || ids == previous { break }
             previous = ids
             let started = ContinuousClock.now
-            try await store.submit(.prune(requestIds: ids))
+            if store.pool == nil {
+                try await store.submit(.prune(requestIds: ids))
+            } else {
+                _ = try candidates.delete(ids)
+            }
             let took = ContinuousClock.now - started
             total += ids.count
             onPruned(ids.count)
