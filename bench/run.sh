@@ -11,15 +11,16 @@
 # BENCH_AUDIT_ROWS (default 20000), BENCH_SERVE_SECONDS (start only, for profiling),
 # BENCH_PUSHBRIDGE (a pushbridge binary to measure instead of this tree's, e.g. a saved
 # baseline; the translate and audit benchmarks still come from this tree), BENCH_PRUNE_ROWS
-# (rows past the retention window for the retention rows, default 200000).
+# (rows past the retention window for the retention rows, default 200000), BENCH_PRUNE_BASELINE
+# (an older pushbridge binary measured beside this one in the retention rows).
 # A third PushBridge serves HTTPS (a test CA made here with openssl) for the TLS latency row; at
-# the end two more run over an audit seeded with BENCH_PRUNE_ROWS old rows, without and with
-# retention pruning them while wrk sends requests.
+# the end bench/prune.sh runs two more over an audit seeded with BENCH_PRUNE_ROWS old rows,
+# without and with retention pruning them while wrk sends requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-5}
 audit_rows=${BENCH_AUDIT_ROWS:-20000}
-prune_rows=${BENCH_PRUNE_ROWS:-200000}
+
 
 need=""
 command -v wrk >/dev/null || need="$need wrk"
@@ -44,7 +45,7 @@ trap cleanup EXIT INT TERM
 
 base=$((20000 + RANDOM % 20000))
 up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base + 3)); tls_port=$((base + 4))
-prune_off_port=$((base + 5)); prune_on_port=$((base + 6)); seed_port=$((base + 7))
+
 # The diagnostic twin: same binary and config, audit on tmpfs where fsync costs nothing, so the
 # table separates the durable audit's fsyncs from everything else. It is not a mode to deploy.
 shm_dir=$(mktemp -d /dev/shm/pushbridge-bench.XXXXXX)
@@ -232,48 +233,11 @@ b=${R[shm_os64_rps]}; n=${R[nginx_os64_rps]}
 printf "$fmt" "OneSignal 64 conns, tmpfs (req/s)" "${R[direct_os64_rps]}" "$b" "$n" "$(ratio "$b" "${R[direct_os64_rps]}")" "$(ratio "$b" "$n")" "PB/nginx ≥ 0.50" "$(verdict "$(awk -v b="$b" -v n="$n" 'BEGIN { print (b >= 0.5 * n) }')")"
 printf "$fmt" "PushBridge CPU per request (µs)" "" "$cpu_us_per_request" "" "" "" "" "user+system, 64 conns"
 
-# Retention under load: two PushBridges over copies of one audit holding $prune_rows rows 40
-# days old (each with two findings), one with audit_retention_days 0, one with 30 (it starts
-# pruning as it starts); the same 16-connection load on each, one after the other.
+# Retention under load (bench/prune.sh): request p50/p99 with and without retention pruning
+# BENCH_PRUNE_ROWS old rows, with its target; BENCH_PRUNE_BASELINE=BINARY measures an older build
+# beside this one in the same run.
 echo
-echo "retention: $prune_rows rows past the window, 16 connections, ${seconds}s each"
-start_pb() { # CONFIG LOG → pid in started_pid
-  PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$1" 2>"$2" & started_pid=$!; pids+=($started_pid)
-}
-stop_pb() { kill -TERM "$1"; wait "$1" 2>/dev/null || true; }
-write_config "$work/seed.json" "$seed_port" "$work/prune.sqlite" '{"audit_retention_days": 0}'
-start_pb "$work/seed.json" "$work/seed.log"; wait_port "$seed_port"; stop_pb "$started_pid"
-old_ms=$(( $(date +%s) * 1000 - 40 * 86400000 ))
-sqlite3 "$work/prune.sqlite" <<SQL
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $prune_rows)
-INSERT INTO requests (request_id, received_at, finished_at, path, dialect, route, source_app, target_app, event, key_fingerprint,
-                      inbound_body, translated, finding_count, upstream_status, upstream_body, response_status, response_body, outcome)
-SELECT printf('old%08d', i), $old_ms + i, $old_ms + i + 5, '/apps/bench-app/activities/activity/DeliveryAttributes', 'onesignal', 'start',
-       'bench-onesignal', 'app_3f9c2b', 'start', 'sha256:0123456789ab', hex(randomblob(400)), hex(randomblob(300)), 2, 201,
-       '{"id":"n1"}', 200, '{"id":"n1"}', 'forwarded' FROM n;
-INSERT INTO findings (request_id, ordinal, dialect, route, source_app, received_at, field, kind, severity, message)
-SELECT request_id, o.k, 'onesignal', 'start', 'bench-onesignal', received_at, 'field' || o.k, 'dropped', 'warning', 'dropped in the bench'
-FROM requests, (SELECT 0 AS k UNION ALL SELECT 1) AS o;
-COMMIT;
-SQL
-cp "$work/prune.sqlite" "$work/prune-on.sqlite"
-write_config "$work/prune-off.json" "$prune_off_port" "$work/prune.sqlite" '{"audit_retention_days": 0}'
-write_config "$work/prune-on.json" "$prune_on_port" "$work/prune-on.sqlite" '{"audit_retention_days": 30}'
-start_pb "$work/prune-off.json" "$work/prune-off.log"; wait_port "$prune_off_port"
-run_wrk "prune_off" 16 "http://127.0.0.1:$prune_off_port$os_path" "$os_body" "$os_auth"
-stop_pb "$started_pid"
-start_pb "$work/prune-on.json" "$work/prune-on.log"; wait_port "$prune_on_port"
-run_wrk "prune_on" 16 "http://127.0.0.1:$prune_on_port$os_path" "$os_body" "$os_auth"
-pruned=$(curl -s "http://127.0.0.1:$prune_on_port/metrics" | awk '/^pushbridge_audit_pruned_rows_total / {print $2}')
-stop_pb "$started_pid"
-fmt2='%-34s %12s %12s %12s  %s\n'
-printf "$fmt2" "measure" "no pruning" "pruning" "ratio" "rows pruned during the run"
-for p in p50 p99; do
-  a=${R[prune_off_${p}_us]}; b=${R[prune_on_${p}_us]}
-  printf "$fmt2" "request $p, 16 conns (ms)" "$(ms "$a")" "$(ms "$b")" "$(ratio "$b" "$a")" "$([ $p = p99 ] && echo "${pruned:-0} of $prune_rows")"
-done
-printf "$fmt2" "requests/s, 16 conns" "${R[prune_off_rps]}" "${R[prune_on_rps]}" "$(ratio "${R[prune_on_rps]}" "${R[prune_off_rps]}")" ""
+bench/prune.sh "$pushbridge" ${BENCH_PRUNE_BASELINE:-}
 
 # Two instances against one on one PostgreSQL database (its own throwaway cluster).
 echo

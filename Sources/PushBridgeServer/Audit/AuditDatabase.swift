@@ -68,7 +68,7 @@ enum AuditDatabase {
         try database.rows("SELECT count(*) FROM pragma_table_info('requests') WHERE name = 'app_name'").first?.first?.integerValue == 1
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int64 {
+    static func milliseconds(_ duration: Duration) -> Int64 {
         duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -11,8 +11,16 @@ struct AuditOperation: Sendable {
         /// scheduled start's mirror, a shadow comparison.
         case statement(AuditStatement)
         /// Deletes these rows (unless pending or scheduled) and what belongs to them: the
-        /// running proxy's retention, one small batch per operation.
+        /// running proxy's retention, one small batch per operation. Background work: it runs
+        /// in a transaction of its own, after the request operations queued before it (see
+        /// ``AuditWriter/nextBatch()``).
         case prune(requestIds: [String])
+
+        /// Whether this is background work, which yields to the request path's operations
+        /// and never shares their transaction.
+        var isBackground: Bool {
+            if case .prune = self { true } else { false }
+        }
     }
 
     var work: Work

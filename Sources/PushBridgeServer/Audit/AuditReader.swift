@@ -104,6 +104,18 @@ public final class AuditReader: Sendable {
         }
     }
 
+    /// Deletes the rows `requestIds` (unless pending or scheduled) and what belongs to them in
+    /// one transaction on the reader's own connection, not the writer's: the running proxy's
+    /// retention on PostgreSQL, whose row locks let it run beside the writer's request
+    /// batches. Returns how many rows went.
+    func delete(_ requestIds: [String]) throws(AuditError) -> Int {
+        do {
+            return try source.withSQL { database in try database.inTransaction { try AuditPruning.delete(requestIds, in: database) } }
+        } catch {
+            throw AuditError.wrap(error)
+        }
+    }
+
     /// Runs a query on the reader's connection.
     func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(AuditError) -> [[SQLiteValue]] {
         do { return try source.withSQL { try $0.select(sql, arguments) } } catch { throw AuditError.wrap(error) }

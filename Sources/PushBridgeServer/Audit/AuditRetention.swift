@@ -3,12 +3,17 @@ import Synchronization
 /// Deletes audit rows older than the retention window while the proxy runs, so the audit does
 /// not grow forever.
 ///
-/// A pass picks the oldest rows past the window on its own read connection, a batch at a time,
-/// and hands each batch to the audit writer as one queued operation: the deletes run inside the
-/// writer's own transactions, between request rows, and never hold the write lock for longer
-/// than one small batch. Between batches the pass rests twice as long as the batch took, so
-/// requests keep most of the writer (and of the disk's syncs) while a large backlog goes. Rows still `pending` or `scheduled` stay; a row's findings, shadow
-/// comparison and scheduled sends go with it (its attempts are columns of the row).
+/// A pass picks the oldest rows past the window on its own read connection, a batch at a time.
+/// On SQLite, which has one write lock, each batch goes to the audit writer as one background
+/// operation: it runs in a transaction of its own, never together with request rows, and only
+/// when no request operation is queued or after a couple of request batches went first
+/// (``AuditStoreConfiguration/backgroundYieldBatches``), so a request waits behind at most one
+/// small delete instead of the whole pass. On PostgreSQL each batch is deleted in a
+/// transaction on retention's own connection, beside the writer's. Between batches the pass
+/// rests twice as long as the batch took, so requests keep most of the writer (and of the
+/// disk's syncs) while a large backlog goes. Rows still `pending` or `scheduled` stay; a row's
+/// findings, shadow comparison and scheduled sends go with it (its attempts are columns of the
+/// row).
 ///
 /// Several instances on one audit file each prune it; SQLite's write lock serializes them and
 /// a row already deleted is skipped, so they need no coordination.
@@ -17,8 +22,10 @@ public final class AuditRetention: Sendable {
     public struct Settings: Sendable {
         /// Rows received more than this many days ago are deleted; `0` keeps every row.
         public var retentionDays: Int
-        /// Rows per queued delete. Default 200: a few milliseconds of the writer's time.
-        public var batchSize = 200
+        /// Rows per delete. Default 50: a few milliseconds of the writer's time, which is as
+        /// long as a request row queued behind a running delete waits for it (200 rows took
+        /// 25–55 ms on a loaded disk).
+        public var batchSize = 50
         /// Time between passes. Default 10 minutes.
         public var interval: Duration = .seconds(600)
         /// After each batch the pass rests this many times as long as the batch took (from
@@ -67,20 +74,30 @@ public final class AuditRetention: Sendable {
     public func pruneOnce() async throws -> Int {
         guard settings.retentionDays > 0 else { return 0 }
         let cutoff = clock.nowMilliseconds() - Int64(settings.retentionDays) * 86_400_000
+        let nextBatch = { [self] () throws -> [String] in
+            try self.candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(settings.batchSize))])
+                .compactMap(\.first?.textValue)
+        }
         var total = 0
         var previous: [String] = []
-        while !Task.isCancelled {
-            let ids = try candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(settings.batchSize))])
-                .compactMap(\.first?.textValue)
-            // The same batch twice means it could not be deleted: stop rather than spin.
-            if ids.isEmpty || ids == previous { break }
+        var ids = try nextBatch()
+        // The same batch twice means it could not be deleted: stop rather than spin.
+        while !Task.isCancelled && !ids.isEmpty && ids != previous {
             previous = ids
             let started = ContinuousClock.now
-            try await store.submit(.prune(requestIds: ids))
+            if store.pool == nil {
+                try await store.submit(.prune(requestIds: ids))
+            } else {
+                _ = try candidates.delete(ids)
+            }
             let took = ContinuousClock.now - started
             total += ids.count
             onPruned(ids.count)
             if ids.count < settings.batchSize { break }
+            // The next batch is picked before the rest, so a pass that has deleted everything
+            // ends at once instead of resting first.
+            ids = try nextBatch()
+            if ids.isEmpty { break }
             try await Task.sleep(for: took * settings.restFactor)
         }
         return total

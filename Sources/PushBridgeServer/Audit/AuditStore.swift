@@ -111,8 +111,8 @@ public final class AuditStore: Sendable {
         }
     }
 
-    /// Operations queued or waiting for room, not yet committed.
-    public var queueDepth: Int { writer.state.withLock { $0.ready.count + $0.waiting.count } }
+    /// Operations queued or waiting for room (background work included), not yet committed.
+    public var queueDepth: Int { writer.state.withLock { $0.ready.count + $0.waiting.count + $0.background.count } }
 
     /// The writer's counters.
     public var statistics: AuditStatistics { writer.state.withLock { $0.statistics } }

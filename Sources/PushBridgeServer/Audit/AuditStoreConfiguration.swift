@@ -5,6 +5,10 @@ public struct AuditStoreConfiguration: Sendable {
     public var queueCapacity = 10_000
     /// Operations committed per transaction at most (group commit). Default 100.
     public var maxBatchSize = 100
+    /// Background work (retention's deletes) runs in a transaction of its own whenever no
+    /// request operation is queued, and otherwise after at most this many request batches
+    /// went first, so that a busy proxy still prunes. Default 2.
+    public var backgroundYieldBatches = 2
     /// Upstream and response bodies are truncated to this many bytes. Default 8,192.
     public var bodyLimit = 8_192
     /// How long a connection waits for another's lock. Default 5 s.
@@ -15,9 +19,11 @@ public struct AuditStoreConfiguration: Sendable {
     /// (4 MiB, 512 pages of 8 KiB): enough for the right edges of the indexes to stay cached
     /// between commits, small enough for the proxy's 64 MB memory target.
     public var cacheKiB = 4_096
-    /// WAL pages between automatic checkpoints. Default 4,000 (about 32 MiB at 8 KiB pages):
-    /// index pages rewritten by every commit are copied to the database once per checkpoint,
-    /// so a longer interval writes fewer pages in all.
+    /// WAL pages between checkpoints. Default 4,000 (about 32 MiB at 8 KiB pages): index
+    /// pages rewritten by every commit are copied to the database once per checkpoint, so a
+    /// longer interval writes fewer pages in all. The checkpoints run on a thread and a
+    /// connection of their own (``AuditCheckpointer``), never inside the writer's `COMMIT`;
+    /// `0` turns them off (the WAL is then only checkpointed when the store closes).
     public var walAutocheckpointPages = 4_000
     /// Whether commits are made durable by a separate thread (pipelined group commit): the
     /// writer commits with `synchronous=NORMAL` and goes on with the next batch while the
@@ -33,6 +39,8 @@ public struct AuditStoreConfiguration: Sendable {
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
     /// only); throwing fails that sync as a failing `fdatasync` would.
     var beforeWALSync: (@Sendable () throws -> Void)?
+    /// For tests: runs on the checkpoint thread before each checkpoint (``AuditCheckpointer``).
+    var beforeCheckpoint: (@Sendable () -> Void)?
     /// Called after every commit once it is durable, on the audit's writer or syncer thread
     /// (keep it cheap): for metrics.
     public var onCommit: (@Sendable (AuditCommitSample) -> Void)?

@@ -14,6 +14,12 @@ final class AuditWriter: @unchecked Sendable {
         var ready: [AuditOperation] = []
         /// Callers that found the queue full, in arrival order (each is suspended).
         var waiting: [AuditOperation] = []
+        /// Background work (retention's deletes), in arrival order: each runs in a transaction
+        /// of its own, when no request operation is queued or after
+        /// ``AuditStoreConfiguration/backgroundYieldBatches`` request batches went first.
+        var background: [AuditOperation] = []
+        /// Request batches taken while background work waited, since the last one ran.
+        var batchesAheadOfBackground = 0
         var closing = false
         var sleeping = false
         var closed = false
@@ -62,7 +68,9 @@ final class AuditWriter: @unchecked Sendable {
         let capacity = configuration.queueCapacity
         let (accepted, wakeWriter) = state.withLock { state -> (Bool, Bool) in
             guard !state.closing else { return (false, false) }
-            if state.ready.count < capacity && state.waiting.isEmpty {
+            if operation.work.isBackground {
+                state.background.append(operation)
+            } else if state.ready.count < capacity && state.waiting.isEmpty {
                 state.ready.append(operation)
             } else {
                 state.waiting.append(operation)
@@ -105,10 +113,19 @@ final class AuditWriter: @unchecked Sendable {
     private func run(path: String, opened: (Result<Int, AuditError>) -> Void) {
         var statements: AuditStatements?
         var syncer: AuditSyncer?
+        var checkpointer: AuditCheckpointer?
         do {
             let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
             let recovered = try AuditDatabase.markPendingUnknown(database, now: AuditClock.nowMilliseconds())
             statements = try AuditStatements(database: database)
+            if configuration.walAutocheckpointPages > 0 {
+                // Checkpoints off this thread, so none runs inside a request batch's COMMIT.
+                let background = try AuditCheckpointer(path: path, busyTimeout: configuration.busyTimeout,
+                                                       thresholdPages: configuration.walAutocheckpointPages,
+                                                       beforeCheckpoint: configuration.beforeCheckpoint)
+                database.setWALObserver(background.observer)
+                checkpointer = background
+            }
             if configuration.pipelinedSync, let file = try AuditDatabase.openWALSync(database) {
                 syncer = AuditSyncer(file: file, maxPendingBatches: configuration.maxUnsyncedBatches,
                                      beforeSync: configuration.beforeWALSync) { [self] batch, error in
@@ -117,6 +134,8 @@ final class AuditWriter: @unchecked Sendable {
             }
             opened(.success(recovered))
         } catch {
+            statements?.database.setWALObserver(nil)
+            checkpointer?.stop()
             state.withLock { $0.closing = true; $0.closed = true }
             opened(.failure(AuditError.wrap(error)))
             return
@@ -146,6 +165,9 @@ final class AuditWriter: @unchecked Sendable {
         // file is quiet and complete on its own.
         syncer?.stop()
         syncer = nil
+        statements?.database.setWALObserver(nil)
+        checkpointer?.stop()
+        checkpointer = nil
         do {
             try statements?.database.checkpointTruncatingWAL()
         } catch {
@@ -165,19 +187,25 @@ final class AuditWriter: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Up to `maxBatchSize` operations; `[]` after marking the thread asleep when there are
-    /// none; nil when closing and everything is written.
+    /// Up to `maxBatchSize` request operations, or one background operation alone (see
+    /// ``State/background``); `[]` after marking the thread asleep when there are none; nil
+    /// when closing and everything is written.
     func nextBatch() -> [AuditOperation]? {
         let capacity = configuration.queueCapacity
         let maximum = max(1, configuration.maxBatchSize)
+        let yieldBatches = max(0, configuration.backgroundYieldBatches)
         return state.withLock { state -> [AuditOperation]? in
-            if state.ready.isEmpty {
-                if state.closing && state.waiting.isEmpty { return nil }
-                if state.waiting.isEmpty {
-                    state.sleeping = true
-                    return []
-                }
+            let requestsQueued = !(state.ready.isEmpty && state.waiting.isEmpty)
+            if !state.background.isEmpty && (!requestsQueued || state.batchesAheadOfBackground >= yieldBatches) {
+                state.batchesAheadOfBackground = 0
+                return [state.background.removeFirst()]
             }
+            if !requestsQueued {
+                if state.closing { return nil }
+                state.sleeping = true
+                return []
+            }
+            if !state.background.isEmpty { state.batchesAheadOfBackground += 1 }
             let count = min(maximum, state.ready.count)
             let batch = Array(state.ready.prefix(count))
             state.ready.removeFirst(count)
