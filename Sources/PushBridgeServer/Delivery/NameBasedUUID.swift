@@ -31,24 +31,8 @@ enum NameBasedUUID {
 
     /// The 16 bytes of a UUID in its text form (hyphens anywhere, hex in any case), or nil.
     static func bytes(_ text: String) -> [UInt8]? {
-        let digits = text.utf8.filter { $0 != UInt8(ascii: "-") }
-        guard digits.count == 32 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        var high: UInt8?
-        for d in digits {
-            guard let v = nibble(d) else { return nil }
-            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-        }
-        return out
-    }
-
-    private static func nibble(_ d: UInt8) -> UInt8? {
-        switch d {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): d - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): d - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): d - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        let digits = String(decoding: text.utf8.filter { $0 != UInt8(ascii: "-") }, as: UTF8.self)
+        guard digits.utf8.count == 32 else { return nil }
+        return Fingerprint.bytes(fromHex: digits)
     }
 }
