@@ -39,6 +39,7 @@ struct HTTPServerExitTests {
         let seen = Mutex<String?>(nil)
         let server = try Self.server(exit, deadline: .milliseconds(200)) { request in
             seen.withLock { $0 = request.ticket?.id }
+            // A handler that outlives its deadline: the slowness under test, not a wait.
             if request.path == "/stuck" { try? await Task.sleep(for: .seconds(5)) }
             return HTTPResponse(status: 200)
         }
