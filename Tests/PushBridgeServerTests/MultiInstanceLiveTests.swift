@@ -26,10 +26,12 @@ import Testing
     }
 
     @Test func threeInstancesTogetherNeverSendMoreThanTheWindowAllowsAndTheReportCountsThemAll() async throws {
-        // 5 sends per 500 ms window, for every instance together; the 1 s margin absorbs the
-        // time a send takes from its slot to the upstream on a loaded machine (400 ms was seen
-        // to be too little once).
-        let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 5, "window_ms": 500, "margin_ms": 1000, "queue_limit": 100, "max_wait_ms": 60000}"#)
+        // 5 sends per 500 ms window, for every instance together. The margin is what a send may
+        // take from its slot to the upstream's recording before it crowds the next window: the
+        // pacer rules on grant times, the window below is measured on arrivals, so the margin
+        // stands for the machine, not the proxy (400 ms and then 1 s were each seen too little
+        // once, the second with two full test runs and a build from scratch beside it).
+        let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 5, "window_ms": 500, "margin_ms": 2000, "queue_limit": 100, "max_wait_ms": 60000}"#)
         defer { Task { await fleet.shutDown() } }
         let ports = try await ["a", "b", "c"].asyncMap { try await fleet.start($0).port }
         let session = makeBurstSession()
@@ -50,8 +52,8 @@ import Testing
         }
         #expect(fullest <= 5, "\(fullest) sends reached the upstream within one 500 ms window")
         #expect(!fleet.upstream.all.contains { $0.response.status == 429 })
-        // 39 sends at 5 per window: 7 windows (of 1,500 ms with the margin) after the first.
-        #expect(arrivals.last! - arrivals.first! >= .milliseconds(7 * 1500 - 1000))
+        // 39 sends at 5 per window: 7 windows (of 2,500 ms with the margin) after the first.
+        #expect(arrivals.last! - arrivals.first! >= .milliseconds(7 * 2500 - 1000))
         // Every request is audited, completed, by the instance that took it.
         #expect(await eventually(10) { (try? fleet.count("outcome <> 'pending'")) == 39 })
         for name in ["a", "b", "c"] {
