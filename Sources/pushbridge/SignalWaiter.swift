@@ -1,36 +1,58 @@
 import Dispatch
 import Glibc
+import Synchronization
 
 /// Waits for SIGINT or SIGTERM without a polling loop (used by `serve` and `sandbox`).
-enum SignalWaiter {
-    /// Returns once SIGINT or SIGTERM arrives.
-    static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queue = DispatchQueue(label: "pushbridge.signals")
-            let once = Once(continuation)
-            queue.sync {
-                for sig in [SIGINT, SIGTERM] {
-                    signal(sig, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
-                    source.setEventHandler { once.fire() }
-                    source.resume()
-                    once.sources.append(source)
-                }
+///
+/// Install it first, before anything else starts: the handlers are then in place long before
+/// the process says it is listening, and a signal that arrives before ``wait()`` is called is
+/// remembered. (Installed only at the wait, a SIGTERM sent right after "listening" could land
+/// after the signal was set to be ignored but before libdispatch's source took it over, and
+/// be lost: the process then never stopped. Seen once in the crash test, whose last SIGTERM
+/// follows the last start at once.)
+final class SignalWaiter: Sendable {
+    private enum State {
+        case waiting
+        case arrived
+        case waiter(CheckedContinuation<Void, Never>)
+    }
+
+    private let state = Mutex(State.waiting)
+    /// The sources stay alive with the waiter; touched only on `queue` after set-up.
+    private nonisolated(unsafe) var sources: [DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "pushbridge.signals")
+
+    /// Starts listening for SIGINT and SIGTERM now.
+    init() {
+        queue.sync {
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+                source.setEventHandler { [weak self] in self?.arrived() }
+                source.resume()
+                sources.append(source)
             }
         }
     }
 
-    /// Resumes the continuation once and keeps the sources alive until then.
-    private final class Once: @unchecked Sendable {
-        // Every member is only touched on the signal queue (set-up runs there with `sync`).
-        var sources: [DispatchSourceSignal] = []
-        private var continuation: CheckedContinuation<Void, Never>?
-        init(_ c: CheckedContinuation<Void, Never>) { continuation = c }
-        func fire() {
-            continuation?.resume()
-            continuation = nil
-            sources.forEach { $0.cancel() }
-            sources = []
+    /// Returns once SIGINT or SIGTERM has arrived (at once if one already has).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if case .arrived = state { return true }
+                state = .waiter(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
         }
+    }
+
+    private func arrived() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state = .arrived }
+            if case .waiter(let continuation) = state { return continuation }
+            return nil
+        }
+        waiter?.resume()
     }
 }

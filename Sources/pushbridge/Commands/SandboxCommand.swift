@@ -20,6 +20,8 @@ enum SandboxCommand {
         run: { await serve($0) })
 
     static func serve(_ arguments: ParsedArguments) async -> Int32 {
+        // First: a SIGTERM sent as soon as the sandbox says it listens must not be lost.
+        let termination = SignalWaiter()
         let address = arguments["listen"].flatMap(HostPort.init) ?? HostPort(host: "127.0.0.1", port: 4100)
         let options = SandboxLauncher.Options(host: address.host, port: address.port, seedPath: arguments["seed"], dbPath: arguments["db"])
         // stdout is a pipe or a file more often than a terminal: every line goes out whole, at once.
@@ -27,7 +29,7 @@ enum SandboxCommand {
         do {
             try await SandboxLauncher.serve(options, log: EventLog(sink: stdout), ready: { port in
                 stdout("pushbridge sandbox listening on http://\(ProxyConfiguration.ListenAddress(host: options.host, port: Int(port))) (state: \(options.dbPath ?? "in memory"))\n")
-            }, until: SignalWaiter.waitForTermination)
+            }, until: termination.wait)
             return 0
         } catch {
             return arguments.fail("\(error)")

@@ -19,6 +19,8 @@ enum ServeCommand {
         run: { await run($0) })
 
     static func run(_ arguments: ParsedArguments) async -> Int32 {
+        // First: a SIGTERM sent as soon as "listening" is logged must not be lost.
+        let termination = SignalWaiter()
         let path = arguments["config"] ?? ""
         var welcome: String?
         if let file = arguments["welcome"] {
@@ -58,7 +60,7 @@ enum ServeCommand {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         let reloader = runtime.reloadOnHangup(configPath: path)
-        await SignalWaiter.waitForTermination()
+        await termination.wait()
         withExtendedLifetime(reloader) {}
         log.info("stopping: finishing in-flight requests and flushing the audit")
         await runtime.stop()

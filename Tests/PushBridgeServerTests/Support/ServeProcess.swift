@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,9 +58,18 @@ final class ServeProcess: Sendable {
         try await offPool { [process] in process.waitUntilExit() }
     }
 
-    /// SIGTERM, then waits for the exit; returns its status.
+    /// SIGTERM, then waits for the exit (60 s at most: a process that ignores the signal is
+    /// killed and reported, instead of hanging the suite); its status, or -1 when it had to be
+    /// killed.
     func terminate() async throws -> Int32 {
         process.terminate()
-        return try await offPool { [process] in process.waitUntilExit(); return process.terminationStatus }
+        let exited = await firstValue(within: 60) { process.isRunning ? nil : true } ?? false
+        guard exited else {
+            kill(process.processIdentifier, SIGKILL)
+            try await offPool { [process] in process.waitUntilExit() }
+            Issue.record("pushbridge serve did not stop within 60 s of SIGTERM: \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")")
+            return -1
+        }
+        return process.terminationStatus
     }
 }
