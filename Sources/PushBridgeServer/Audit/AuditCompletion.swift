@@ -20,6 +20,9 @@ public struct AuditCompletion: Sendable, Equatable {
     public var responseBody: String?
     /// Why it failed or was rejected, for people.
     public var errorMessage: String?
+    /// What this request changed in the activity ledger (a start a provider accepted, an update
+    /// or end that reached its holder): written in the same transaction as the completion.
+    public var ledger: [ActivityLedgerChange] = []
 
     /// A completion.
     public init(finishedAt: Int64, outcome: AuditOutcome, upstreamStatus: Int? = nil, upstreamBody: String? = nil,
