@@ -48,8 +48,9 @@ struct Inbound: Sendable {
         return entry
     }
 
-    /// The caller's answer for a failure PushBridge answers itself, in the caller's dialect.
-    func answer(_ failure: ProxyFailure) -> HTTPResponse { ProxyService.http(dialect.render(failure: failure, route: route)) }
+    /// The caller's answer for a failure PushBridge answers itself, in the caller's dialect
+    /// (rendered by ``Refusal``, the one place that renders them).
+    func answer(_ failure: ProxyFailure) -> HTTPResponse { Refusal(failure, route: route).response }
 
     /// A refusal: the answer in the caller's dialect and the complete `rejected` row.
     func refusal(_ failure: ProxyFailure, translation: Translation? = nil, app: String? = nil, now: Int64) -> Outcome {

@@ -20,14 +20,14 @@ extension HTTPServerFailure {
         }
     }
 
-    /// The answer to `request` in its caller's dialect, without the request id (the exit adds it).
-    func answer(for request: HTTPRequest) -> HTTPResponse {
-        let route = InboundRoute.match(path: request.target)
-        guard let dialect = route?.dialect ?? InboundRoute.dialect(ofPrefix: request.target) else {
-            return .json(status, .object(["errors": .array([.string(proxyFailure.message)])]))
-        }
-        return ProxyService.http(Dialects.named(dialect).render(failure: proxyFailure, route: route))
+    /// The refusal of `request`: ``proxyFailure`` in its caller's dialect (plain, with
+    /// ``status``, for a path of no dialect).
+    func refusal(of request: HTTPRequest) -> Refusal {
+        Refusal(.failure(proxyFailure), target: request.target, plainStatus: status)
     }
+
+    /// The answer to `request` in its caller's dialect, without the request id (the exit adds it).
+    func answer(for request: HTTPRequest) -> HTTPResponse { refusal(of: request).response }
 
     /// What the exit carries out for it. A refusal made before any handler ran gets its
     /// complete `rejected` row (a path no route has: a row with its path and prefix dialect

@@ -16,15 +16,10 @@ enum UnhandledRoute {
         let message = route == nil
             ? "\(name) is not proxied: PushBridge proxies only the Live Activity routes"
             : "\(request.method) is not allowed here; use POST"
-        let answer: DialectResponse
-        switch dialect {
-        case .pushwoosh?: answer = PushwooshDialect().render(unhandledRoute: message)
-        case let dialect?: answer = Dialects.named(dialect).render(failure: .notFound(message), route: route)
-        case nil: answer = DialectResponse(status: 404, body: .object(["errors": .array([.string(message)])]))
-        }
+        let answer = Refusal(reason: .unhandledRoute(message), dialect: dialect, route: route).response
         var entry = AuditEntry(requestId: call.requestId, receivedAt: call.started, path: request.path, dialect: dialect)
         entry.unhandledRoute = name
-        return Outcome(answer: ProxyService.http(answer), audit: .record(entry, AuditCompletion(finishedAt: now, outcome: .unhandled, errorMessage: message)),
+        return Outcome(answer: answer, audit: .record(entry, AuditCompletion(finishedAt: now, outcome: .unhandled, errorMessage: message)),
                        route: route, app: nil, log: AuditOutcome.unhandled.rawValue)
     }
 }
