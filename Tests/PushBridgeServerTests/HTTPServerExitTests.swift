@@ -67,4 +67,32 @@ struct HTTPServerExitTests {
         #expect(exit.answered.withLock { $0 }.isEmpty, "the exit answered for a handler that had claimed the request")
         await server.stop()
     }
+
+    /// A handler that outlives a stop's grace period: the slowness under test, not a wait.
+    static let outlivesTheGrace: HTTPHandler = { _ in
+        try? await Task.sleep(for: .seconds(5))
+        return HTTPResponse(status: 200)
+    }
+
+    /// The answer to a request whose handler still runs when `server` stops with a 100 ms grace period.
+    static func answerAtStop(_ server: HTTPServer) async throws -> RawHTTPResponse {
+        let reply = Task { try await RawHTTPClient.send(port: server.port, target: "/running") }
+        #expect(await eventually { server.core.runningHandlers == 1 }, "the handler never ran")
+        await server.stop(gracePeriod: .milliseconds(100))
+        return try await reply.value
+    }
+
+    @Test func aHandlerStillRunningWhenAStopsGraceEndsIsAnsweredByTheExit() async throws {
+        let exit = CountingExit()
+        let answered = try await Self.answerAtStop(try Self.server(exit, deadline: .seconds(30), handler: Self.outlivesTheGrace))
+        #expect(answered.status == 599 && answered.header("X-Ticket") == "req_test_1", "\(answered.status)")
+        #expect(exit.answered.withLock { $0 } == [.stoppedBeforeAnswer])
+    }
+
+    @Test func withoutAnExitAHandlerStillRunningAtAStopGetsTheResponders503() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.failureResponder = { failure, _ in HTTPResponse(status: failure.status, headers: [("X-Responder", "yes")]) }
+        let answered = try await Self.answerAtStop(try HTTPServer(configuration: configuration, handler: Self.outlivesTheGrace))
+        #expect(answered.status == 503 && answered.header("X-Responder") == "yes", "\(answered.status)")
+    }
 }

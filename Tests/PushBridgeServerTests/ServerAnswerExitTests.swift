@@ -4,7 +4,8 @@ import Testing
 @testable import PushBridgeServer
 
 /// The answers the HTTP server makes itself leave by the pipeline's exit: a 413, a refused
-/// head, a 503 while draining and the answer at the handler deadline each carry the request id of
+/// head, a 503 while draining, the answer at the handler deadline and the 503 to a handler still
+/// running when a stop's grace period ends each carry the request id of
 /// their audit row, write one access line (with the time since the request line) and count in
 /// `pushbridge_requests_total`; `/healthz` and `/metrics` get their access line and metric too.
 @Suite(.serialized)
@@ -117,6 +118,31 @@ struct ServerAnswerExitTests {
         #expect(Self.accessLines(proxy, requestId: id).count == 1)
         #expect(Self.requestsCounted(proxy, dialect: "pushwoosh", route: InboundRoute.match(path: path)!.kind.rawValue, status: 500) == 1)
         await proxy.stop()
+    }
+
+    @Test func aHandlerStillRunningWhenTheStopsGraceEndsIs503WithItsRowIdAccessLineAndMetric() async throws {
+        let upstream = try FaultyUpstream(.stall)
+        defer { upstream.stop() }
+        // The upstream never answers and is waited for 20 s: the handler outlives the grace.
+        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"upstream_timeout_ms": 20000}"#,
+                                     topExtra: #", "delivery": {"max_attempts": 1}"#)
+        let path = ProxyModesLiveTests.startPath
+        let sending = Task {
+            try await RawHTTPClient.send(port: proxy.port, method: "POST", target: path,
+                                         headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")],
+                                         body: ProxyPacingLiveTests.startBody(FaultyUpstream.marker))
+        }
+        #expect(await eventually { upstream.faulted.count == 1 }, "the start never reached the upstream")
+        await proxy.runtime.stop(gracePeriod: .milliseconds(200))
+        let reply = try await sending.value
+
+        // OneSignal's shape for trouble upstream: 503 {"errors": [...]}.
+        #expect(reply.status == 503 && reply.text.contains("stopped before the answer was ready"), "\(reply.status) \(reply.text)")
+        try await Self.expectOneExit(proxy, status: 503, id: reply.header("X-PushBridge-Request-Id"), path: path, outcome: "failed")
+        let id = try #require(reply.header("X-PushBridge-Request-Id"))
+        let row = try AuditReader(path: proxy.auditPath).show(requestId: id)
+        #expect(row?.responseBody?.contains("stopped before the answer was ready") == true, "the row does not hold the answer sent: \(String(describing: row))")
+        #expect(Self.accessLines(proxy, requestId: id).first?["outcome"] == "failed")
     }
 
     @Test func healthAndMetricsAnswersHaveTheirAccessLineAndCountInTheMetric() async throws {

@@ -120,7 +120,9 @@ public final class HTTPServer: Sendable {
 
     /// Stops gracefully: stops accepting connections, answers new requests on open connections
     /// with 503, waits up to `gracePeriod` for requests in flight to be answered, answers the
-    /// rest with 503, then stops the daemon. Returns at once if already stopping or stopped.
+    /// rest with 503 (through ``HTTPServerConfiguration/exit`` when there is one, waiting up
+    /// to ``stopRecordWait`` for it to record them), then stops the daemon. Returns at once if
+    /// already stopping or stopped.
     public func stop(gracePeriod: Duration = .seconds(5)) async {
         let daemon = daemons.withLock { daemons -> OpaquePointer? in
             guard daemons.lifecycle == .running else { return nil }
@@ -134,14 +136,22 @@ public final class HTTPServer: Sendable {
         let idle = core.openRequests == 0
         let listener = idle ? -1 : MHD_quiesce_daemon(daemon)
         core.beginDraining()
-        if !idle { await waitForOpenRequests(within: gracePeriod) }
+        if !idle {
+            await waitForOpenRequests(within: gracePeriod)
+            await answerRunningThroughExit()
+        }
         halt()
         if listener >= 0 { close(listener) }
         daemons.withLock { $0.lifecycle = .stopped }
     }
 
-    /// Answers running handlers with 503, gives their connections a moment to send it, and
-    /// stops the daemons (which closes every connection and releases every exchange).
+    /// How long a stop waits for the exit to record its `503`s to the handlers still running
+    /// before it answers them without it (``HTTPServerConfiguration/exit``).
+    static let stopRecordWait: Duration = .seconds(1)
+
+    /// Answers running handlers with 503 without the exit, gives their connections a moment
+    /// to send it, and stops the daemons (which closes every connection and releases every
+    /// exchange).
     private func halt() {
         core.abandonRunning()
         let clock = ContinuousClock()
@@ -155,6 +165,18 @@ public final class HTTPServer: Sendable {
         for old in retiring { Self.stop(old) }
         core.deadlines.stop()
         core.connections.stop()
+    }
+
+    /// Hands the handlers still running to the exit for their 503
+    /// (``HTTPServerCore/answerRunningThroughExit()``) and waits up to ``stopRecordWait`` for
+    /// their records; ``halt()`` answers the rest without it.
+    private func answerRunningThroughExit() async {
+        let recording = core.answerRunningThroughExit()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: Self.stopRecordWait)
+        while recording.contains(where: { !$0.isDecided }), clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
     }
 
     /// Polls until no request is open or `gracePeriod` has passed.

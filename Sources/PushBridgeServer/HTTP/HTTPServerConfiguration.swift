@@ -60,13 +60,15 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSCertificate?
     /// Renders the answers the server makes itself when they do not go through ``exit``: all of
     /// them (`413`, `400`, `415`, `431`, `414`, `501`, `504`, `503`) without an exit; with one,
-    /// the `503` to handlers still running when a stop's grace period ends and the `504` to a
-    /// handler whose exit is stuck past a second deadline. Default:
+    /// only when the exit is stuck: the `504` to a handler still in its exit past a second
+    /// deadline, and the `503` to a handler still running at a stop whose exit has not answered
+    /// within ``HTTPServer/stopRecordWait``. Default:
     /// ``HTTPServerFailure/jsonResponse(_:for:)``.
     public var failureResponder: @Sendable (HTTPServerFailure, HTTPRequest) -> HTTPResponse = HTTPServerFailure.jsonResponse
     /// The one hook for every answer the server makes itself: each request gets its ticket
     /// (id and arrival time) from it at its request line, and a `413`, a head refused by
-    /// ``HTTPHeadRules``, a `503` while draining and a handler past ``handlerDeadline`` are
+    /// ``HTTPHeadRules``, a `503` while draining, a handler past ``handlerDeadline`` and a
+    /// handler still running when a stop's grace period ends are
     /// answered with what ``HTTPServerExit/answer(_:to:)`` returns, once it returns (the
     /// connection stays suspended meanwhile, under ``handlerDeadline``), so the proxy's audit
     /// row and access line are written before the caller can see the answer. A request

@@ -321,14 +321,42 @@ final class HTTPServerCore: Sendable {
     /// Requests whose handler runs (their connections are suspended).
     var runningHandlers: Int { registry.withLock { $0.running.count } }
 
-    /// Answers every request whose handler still runs with 503 and resumes its connection.
+    /// A stop's grace period is over: hands every request whose handler still runs to the
+    /// exit, which answers it `503` once its record is written (the handler's row completed,
+    /// the request id, the access line and the metric, like the answer at a deadline); the
+    /// server claims each request's ticket first. Returns those requests and the ones whose
+    /// ticket was claimed before (a handler in its exit, a server answer being recorded): the
+    /// ones still unanswered after a wait go to ``abandonRunning()``. Nothing without an exit.
+    func answerRunningThroughExit() -> [HTTPExchange] {
+        guard let exit = configuration.exit else { return [] }
+        let running = registry.withLock { registry in
+            registry.draining = true
+            return Array(registry.running.values)
+        }
+        var recording: [HTTPExchange] = []
+        for exchange in running {
+            guard let ticket = exchange.ticket else { continue }
+            if ticket.claim(.server(.stoppedBeforeAnswer)) == nil {
+                let request = exchange.state.withLock { $0.request } ?? exchange.headOnlyRequest()
+                // Not adopted: answering the exchange cancels its adopted tasks, and this one
+                // must finish its record.
+                Task { self.finish(exchange, with: await exit.answer(.stoppedBeforeAnswer, to: request)) }
+            }
+            recording.append(exchange)
+        }
+        return recording
+    }
+
+    /// Answers every request whose handler still runs with the responder's 503, without the
+    /// exit (none configured, or it did not answer in time: an audit that does not commit),
+    /// and resumes its connection.
     func abandonRunning() {
         let running = registry.withLock { registry in
             registry.draining = true
             return Array(registry.running.values)
         }
         for exchange in running {
-            let request = exchange.state.withLock { $0.request } ?? HTTPRequest(method: "", target: exchange.target)
+            let request = exchange.state.withLock { $0.request } ?? exchange.headOnlyRequest()
             finish(exchange, with: configuration.failureResponder(.stoppedBeforeAnswer, request))
         }
     }

@@ -8,7 +8,8 @@ public protocol HTTPServerExit: Sendable {
 
     /// The server answers `failure` to `request` itself: a body over the limit, a head
     /// refused by ``HTTPHeadRules``, a request that came in while draining, a handler past its
-    /// deadline (the server claimed ``HTTPRequestTicket`` first), or what libmicrohttpd
+    /// deadline or still running when a stop's grace period ends (the server claimed
+    /// ``HTTPRequestTicket`` first), or what libmicrohttpd
     /// refused with its own answer (``HTTPServerFailure/refusedByLibrary(_:status:)``).
     /// Returns the answer to send once it is recorded; for libmicrohttpd's own refusals the
     /// answer was already sent and the result is not used.

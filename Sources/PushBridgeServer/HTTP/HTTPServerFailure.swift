@@ -22,8 +22,9 @@ public enum HTTPServerFailure: Sendable, Equatable {
     /// The server is stopping and did not run the handler (the request's body completed
     /// while it drained).
     case shuttingDown
-    /// The server stopped before a running handler answered (past the grace period); the
-    /// handler's own audit row stays its record.
+    /// The server stopped before a running handler answered (past the grace period). With an
+    /// exit the server claims the request's ticket, as at a deadline: the exit completes the
+    /// handler's row with this answer, and the handler only adds how it ended.
     case stoppedBeforeAnswer
 
     /// Where in a request libmicrohttpd refused it on its own.
