@@ -70,7 +70,7 @@ extension ProxyService {
         late.responseStatus = sent.status
         late.responseBody = String(decoding: sent.body, as: UTF8.self)
         if !(await finishWithinBudget(call.requestId, late)) {
-            deps.log.error("audit completion after the handler deadline failed", ["request_id": .string(call.requestId)])
+            deps.log.error("audit completion after the server's own answer failed", ["request_id": .string(call.requestId)])
         }
         return sent
     }
