@@ -146,8 +146,9 @@ public final class HTTPServer: Sendable {
     }
 
     /// How long a stop waits for the exit to record its `503`s to the handlers still running
-    /// before it answers them without it (``HTTPServerConfiguration/exit``).
-    static let stopRecordWait: Duration = .seconds(1)
+    /// before it answers them without it (``HTTPServerConfiguration/exit``): more than the
+    /// 1.5 s an answer waits for its audit completion, retries included.
+    static let stopRecordWait: Duration = .seconds(2)
 
     /// Answers running handlers with 503 without the exit, gives their connections a moment
     /// to send it, and stops the daemons (which closes every connection and releases every
