@@ -60,7 +60,7 @@ import Testing
         #expect(post(doubles, "/onesignal/notifications", "{}", headers: [("Authorization", "Key k")]).status == 404)
     }
 
-    @Test func thePushwooshDoubleAnswersMessagesPerNotificationAnd210ForAnUnknownLiveActivityId() throws {
+    @Test func thePushwooshDoubleAnswersMessagesPerNotificationAnd404ForAnUnknownLiveActivityId() throws {
         let doubles = LegacyDoubleService()
         let start = #"{"request":{"application":"DEMO1-23456","auth":"pw-secret-auth","notifications":[{"content":"c","live_activity":{"event":"start","content-state":{"s":1},"attributes-type":"T","attributes":{}},"live_activity_id":"LA_1","devices":["a1b2c3d4-device-token"]},{"content":"c","live_activity":{"content-state":{},"attributes-type":"T","attributes":{}},"live_activity_id":"LA_2","filter":"F"}]}}"#
         let started = post(doubles, "/pushwoosh/json/1.3/startLiveActivity", start)
@@ -71,10 +71,10 @@ import Testing
         }
         #expect(post(doubles, "/pushwoosh/json/1.3/updateLiveActivity", update("LA_1", "update")).body["status_code"] == .int(200))
         let unknown = post(doubles, "/pushwoosh/json/1.3/updateLiveActivity", update("LA_9", "update"))
-        #expect(unknown.status == 200 && unknown.body["status_code"] == .int(210) && unknown.body["response"] == .null)
+        #expect(unknown.status == 404 && unknown.body["status_code"] == .int(404) && unknown.body["response"] == .null)
         #expect(unknown.body["status_message"] == .string("notifications[0].live_activity_id: no Live Activity LA_9 was started on this application (or it has ended)"))
         #expect(post(doubles, "/pushwoosh/json/1.3/updateLiveActivity", update("LA_2", "end")).body["status_code"] == .int(200))
-        #expect(post(doubles, "/pushwoosh/json/1.3/updateLiveActivity", update("LA_2", "update")).body["status_code"] == .int(210))
+        #expect(post(doubles, "/pushwoosh/json/1.3/updateLiveActivity", update("LA_2", "update")).status == 404)
 
         let badCode = post(doubles, "/pushwoosh/json/1.3/startLiveActivity", start.replacingOccurrences(of: "DEMO1-23456", with: "DEMO123456"))
         #expect(badCode.body["status_code"] == .int(210) && badCode.body["status_message"] == .string("application: must be a Pushwoosh application code (XXXXX-XXXXX)"))

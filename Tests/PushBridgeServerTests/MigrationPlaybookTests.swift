@@ -38,6 +38,17 @@ import Testing
         #expect(try await !Self.buildHas("no-such-command"))
     }
 
+    @Test func everyJSONBlockOfThePlaybookIsAJSONObjectWithTheFixedStageNames() throws {
+        let doc = try String(contentsOf: CLIRunner.repoRoot.appendingPathComponent("docs/migration.md"), encoding: .utf8)
+        let blocks = DeploymentDocTests.blocks(doc[...], "json")
+        #expect(blocks.count >= 5)
+        for block in blocks { #expect((try? JSONParser.parse(Array(block.utf8)))?.objectValue != nil, "not a JSON object:\n\(block)") }
+        let modes = blocks.compactMap { (try? JSONParser.parse(Array($0.utf8)))?.objectValue?["mode"]?.stringValue }
+        #expect(modes == ["observe", "shadow", "rollout", "openpush"], "\(modes)")
+        let rollout = blocks.compactMap { (try? JSONParser.parse(Array($0.utf8)))?.objectValue?["rollout"]?.objectValue }.first
+        #expect(rollout?.keys == ["percent", "cohort_key", "fallback_to_legacy", "segment_starts"])
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func theRehearsalRunsAsWrittenObserveShadowOpenPushAndLegacyOffOnTheDoubles() async throws {
         let blocks = try Self.rehearsal()

@@ -4,10 +4,12 @@ import PushBridgeCore
 /// /json/1.3/updateLiveActivity` with the `{"request": {"application", "auth",
 /// "notifications": [...]}}` envelope. Success is HTTP 200 `{"status_code": 200,
 /// "status_message": "OK", "response": {"Messages": [one id per notification]}}`; an argument
-/// error (a missing or malformed field, an application code not shaped `XXXXX-XXXXX`, an update
-/// of a `live_activity_id` it never started or that has ended) is HTTP 200 with `status_code`
-/// 210, every problem in `status_message` and `"response": null`, and nothing of the request
-/// is applied.
+/// error (a missing or malformed field, an application code not shaped `XXXXX-XXXXX`) is HTTP
+/// 200 with `status_code` 210, every problem in `status_message` and `"response": null`. An
+/// update of a `live_activity_id` it never started or that has ended — an error Pushwoosh does
+/// not document — is HTTP 404 with `status_code` 404 in the same envelope (the shape PushBridge
+/// answers an unknown Pushwoosh route with, and the answer its routing reads as "this provider
+/// does not know the activity"). Nothing of a refused request is applied.
 enum PushwooshDouble {
     /// The message of a request without a usable `auth`, in Pushwoosh's words.
     static let accessDenied = "Access denied or application not found"
@@ -41,6 +43,7 @@ enum PushwooshDouble {
             return exchange
         }
         var problems: [String] = []
+        var unknown: [String] = []
         var planned: [(LegacyDoubleActivities.Key, Bool)] = []
         for (i, value) in notifications.enumerated() {
             let label = "notifications[\(i)]"
@@ -53,12 +56,16 @@ enum PushwooshDouble {
             guard found.isEmpty, let id = n["live_activity_id"]?.stringValue else { continue }
             let key = LegacyDoubleActivities.Key(provider: .pushwoosh, app: application, id: id)
             if !starting, !activities.isOpen(key) {
-                problems.append("\(label).live_activity_id: no Live Activity \(id) was started on this application (or it has ended)")
+                unknown.append("\(label).live_activity_id: no Live Activity \(id) was started on this application (or it has ended)")
             }
             planned.append((key, n["live_activity"]?.objectValue?["event"]?.stringValue == "end"))
         }
         guard problems.isEmpty else {
             exchange.response = argumentError(problems)
+            return exchange
+        }
+        guard unknown.isEmpty else {
+            exchange.response = answer(404, code: 404, unknown.joined(separator: "; "))
             return exchange
         }
         for (key, ending) in planned {
