@@ -49,6 +49,36 @@ import Testing
         #expect(rollout?.keys == ["percent", "cohort_key", "fallback_to_legacy", "segment_starts"])
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func makeRunOnTheMigrationDemoSaysWhereTheProxyTheSandboxAndTheDoublesListen() async throws {
+        let made = try CLIRunner.shell(["make", "-n", "run", "CONFIG=config/demo-migration.json"])
+        #expect(made.stdout.contains("serve --config config/demo-migration.json --welcome config/demo-migration-welcome.txt"), "\(made.stdout)")
+
+        let folder = try TemporaryDirectory("pushbridge-migration-welcome")
+        var config = try #require(try JSONParser.parse(Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("config/demo-migration.json")))).objectValue)
+        config["listen"] = .string("127.0.0.1:0")
+        config["audit_db"] = .string(folder.url("audit.sqlite").path)
+        for key in ["sandbox", "legacy_doubles"] {
+            var listener = try #require(config[key]?.objectValue)
+            listener["listen"] = .string("127.0.0.1:0")
+            config[key] = .object(listener)
+        }
+        let file = folder.url("demo-migration.json").path
+        try Data(JSONWriter.bytes(.object(config))).write(to: URL(fileURLWithPath: file))
+        let log = folder.url("serve.log").path, out = folder.url("serve.out").path
+        let serve = try await ServeProcess.start(config: file, environment: [:], logPath: log, extra: ["--welcome", "config/demo-migration-welcome.txt"], stdoutPath: out)
+        let listening = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").first { $0.contains("msg=listening") }.map(String.init) ?? ""
+        let doubles = try #require(LogfmtParser.parse(listening)?.first { $0.key == "legacy_doubles" }?.value)
+        #expect(await eventually { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("docs/migration.md walks the playbook") })
+        let welcome = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(welcome.contains("Legacy doubles  \(doubles)    ") && welcome.contains("Proxy           http://127.0.0.1:\(serve.port)    "), "\(welcome)")
+        #expect(!welcome.contains("{"), "a placeholder was left: \(welcome)")
+        let port = try #require(UInt16(doubles.split(separator: ":").last ?? ""))
+        let view = try await RawHTTPClient.send(port: port, target: "/_doubles/requests")
+        #expect(view.status == 200 && view.text.hasPrefix(#"{"requests":[]"#), "\(view.text)")
+        #expect(try await serve.terminate() == 0)
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func theRehearsalRunsAsWrittenObserveShadowOpenPushAndLegacyOffOnTheDoubles() async throws {
         let blocks = try Self.rehearsal()
