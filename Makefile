@@ -44,7 +44,7 @@ test: deps deps-test deps-python
 # The demo's caller keys are demo-onesignal-key, demo-pushwoosh-auth and demo-buzzkit-token
 # (config/demo.json holds only their SHA-256); its embedded sandbox needs no OpenPush key.
 # `run` builds only the pushbridge binary and, on the demo, prints config/demo-welcome.txt.
-WELCOME ?= $(if $(filter config/demo.json,$(CONFIG)),--welcome config/demo-welcome.txt,)
+WELCOME ?= $(if $(filter config/demo.json,$(CONFIG)),--welcome config/demo-welcome.txt,$(if $(filter config/demo-migration.json,$(CONFIG)),--welcome config/demo-migration-welcome.txt,))
 
 run: deps
 	@test -x .build/release/pushbridge || echo "Building pushbridge (release). The first build takes a couple of minutes; later ones are quick."

@@ -57,8 +57,17 @@ import Testing
         let script = cleanup + "\n" + fixed.enumerated().map { "echo '@@ block \($0.offset) @@'\n\($0.element)" }.joined(separator: "\n")
         let result = try await CLIRunner.shellAsync(["bash", "-c", script])
         #expect(result.status == 0, "exit \(result.status)\n\(result.stdout)\n\(result.stderr)")
+        let promised = Self.checkPromises(Array(fixed.enumerated()), result)
+        #expect(promised >= 7, "\(promised) promised lines")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
+        #expect(left.isEmpty, "the last block left \(left)")
+    }
+
+    /// Checks every `# → ` line of each block against the output between its `@@ block N @@`
+    /// marker and the next one in `result`; returns how many lines were promised.
+    static func checkPromises(_ blocks: [(offset: Int, element: String)], _ result: CLIRunner.Output) -> Int {
         var promised = 0
-        for (index, block) in fixed.enumerated() {
+        for (index, block) in blocks {
             let output = result.stdout.components(separatedBy: "@@ block \(index) @@").dropFirst().first?.components(separatedBy: "@@ block ").first ?? ""
             for line in block.split(separator: "\n") where line.hasPrefix("# → ") {
                 promised += 1
@@ -66,9 +75,7 @@ import Testing
                 #expect(DemoReadmeTests.matches(expected, output), "block \(index) promised: \(expected)\ngot: \(output)\n\(result.stderr)")
             }
         }
-        #expect(promised >= 7, "\(promised) promised lines")
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
-        #expect(left.isEmpty, "the last block left \(left)")
+        return promised
     }
 
     @Test func everyNginxBlockAndTheExampleFileAreAcceptedByNginx() throws {

@@ -28,7 +28,13 @@ extension ProxyConfiguration {
         guard let o = r.object(value, at: "legacy", allowed: DialectName.allCases.map(\.rawValue)) else { return legacy }
         for d in DialectName.allCases {
             guard let url = r.string(o, d.rawValue, at: "legacy") else { continue }
-            if !(url.hasPrefix("https://") || url.hasPrefix("http://")) { r.report("legacy.\(d.rawValue)", "must be an absolute http:// or https:// URL") }
+            if url == ProxyConfiguration.legacyDoubleMarker {
+                legacy.baseURLs[d] = url
+                continue
+            }
+            if !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+                r.report("legacy.\(d.rawValue)", "must be an absolute http:// or https:// URL, or \"double\" for the embedded legacy double")
+            }
             legacy.baseURLs[d] = url.hasSuffix("/") ? String(url.dropLast()) : url
         }
         return legacy

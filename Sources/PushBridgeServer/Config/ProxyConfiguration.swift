@@ -26,6 +26,8 @@ public struct ProxyConfiguration: Sendable {
     public var apps: [AppConfiguration]
     /// The legacy providers' base URLs (observe and shadow modes). Default none.
     public var legacy = LegacyEndpoints()
+    /// The embedded legacy doubles, started when a `legacy.<dialect>` is `"double"`.
+    public var legacyDoubles = LegacyDoubles()
     /// Pacing and retries of sends to OpenPush. Defaults: 60 per 60 s, 3 attempts.
     public var delivery = DeliverySettings()
     /// The scheduler database; nil derives it from the audit path (see `schedulerDatabasePath`).

@@ -10,6 +10,8 @@ public final class ProxyRuntime: Sendable {
     public let server: HTTPServer?
     /// The embedded sandbox's server, when `sandbox.embedded`.
     public let sandboxServer: HTTPServer?
+    /// The embedded legacy doubles, when a `legacy.<dialect>` is `"double"` at start.
+    public let legacyDoubles: LegacyDoublesRunning?
     /// The audit.
     public let audit: AuditStore
     /// The upstream client.
@@ -38,7 +40,7 @@ public final class ProxyRuntime: Sendable {
     /// The configured apps in force.
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
-    private init(server: HTTPServer?, sandboxServer: HTTPServer?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
+    private init(server: HTTPServer?, sandboxServer: HTTPServer?, legacyDoubles: LegacyDoublesRunning?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
                  snapshots: ProxySnapshotBox, scheduler: StartScheduler, shared: SharedState, log: EventLog, adminServer: HTTPServer?,
                  upkeep: AuditUpkeep, service: ProxyService) {
         self.service = service
@@ -50,6 +52,7 @@ public final class ProxyRuntime: Sendable {
         self.log = log
         self.server = server
         self.sandboxServer = sandboxServer
+        self.legacyDoubles = legacyDoubles
         self.audit = audit
         self.client = client
         self.metrics = metrics
@@ -63,8 +66,11 @@ public final class ProxyRuntime: Sendable {
     /// drives pacing and scheduled starts, `auditClock` audit retention and the disk checks
     /// (tests pass a ``ManualDeliveryClock`` to either). With `listening` false everything but
     /// the proxy's own listener starts: requests are handed to ``service`` in-process (tests).
-    public static func start(_ configuration: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock(),
+    public static func start(_ file: ProxyConfiguration, log: EventLog, clock: any DeliveryClock = SystemDeliveryClock(),
                              auditClock: any DeliveryClock = SystemDeliveryClock(), listening: Bool = true) throws -> ProxyRuntime {
+        // The legacy doubles start first: every "double" legacy endpoint becomes their URL.
+        let legacyDoubles = try LegacyDoublesRunning.startIfNeeded(file)
+        guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else { throw StartError("the legacy doubles did not start") }
         var sandboxServer: HTTPServer?
         var sandboxService: SandboxService?
         var sandboxURL: String?
@@ -141,7 +147,7 @@ public final class ProxyRuntime: Sendable {
         }
         try shared.registry?.start()
         scheduler.start()
-        return ProxyRuntime(server: server, sandboxServer: sandboxServer, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
+        return ProxyRuntime(server: server, sandboxServer: sandboxServer, legacyDoubles: legacyDoubles, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
                             snapshots: snapshots, scheduler: scheduler, shared: shared, log: log, adminServer: adminServer,
                             upkeep: upkeep, service: service)
     }
@@ -149,7 +155,11 @@ public final class ProxyRuntime: Sendable {
     /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs and TLS
     /// certificates; requests in flight finish with the snapshot they started with. Listen
     /// address, limits, audit and delivery settings need a restart.
-    public func reload(_ configuration: ProxyConfiguration) {
+    public func reload(_ file: ProxyConfiguration) {
+        guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else {
+            logReloadFailure("(reloaded configuration)", file.legacy.doubled.map { "legacy.\($0.rawValue): \"double\" needs the legacy doubles, which start with serve when the file names them at start-up: restart to use them" })
+            return
+        }
         Self.warnAboutAudiences(configuration, log: log)
         snapshots.replace(ProxySnapshot(configuration))
         reloadCertificates(configuration)
@@ -186,6 +196,7 @@ public final class ProxyRuntime: Sendable {
             log.warning("the scheduler file's WAL was not checkpointed at stop; its starts are in the -wal beside the file until the next start", ["error": .string("\(error)")])
         }
         await sandboxServer?.stop(gracePeriod: .seconds(1))
+        await legacyDoubles?.stop()
     }
 
     /// Why the runtime could not start.
