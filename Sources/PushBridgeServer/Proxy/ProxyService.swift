@@ -72,7 +72,7 @@ public final class ProxyService: Sendable {
                       shadow: ShadowMode(primary: openPush, queue: d.shadows, delivery: d.delivery, legacy: d.legacy, audit: d.audit, log: d.log,
                                          clock: d.clock, timeout: d.shadowTimeout, sandboxBaseURL: d.sandboxBaseURL),
                       clock: d.clock)
-        router = Router(activities: nil, log: d.log, clock: d.clock)
+        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock)
     }
 
     /// Audit completions not written yet (retried in the background).
