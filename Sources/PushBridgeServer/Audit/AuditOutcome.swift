@@ -18,6 +18,12 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case sent
     /// A route PushBridge does not translate (its `route` column holds `METHOD /path`).
     case unhandled
+    /// A population gap: OpenPush said it does not know the activity (its documented 404 "no
+    /// live activity with that id is open") and the legacy provider, which got the original
+    /// request next, accepted it. Not an error: the phone is not on OpenPush yet.
+    case notOnOpenPush = "not_on_openpush"
+    /// The reverse gap: the legacy provider said it does not know the activity and OpenPush accepted it.
+    case notOnLegacy = "not_on_legacy"
 
     /// Whether the row is complete (anything but ``pending``).
     public var isFinal: Bool { self != .pending }

@@ -57,21 +57,22 @@ public final class ProxyService: Sendable {
     let lateCompletions: AuditLateCompletions
     /// The mode stages, made once.
     let modes: Modes
-
-    /// The mode stages.
-    struct Modes: Sendable {
-        let openPush: OpenPushMode
-        let observe: ObserveMode
-        let shadow: ShadowMode
-        let schedule: ScheduleMode
-    }
+    /// The placement stage.
+    let router: Router
 
     /// A service.
     public init(_ dependencies: Dependencies) {
         deps = dependencies
         lateCompletions = AuditLateCompletions(audit: dependencies.audit, log: dependencies.log)
-        modes = Modes(openPush: OpenPushMode(deps: dependencies), observe: ObserveMode(deps: dependencies),
-                      shadow: ShadowMode(deps: dependencies), schedule: ScheduleMode(deps: dependencies))
+        let d = dependencies
+        let begin = AuditBegin(audit: d.audit, log: d.log, metrics: d.metrics)
+        let schedule = ScheduleMode(scheduler: d.scheduler, log: d.log, clock: d.clock)
+        let openPush = OpenPushMode(audit: begin, delivery: d.delivery, schedule: schedule, log: d.log, metrics: d.metrics, clock: d.clock)
+        modes = Modes(openPush: openPush, legacy: LegacyMode(audit: begin, legacy: d.legacy, log: d.log, clock: d.clock),
+                      shadow: ShadowMode(primary: openPush, queue: d.shadows, delivery: d.delivery, legacy: d.legacy, audit: d.audit, log: d.log,
+                                         clock: d.clock, timeout: d.shadowTimeout, sandboxBaseURL: d.sandboxBaseURL),
+                      clock: d.clock)
+        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock)
     }
 
     /// Audit completions not written yet (retried in the background).

@@ -64,11 +64,11 @@ struct Refusal: Sendable, Equatable {
     var response: HTTPResponse {
         switch (reason, dialect) {
         case (.unhandledRoute(let message), .pushwoosh?):
-            return ProxyService.http(PushwooshDialect().render(unhandledRoute: message))
+            return HTTPResponse(dialect: PushwooshDialect().render(unhandledRoute: message))
         case (.unhandledRoute(let message), let dialect?):
-            return ProxyService.http(Dialects.named(dialect).render(failure: .notFound(message), route: route))
+            return HTTPResponse(dialect: Dialects.named(dialect).render(failure: .notFound(message), route: route))
         case (.failure(let failure), let dialect?):
-            return ProxyService.http(Dialects.named(dialect).render(failure: failure, route: route))
+            return HTTPResponse(dialect: Dialects.named(dialect).render(failure: failure, route: route))
         case (.unhandledRoute, nil):
             return .json(plainStatus ?? 404, .object(["errors": .array([.string(message)])]))
         case (.failure(let failure), nil):
