@@ -212,6 +212,25 @@ import Testing
         }
     }
 
+    /// Two instances on one PostgreSQL audit: a start written through A is read by B at once
+    /// (no cache), and B's end of it is read by A.
+    @Test func aStartWrittenThroughOneInstanceIsReadByAnotherOnTheSameDatabase() async throws {
+        try await withTemporaryAudit(.postgresql) { uri in
+            var configurationA = AuditStoreConfiguration(), configurationB = AuditStoreConfiguration()
+            configurationA.instanceName = "instance-a"
+            configurationB.instanceName = "instance-b"
+            let a = try AuditStore(path: uri, configuration: configurationA)
+            let b = try AuditStore(path: uri, configuration: configurationB)
+            #expect(try await b.activities.record(app: "rides", activityId: "shared", now: Self.t0 + 1) == nil)
+            try await Self.start(a, "A1", app: "rides", activity: "shared", holder: .openpush, at: Self.t0)
+            #expect(try await b.activities.record(app: "rides", activityId: "shared", now: Self.t0 + 1)?.holder == .openpush)
+            try await Self.change(b, "B1", .ended(app: "rides", activityId: "shared", at: Self.t0 + 500))
+            #expect(try await a.activities.record(app: "rides", activityId: "shared", now: Self.t0 + 600)?.endedAt == Self.t0 + 500)
+            await a.close()
+            await b.close()
+        }
+    }
+
     // MARK: Helpers
 
     static func record(_ app: String, _ activity: String, _ holder: ActivityHolder, at: Int64, request: String, cohort: String? = nil) -> ActivityRecord {
