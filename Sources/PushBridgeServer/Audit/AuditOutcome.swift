@@ -18,6 +18,13 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case sent
     /// A route PushBridge does not translate (its `route` column holds `METHOD /path`).
     case unhandled
+    /// A population gap, not an error: OpenPush refused a start with its documented 400 "no
+    /// device has registered a push-to-start token" (the audience is not on the new app yet),
+    /// or answered its 404 for an activity that lives on the legacy provider.
+    case notOnOpenPush = "not_on_openpush"
+    /// A population gap the other way: the legacy provider does not know an activity that
+    /// lives on OpenPush.
+    case notOnLegacy = "not_on_legacy"
 
     /// Whether the row is complete (anything but ``pending``).
     public var isFinal: Bool { self != .pending }

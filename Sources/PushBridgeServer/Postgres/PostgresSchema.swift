@@ -109,6 +109,15 @@ enum PostgresSchema {
             CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
             """),
         .init(3, "SQLite's functions the report reads with", sql: sqliteFunctions),
+        .init(6, "rollout rollbacks", sql: """
+            CREATE TABLE rollout_rollbacks (
+                app_name TEXT PRIMARY KEY,
+                rolled_back_at BIGINT NOT NULL,
+                threshold TEXT NOT NULL,
+                evidence TEXT NOT NULL,
+                instance_name TEXT
+            );
+            """),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

@@ -5,7 +5,7 @@ import PushBridgeCore
 ///
 ///     route ─▶ Admission ─▶ translate (pure core) ─▶ mode ─▶ exit
 ///       │          │              │                   │
-///       └ UnhandledRoute   refusals         OpenPushMode · ObserveMode · ShadowMode · ScheduleMode
+///       └ UnhandledRoute   refusals         OpenPushMode · ObserveMode · ShadowMode · ScheduleMode · RolloutMode
 ///
 /// No stage hops threads on its own or assumes which thread it runs on.
 extension ProxyService {
@@ -45,13 +45,20 @@ extension ProxyService {
 
     /// The app's mode for the route decides where the translation goes.
     func run(_ inbound: Inbound, _ translation: Translation, app: AppConfiguration, snapshot: ProxySnapshot) async -> Outcome {
-        let mode = app.mode(for: inbound.route.kind)
+        var mode = app.mode(for: inbound.route.kind)
+        if mode == .rollout {
+            // The rollout places new starts; an update or end goes to OpenPush first.
+            if let settings = app.rollout, translation.requests.allSatisfy({ if case .start = $0.payload { true } else { false } }) {
+                return await modes.rollout.run(inbound, translation, app: app, settings: settings, legacyBase: snapshot.legacy[inbound.route.dialect])
+            }
+            mode = .openpush
+        }
         switch mode {
         case .observe:
             return await modes.observe.run(inbound, translation, app: app, legacyBase: snapshot.legacy[inbound.route.dialect])
         case .shadow where app.shadow?.primary != .openpush:
             return await modes.shadow.legacyPrimary(inbound, translation, app: app, legacyBase: snapshot.legacy[inbound.route.dialect])
-        case .shadow, .openpush:
+        case .shadow, .openpush, .rollout:
             if let error = translation.error { return inbound.refusal(.badRequest(error), translation: translation, app: app.name, now: deps.clock()) }
             if translation.schedule != nil { return await modes.schedule.run(inbound, translation, app: app) }
             let outcome = await modes.openPush.run(inbound, translation, app: app)

@@ -31,13 +31,19 @@ public final class ProxyService: Sendable {
         public var scheduler: StartScheduler?
         /// The audit's disk use, reported on `/healthz`; nil leaves it out.
         public var diskGuard: AuditDiskGuard?
+        /// Rolls rollouts back when their OpenPush window crosses ``rolloutThresholds``; nil: never.
+        public var rollouts: RolloutMonitor?
+        /// The readiness thresholds a rollout's window is judged by.
+        public var rolloutThresholds: ReadinessThresholds
 
         /// Dependencies.
         public init(snapshots: ProxySnapshotBox, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, metrics: Metrics,
                     clock: @escaping @Sendable () -> Int64, legacy: LegacyForwarder, shadows: ShadowQueue,
                     shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil,
-                    diskGuard: AuditDiskGuard? = nil) {
+                    diskGuard: AuditDiskGuard? = nil, rollouts: RolloutMonitor? = nil, rolloutThresholds: ReadinessThresholds = ReadinessThresholds()) {
             self.diskGuard = diskGuard
+            self.rollouts = rollouts
+            self.rolloutThresholds = rolloutThresholds
             self.snapshots = snapshots
             self.delivery = delivery
             self.audit = audit
@@ -64,14 +70,16 @@ public final class ProxyService: Sendable {
         let observe: ObserveMode
         let shadow: ShadowMode
         let schedule: ScheduleMode
+        let rollout: RolloutMode
     }
 
     /// A service.
     public init(_ dependencies: Dependencies) {
         deps = dependencies
         lateCompletions = AuditLateCompletions(audit: dependencies.audit, log: dependencies.log)
-        modes = Modes(openPush: OpenPushMode(deps: dependencies), observe: ObserveMode(deps: dependencies),
-                      shadow: ShadowMode(deps: dependencies), schedule: ScheduleMode(deps: dependencies))
+        let openPush = OpenPushMode(deps: dependencies), observe = ObserveMode(deps: dependencies), schedule = ScheduleMode(deps: dependencies)
+        modes = Modes(openPush: openPush, observe: observe, shadow: ShadowMode(deps: dependencies), schedule: schedule,
+                      rollout: RolloutMode(deps: dependencies, observe: observe, openPush: openPush, schedule: schedule))
     }
 
     /// Audit completions not written yet (retried in the background).
