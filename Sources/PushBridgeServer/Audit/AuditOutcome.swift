@@ -18,12 +18,13 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case sent
     /// A route PushBridge does not translate (its `route` column holds `METHOD /path`).
     case unhandled
-    /// A population gap, not an error: OpenPush refused a start with its documented 400 "no
-    /// device has registered a push-to-start token" (the audience is not on the new app yet),
-    /// or answered its 404 for an activity that lives on the legacy provider.
+    /// A population gap: OpenPush said it does not know the activity (its documented 404 "no
+    /// live activity with that id is open") and the legacy provider, which got the original
+    /// request next, accepted it; or, in a rollout, OpenPush refused a start with its
+    /// documented 400 "no device has registered a push-to-start token". Not an error: the
+    /// phone is not on OpenPush yet.
     case notOnOpenPush = "not_on_openpush"
-    /// A population gap the other way: the legacy provider does not know an activity that
-    /// lives on OpenPush.
+    /// The reverse gap: the legacy provider said it does not know the activity and OpenPush accepted it.
     case notOnLegacy = "not_on_legacy"
 
     /// Whether the row is complete (anything but ``pending``).

@@ -17,6 +17,11 @@ public struct UpstreamAttempt: Sendable, Equatable {
     public var latencyMs: Double
     /// The answer's body (truncated); not stored in the `attempts` column (nor is ``errorDetail``).
     public var body: String?
+    /// Where it went: `openpush` or `legacy:<dialect>`; nil in rows written before a request
+    /// could reach both sides (read as OpenPush's, or the legacy provider's in observe).
+    public var provider: String?
+    /// Whether its side's answer is the one the caller got; nil where ``provider`` is.
+    public var answered: Bool?
 
     /// An attempt.
     public init(startedAt: Int64, status: Int? = nil, error: String? = nil, errorDetail: String? = nil, latencyMs: Double, body: String? = nil) {
@@ -28,13 +33,16 @@ public struct UpstreamAttempt: Sendable, Equatable {
         self.body = body
     }
 
-    /// `{"at", "status" | "error", "latency_ms"}`, as the audit's `attempts` column holds it.
+    /// `{"at", "status" | "error", "latency_ms", "provider", "answered"}`, as the audit's
+    /// `attempts` column holds it (the last two only when known, so older rows read the same).
     public var json: JSONValue {
         var object = JSONObject()
         object.appendUnchecked("at", .int(startedAt))
         if let status { object.appendUnchecked("status", .int(Int64(status))) }
         if let error { object.appendUnchecked("error", .string(error)) }
         object.appendUnchecked("latency_ms", .double(latencyMs))
+        if let provider { object.appendUnchecked("provider", .string(provider)) }
+        if let answered { object.appendUnchecked("answered", .bool(answered)) }
         return .object(object)
     }
 
@@ -44,8 +52,11 @@ public struct UpstreamAttempt: Sendable, Equatable {
         guard let text, let array = (try? JSONParser.parse(Array(text.utf8)))?.arrayValue else { return [] }
         return array.compactMap { value in
             guard let object = value.objectValue, let at = object["at"]?.numberValue?.int64Value else { return nil }
-            return UpstreamAttempt(startedAt: at, status: object["status"]?.numberValue?.int64Value.map(Int.init), error: object["error"]?.stringValue,
-                                   latencyMs: object["latency_ms"]?.numberValue?.doubleValue ?? 0)
+            var attempt = UpstreamAttempt(startedAt: at, status: object["status"]?.numberValue?.int64Value.map(Int.init), error: object["error"]?.stringValue,
+                                          latencyMs: object["latency_ms"]?.numberValue?.doubleValue ?? 0)
+            attempt.provider = object["provider"]?.stringValue
+            if case .bool(let answered)? = object["answered"] { attempt.answered = answered }
+            return attempt
         }
     }
 }

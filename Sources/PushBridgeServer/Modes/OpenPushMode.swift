@@ -1,36 +1,58 @@
 import PushBridgeCore
 
-/// `openpush` mode: the row begun, delivery paced with safe retries, the answer in the
-/// caller's dialect; the exit completes the row before the caller is answered.
-struct OpenPushMode: Sendable {
-    let deps: ProxyService.Dependencies
+/// The OpenPush side: the translation refused in the caller's dialect, or a scheduled start
+/// handed to ``ScheduleMode``, or the row begun, delivery paced with safe retries and the
+/// answer in the caller's dialect; the exit completes the row before the caller is answered.
+struct OpenPushMode: Mode {
+    /// Begins the row.
+    let audit: AuditBegin
+    /// Paces, sends and retries to OpenPush.
+    let delivery: OpenPushDelivery
+    /// Stores scheduled starts.
+    let schedule: ScheduleMode
+    /// Warning lines.
+    let log: EventLog
+    /// Attempt metrics.
+    let metrics: Metrics
+    /// Unix milliseconds now.
+    let clock: @Sendable () -> Int64
 
-    func run(_ inbound: Inbound, _ translation: Translation, app: AppConfiguration) async -> Outcome {
+    func run(_ request: ModeRequest) async -> Outcome {
+        let (inbound, translation, app) = (request.inbound, request.translation, request.app)
+        if let error = translation.error { return inbound.refusal(.badRequest(error), translation: translation, app: app.name, now: clock()) }
+        if translation.schedule != nil { return await schedule.run(request) }
         let began = ContinuousClock.now
-        if let failed = await AuditBegin.begin(inbound, translation: translation, app: app, deps: deps) { return failed }
+        if let failed = await audit.begin(request) { return failed }
         let key = app.passThroughKey ? (inbound.credential ?? "") : (app.openPushKey?.value ?? "")
-        let delivery = deps.delivery
         let sent: OpenPushDelivery.Outcome
         if let repeatKey = delivery.repeats.key(for: translation.requests, key: key) {
-            switch await delivery.repeats.deliver(key: repeatKey, requestId: inbound.requestId, send: {
+            switch await delivery.repeats.deliver(key: repeatKey, requestId: inbound.requestId, send: { [delivery] in
                 await delivery.deliver(translation.requests, key: key, requestId: inbound.requestId)
             }) {
             case .sent(let outcome): sent = outcome
-            case .repeated(let first): return repeated(first, inbound, translation, app: app, began: began)
+            case .repeated(let first): return repeated(first, request, began: began)
             }
         } else {
             sent = await delivery.deliver(translation.requests, key: key, requestId: inbound.requestId)
         }
+        var outcome = answer(sent, request, began: began)
+        outcome.answeredBy = .openpush
+        return outcome
+    }
+
+    /// What the delivery's outcome tells the caller and the audit.
+    private func answer(_ sent: OpenPushDelivery.Outcome, _ request: ModeRequest, began: ContinuousClock.Instant) -> Outcome {
+        let (inbound, translation, app) = (request.inbound, request.translation, request.app)
         switch sent {
         case .rateLimited(let seconds):
-            deps.metrics.recordUpstreamAttempt(result: "paced_refused")
-            let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected,
+            metrics.recordUpstreamAttempt(result: "paced_refused")
+            let completion = AuditCompletion(finishedAt: clock(), outcome: .rejected,
                                              errorMessage: "PushBridge's send queue for OpenPush app \(app.openPushAppId) is full; nothing was sent")
             return Outcome(answer: inbound.answer(.rateLimited(retryAfter: seconds)), audit: .complete(completion), route: inbound.route, app: app.name,
                            log: AuditOutcome.rejected.rawValue, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
         case .pacerUnavailable:
-            deps.metrics.recordUpstreamAttempt(result: "pacer_unavailable")
-            let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .rejected,
+            metrics.recordUpstreamAttempt(result: "pacer_unavailable")
+            let completion = AuditCompletion(finishedAt: clock(), outcome: .rejected,
                                              errorMessage: "the shared pacing state in PostgreSQL cannot be reached; nothing was sent")
             return Outcome(answer: inbound.answer(.unavailable("the shared state (pacing) cannot be reached; nothing was sent; retry shortly")),
                            audit: .complete(completion), route: inbound.route, app: app.name,
@@ -38,28 +60,31 @@ struct OpenPushMode: Sendable {
         case .delivered(let results, let attempts):
             for (number, attempt) in attempts.enumerated() {
                 if let detail = attempt.errorDetail {
-                    deps.log.warning("openpush call failed", ["request_id": .string(inbound.requestId), "attempt": .int(Int64(number + 1)), "error": .string(detail)])
+                    log.warning("openpush call failed", ["request_id": .string(inbound.requestId), "attempt": .int(Int64(number + 1)), "error": .string(detail)])
                 }
-                deps.metrics.observeUpstreamLatency(seconds: attempt.latencyMs / 1000)
-                deps.metrics.recordUpstreamAttempt(result: attempt.status.map { "\($0 / 100)xx" } ?? "error")
+                metrics.observeUpstreamLatency(seconds: attempt.latencyMs / 1000)
+                metrics.recordUpstreamAttempt(result: attempt.status.map { "\($0 / 100)xx" } ?? "error")
             }
             let failed = results.contains { if case .failed = $0 { true } else { false } }
             let completion = AuditCompletion(
-                finishedAt: deps.clock(), outcome: failed ? .failed : .forwarded,
+                finishedAt: clock(), outcome: failed ? .failed : .forwarded,
                 upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
-                upstreamLatencyMs: attempts.reduce(0) { $0 + $1.latencyMs }, attempts: attempts,
+                upstreamLatencyMs: attempts.reduce(0) { $0 + $1.latencyMs }, attempts: attempts.map { Self.tagged($0) },
                 errorMessage: results.compactMap { if case .failed(let m) = $0 { m } else { nil } }.first)
-            let ids = results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
-            return Outcome(answer: ProxyService.http(inbound.dialect.render(results: results, for: translation)), audit: .complete(completion),
-                           route: inbound.route, app: app.name, log: completion.outcome.rawValue, acceptedIds: ids, latencyMs: Outcome.ms(since: began),
-                           scrubber: inbound.scrubber)
+            var outcome = Outcome(answer: HTTPResponse(dialect: inbound.dialect.render(results: results, for: translation)), audit: .complete(completion),
+                                  route: inbound.route, app: app.name, log: completion.outcome.rawValue, acceptedIds: Self.acceptedIds(results),
+                                  latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
+            outcome.reached = Self.reached(results, translation)
+            outcome.unknownActivity = UnknownActivity.openPush(results)
+            return outcome
         }
     }
 
     /// The answer to a repeat of an update sent by request `first.requestId`: its result, in
     /// this caller's dialect; nothing sent. The row says `translated` and which request sent it.
-    private func repeated(_ first: UpdateRepeats.First, _ inbound: Inbound, _ translation: Translation, app: AppConfiguration, began: ContinuousClock.Instant) -> Outcome {
-        deps.metrics.recordUpstreamAttempt(result: "repeat_not_sent")
+    private func repeated(_ first: UpdateRepeats.First, _ request: ModeRequest, began: ContinuousClock.Instant) -> Outcome {
+        let (inbound, translation, app) = (request.inbound, request.translation, request.app)
+        metrics.recordUpstreamAttempt(result: "repeat_not_sent")
         let answer: HTTPResponse, ids: [String]?
         switch first.outcome {
         case .rateLimited(let seconds):
@@ -69,32 +94,34 @@ struct OpenPushMode: Sendable {
             answer = inbound.answer(.unavailable("the shared state (pacing) cannot be reached; nothing was sent; retry shortly"))
             ids = nil
         case .delivered(let results, _):
-            answer = ProxyService.http(inbound.dialect.render(results: results, for: translation))
-            ids = results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
+            answer = HTTPResponse(dialect: inbound.dialect.render(results: results, for: translation))
+            ids = Self.acceptedIds(results)
         }
-        let completion = AuditCompletion(finishedAt: deps.clock(), outcome: .translated,
+        let completion = AuditCompletion(finishedAt: clock(), outcome: .translated,
                                          errorMessage: "not sent: the same update (app, activity, body and key) as request \(first.requestId), answered with its result")
-        return Outcome(answer: answer, audit: .complete(completion), route: inbound.route, app: app.name, log: "repeat_not_sent",
-                       acceptedIds: ids, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
+        var outcome = Outcome(answer: answer, audit: .complete(completion), route: inbound.route, app: app.name, log: "repeat_not_sent",
+                              acceptedIds: ids, latencyMs: Outcome.ms(since: began), scrubber: inbound.scrubber)
+        outcome.answeredBy = .openpush
+        return outcome
     }
-}
 
-/// Writing a row before anything leaves.
-enum AuditBegin {
-    /// Nil once the `pending` row is committed; otherwise the outcome to answer with: nothing
-    /// was sent, and nothing more can be written.
-    static func begin(_ inbound: Inbound, translation: Translation, app: AppConfiguration, deps: ProxyService.Dependencies) async -> Outcome? {
-        do {
-            try await deps.audit.begin(inbound.entry(translation: translation, app: app))
-            return nil
-        } catch {
-            deps.log.error("audit write failed; request not forwarded", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
-            let unavailable = (error as? AuditError)?.isUnavailable == true
-            if unavailable { deps.metrics.recordAuditUnavailable() }
-            let failure: ProxyFailure = unavailable ? .unavailable("the audit database cannot be reached; nothing was sent; retry shortly")
-                : .internal("the audit could not be written; nothing was sent")
-            return Outcome(answer: inbound.answer(failure), audit: .done,
-                           route: inbound.route, app: app.name, log: AuditOutcome.failed.rawValue, scrubber: inbound.scrubber)
+    /// OpenPush's message ids of the accepted results.
+    private static func acceptedIds(_ results: [UpstreamResult]) -> [String] {
+        results.compactMap { if case .accepted(let id, _) = $0 { id } else { nil } }
+    }
+
+    /// The activity ids of the requests OpenPush accepted (results come in the requests' order).
+    static func reached(_ results: [UpstreamResult], _ translation: Translation) -> [String] {
+        zip(translation.requests, results).compactMap { request, result in
+            if case .accepted = result { request.activityId } else { nil }
         }
+    }
+
+    /// An attempt named as OpenPush's.
+    static func tagged(_ attempt: UpstreamAttempt) -> UpstreamAttempt {
+        var a = attempt
+        a.provider = Side.openpush.provider(.onesignal)
+        a.answered = true
+        return a
     }
 }

@@ -3,12 +3,18 @@ import PushBridgeCore
 /// A start with a future `send_date`: stored in the scheduler file, answered at once with
 /// PushBridge's message ids, audited as `scheduled` (the lifecycle writes the row); the
 /// scheduler sends it at its time.
-struct ScheduleMode: Sendable {
-    let deps: ProxyService.Dependencies
+struct ScheduleMode: Mode {
+    /// Stores and later sends scheduled starts; nil refuses them.
+    let scheduler: StartScheduler?
+    /// Error lines.
+    let log: EventLog
+    /// Unix milliseconds now.
+    let clock: @Sendable () -> Int64
 
-    func run(_ inbound: Inbound, _ translation: Translation, app: AppConfiguration) async -> Outcome {
-        let refuse = { (error: TranslationError) in inbound.refusal(.badRequest(error), translation: translation, app: app.name, now: deps.clock()) }
-        guard let scheduler = deps.scheduler else {
+    func run(_ request: ModeRequest) async -> Outcome {
+        let (inbound, translation, app) = (request.inbound, request.translation, request.app)
+        let refuse = { (error: TranslationError) in inbound.refusal(.badRequest(error), translation: translation, app: app.name, now: clock()) }
+        guard let scheduler else {
             return refuse(TranslationError(field: "send_date", rule: "is in the future", message: "send_date is in the future and this PushBridge runs no scheduler"))
         }
         guard !app.passThroughKey else {
@@ -22,32 +28,34 @@ struct ScheduleMode: Sendable {
             starts.append(ScheduledStart(id: id, requestId: inbound.requestId, ordinal: i, appName: app.name, request: request, time: time))
             results.append(.scheduled(id: id))
         }
-        let response = ProxyService.http(inbound.dialect.render(results: results, for: translation))
-        let completion = inbound.scrub(AuditCompletion(finishedAt: deps.clock(), outcome: .scheduled, responseStatus: response.status,
+        let response = HTTPResponse(dialect: inbound.dialect.render(results: results, for: translation))
+        let completion = inbound.scrub(AuditCompletion(finishedAt: clock(), outcome: .scheduled, responseStatus: response.status,
                                                        responseBody: String(decoding: response.body, as: UTF8.self)))
         do {
-            try await scheduler.lifecycle.store(starts, entry: inbound.entry(translation: translation, app: app), completion: completion, now: deps.clock())
+            try await scheduler.lifecycle.store(starts, entry: inbound.entry(translation: translation, app: app), completion: completion, now: clock())
         } catch {
-            deps.log.error("scheduling failed; nothing will be sent", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
+            log.error("scheduling failed; nothing will be sent", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
             let failure = ProxyFailure.internal("the scheduled start could not be stored; nothing will be sent")
             let answer = inbound.answer(failure)
             if error.recorded { await unschedule(inbound, starts: starts, lifecycle: scheduler.lifecycle, answer: answer, message: failure.message) }
             return Outcome(answer: answer, audit: .done, route: inbound.route, app: app.name, log: AuditOutcome.failed.rawValue, scrubber: inbound.scrubber)
         }
         scheduler.wake()
-        return Outcome(answer: response, audit: .done, route: inbound.route, app: app.name, log: AuditOutcome.scheduled.rawValue, scrubber: inbound.scrubber)
+        var outcome = Outcome(answer: response, audit: .done, route: inbound.route, app: app.name, log: AuditOutcome.scheduled.rawValue, scrubber: inbound.scrubber)
+        outcome.answeredBy = .openpush
+        return outcome
     }
 
     /// The scheduled start could not be stored after its audit row said `scheduled`: the row
     /// (and its mirror rows) now say what the caller is told — failed, nothing will be sent.
     private func unschedule(_ inbound: Inbound, starts: [ScheduledStart], lifecycle: ScheduledStartLifecycle, answer: HTTPResponse, message: String) async {
-        let now = deps.clock()
+        let now = clock()
         let completion = AuditCompletion(finishedAt: now, outcome: .failed, responseStatus: answer.status,
                                          responseBody: String(decoding: answer.body, as: UTF8.self), errorMessage: message)
         do {
             try await lifecycle.abandon(starts, completion: inbound.scrub(completion), now: now)
         } catch {
-            deps.log.error("audit row of an unstored scheduled start could not be corrected", ["request_id": .string(inbound.requestId)])
+            log.error("audit row of an unstored scheduled start could not be corrected", ["request_id": .string(inbound.requestId)])
         }
     }
 }

@@ -26,7 +26,7 @@ extension HTTPServerFailure {
         guard let dialect = route?.dialect ?? InboundRoute.dialect(ofPrefix: request.target) else {
             return .json(status, .object(["errors": .array([.string(proxyFailure.message)])]))
         }
-        return ProxyService.http(Dialects.named(dialect).render(failure: proxyFailure, route: route))
+        return HTTPResponse(dialect: Dialects.named(dialect).render(failure: proxyFailure, route: route))
     }
 
     /// What the exit carries out for it. A refusal made before any handler ran gets its

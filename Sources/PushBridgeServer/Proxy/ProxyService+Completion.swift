@@ -19,7 +19,7 @@ extension ProxyService {
         if let ids, let route, (200..<300).contains(answer.status) {
             let listed = ids.isEmpty ? "" : " (OpenPush id \(ids.joined(separator: ", ")))"
             let message = "the send reached OpenPush\(listed) but its audit record could not be written; retrying with the same idempotency key is safe"
-            let truth = Self.http(Dialects.named(route.dialect).render(failure: .internal(message), route: route))
+            let truth = HTTPResponse(dialect: Dialects.named(route.dialect).render(failure: .internal(message), route: route))
             late.responseStatus = truth.status
             late.responseBody = String(decoding: truth.body, as: UTF8.self)
             late.errorMessage = "answered \(truth.status) instead of \(answer.status): the audit completion could not be written within \(Self.completionBudget)"

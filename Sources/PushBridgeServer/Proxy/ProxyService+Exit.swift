@@ -85,9 +85,4 @@ extension ProxyService {
         }
         return scrubber.map { $0.scrub(c) } ?? c
     }
-
-    /// A dialect's answer as an HTTP response (the exit adds the request id).
-    static func http(_ r: DialectResponse) -> HTTPResponse {
-        HTTPResponse(status: r.status, headers: [("Content-Type", "application/json")] + r.headers.map { (name: $0.0, value: $0.1) }, body: r.body)
-    }
 }

@@ -3,9 +3,11 @@ import PushBridgeCore
 /// The whole request path on one screen. Each stage is a type of its own; each returns an
 /// ``Outcome``, and every answer leaves through ``ProxyService/exit(_:_:)``:
 ///
-///     route ─▶ Admission ─▶ translate (pure core) ─▶ mode ─▶ exit
-///       │          │              │                   │
-///       └ UnhandledRoute   refusals         OpenPushMode · ObserveMode · ShadowMode · ScheduleMode · RolloutMode
+///     route ─▶ Admission ─▶ translate (pure core) ─▶ place (Router) ─▶ mode ─▶ exit
+///       │          │              │                     │              │
+///       └ UnhandledRoute   refusals        ledger unreadable    Modes.mode(for: placement):
+///                                                               OpenPushMode · LegacyMode · ScheduleMode,
+///                                                               wrapped by Fallback · Alongside · Shadow · Ledger
 ///
 /// No stage hops threads on its own or assumes which thread it runs on.
 extension ProxyService {
@@ -25,7 +27,12 @@ extension ProxyService {
             return await exit(call, refusal)
         case .admitted(let inbound, let app):
             let translation = translate(inbound, app: app)
-            return await exit(call, await run(inbound, translation, app: app, snapshot: snapshot))
+            switch await router.place(inbound, translation, app: app, snapshot: snapshot) {
+            case .refused(let refusal):
+                return await exit(call, refusal)
+            case .placed(let request):
+                return await exit(call, await modes.run(request))
+            }
         }
     }
 
@@ -41,29 +48,5 @@ extension ProxyService {
         deps.metrics.recordSuppressedLogLines(app: app.name, held)
         deps.metrics.recordFindings(translation.findings, dialect: inbound.route.dialect)
         return translation
-    }
-
-    /// The app's mode for the route decides where the translation goes.
-    func run(_ inbound: Inbound, _ translation: Translation, app: AppConfiguration, snapshot: ProxySnapshot) async -> Outcome {
-        var mode = app.mode(for: inbound.route.kind)
-        if mode == .rollout {
-            // The rollout places new starts; an update or end goes to OpenPush first.
-            if let settings = app.rollout, translation.requests.allSatisfy({ if case .start = $0.payload { true } else { false } }) {
-                return await modes.rollout.run(inbound, translation, app: app, settings: settings, legacyBase: snapshot.legacy[inbound.route.dialect])
-            }
-            mode = .openpush
-        }
-        switch mode {
-        case .observe:
-            return await modes.observe.run(inbound, translation, app: app, legacyBase: snapshot.legacy[inbound.route.dialect])
-        case .shadow where app.shadow?.primary != .openpush:
-            return await modes.shadow.legacyPrimary(inbound, translation, app: app, legacyBase: snapshot.legacy[inbound.route.dialect])
-        case .shadow, .openpush, .rollout:
-            if let error = translation.error { return inbound.refusal(.badRequest(error), translation: translation, app: app.name, now: deps.clock()) }
-            if translation.schedule != nil { return await modes.schedule.run(inbound, translation, app: app) }
-            let outcome = await modes.openPush.run(inbound, translation, app: app)
-            guard mode == .shadow, let base = snapshot.legacy[inbound.route.dialect] else { return outcome }
-            return modes.shadow.toLegacy(inbound, app: app, base: base, primary: outcome)
-        }
     }
 }

@@ -63,23 +63,22 @@ public final class ProxyService: Sendable {
     let lateCompletions: AuditLateCompletions
     /// The mode stages, made once.
     let modes: Modes
-
-    /// The mode stages.
-    struct Modes: Sendable {
-        let openPush: OpenPushMode
-        let observe: ObserveMode
-        let shadow: ShadowMode
-        let schedule: ScheduleMode
-        let rollout: RolloutMode
-    }
+    /// The placement stage.
+    let router: Router
 
     /// A service.
     public init(_ dependencies: Dependencies) {
         deps = dependencies
         lateCompletions = AuditLateCompletions(audit: dependencies.audit, log: dependencies.log)
-        let openPush = OpenPushMode(deps: dependencies), observe = ObserveMode(deps: dependencies), schedule = ScheduleMode(deps: dependencies)
-        modes = Modes(openPush: openPush, observe: observe, shadow: ShadowMode(deps: dependencies), schedule: schedule,
-                      rollout: RolloutMode(deps: dependencies, observe: observe, openPush: openPush, schedule: schedule))
+        let d = dependencies
+        let begin = AuditBegin(audit: d.audit, log: d.log, metrics: d.metrics)
+        let schedule = ScheduleMode(scheduler: d.scheduler, log: d.log, clock: d.clock)
+        let openPush = OpenPushMode(audit: begin, delivery: d.delivery, schedule: schedule, log: d.log, metrics: d.metrics, clock: d.clock)
+        modes = Modes(openPush: openPush, legacy: LegacyMode(audit: begin, legacy: d.legacy, log: d.log, clock: d.clock),
+                      shadow: ShadowMode(primary: openPush, queue: d.shadows, delivery: d.delivery, legacy: d.legacy, audit: d.audit, log: d.log,
+                                         clock: d.clock, timeout: d.shadowTimeout, sandboxBaseURL: d.sandboxBaseURL),
+                      clock: d.clock, rollouts: d.rollouts, rolloutThresholds: d.rolloutThresholds)
+        router = Router(activities: nil, log: d.log, clock: d.clock, rollouts: d.rollouts)
     }
 
     /// Audit completions not written yet (retried in the background).

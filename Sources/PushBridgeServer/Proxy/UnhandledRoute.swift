@@ -24,7 +24,7 @@ enum UnhandledRoute {
         }
         var entry = AuditEntry(requestId: call.requestId, receivedAt: call.started, path: request.path, dialect: dialect)
         entry.unhandledRoute = name
-        return Outcome(answer: ProxyService.http(answer), audit: .record(entry, AuditCompletion(finishedAt: now, outcome: .unhandled, errorMessage: message)),
+        return Outcome(answer: HTTPResponse(dialect: answer), audit: .record(entry, AuditCompletion(finishedAt: now, outcome: .unhandled, errorMessage: message)),
                        route: route, app: nil, log: AuditOutcome.unhandled.rawValue)
     }
 }

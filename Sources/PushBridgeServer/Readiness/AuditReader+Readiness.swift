@@ -154,11 +154,9 @@ extension AuditReader {
     /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
     /// is a call that ended without a 2xx; a rate-limited call had at least one 429.
     private func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let (primary, primaryArguments) = readinessClause(scope, extra: [
-            "r.outcome IN ('forwarded', 'failed', 'sent')",
-            "coalesce(r.error_message, '') NOT LIKE ?", "coalesce(r.error_message, '') NOT LIKE ?",
-        ])
-        let legacyRows: [SQLiteValue] = [.text(ObserveMode.message + "%"), .text(ShadowMode.legacyPrimaryMessage + "%")]
+        let (primary, primaryArguments) = readinessClause(scope, extra: ["r.outcome IN ('forwarded', 'failed', 'sent')"]
+            + LegacyMode.messages.map { _ in "coalesce(r.error_message, '') NOT LIKE ?" })
+        let legacyRows: [SQLiteValue] = LegacyMode.messages.map { .text($0 + "%") }
         let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
         let primaryRows = try query("""
             SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 THEN 0 ELSE 1 END), sum(\(rateLimited))

@@ -29,6 +29,17 @@ public struct RolloutPlacement: Sendable, Equatable {
     }
 }
 
+extension RolloutPlacement.Reason {
+    /// What a legacy-side row's message says about why the start went there.
+    var legacyMessage: String {
+        switch self {
+        case .cohort(let bucket): "rollout: cohort bucket \(bucket) is outside the percent, so the legacy provider got the start"
+        case .unsplittable: "rollout: no cohort key (a segment or filter start), so the start went where segment_starts says"
+        case .rolledBack: "rollout: rolled back, so every new start goes to the legacy provider"
+        }
+    }
+}
+
 /// The cohort placement of a rollout's new starts.
 ///
 /// The cohort key is the start's target, read from its translation: `include_aliases`

@@ -18,10 +18,18 @@ final class InstanceFleet: Sendable {
     private let processes = Mutex<[String: ServeProcess]>([:])
     private let delivery: String
     private let instances: String
+    /// More top-level members (each starting with a comma), e.g. `legacy`.
+    private let topExtra: String
+    /// The `apps` array every instance serves (``reconfigure(apps:)`` replaces it).
+    private let apps: Mutex<String>
 
     /// `delivery` and `instances` are the JSON objects of those configuration keys;
-    /// `upstreamDelay` is added before each upstream answer.
-    init(delivery: String, instances: String = #"{"heartbeat_ms": 200, "dead_after_ms": 1500}"#, upstreamDelay: Duration = .zero) throws {
+    /// `upstreamDelay` is added before each upstream answer; `apps` replaces the default apps
+    /// and `topExtra` adds top-level members.
+    init(delivery: String, instances: String = #"{"heartbeat_ms": 200, "dead_after_ms": 1500}"#, upstreamDelay: Duration = .zero,
+         apps: String? = nil, topExtra: String = "") throws {
+        self.apps = Mutex(apps ?? ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))
+        self.topExtra = topExtra
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         uri = try PostgresTestCluster.start().makeDatabase()
@@ -44,8 +52,8 @@ final class InstanceFleet: Sendable {
         {"listen": "127.0.0.1:0", "audit_db": "\(uri)", "instance_name": "\(name)", "instances": \(instances),
          "openpush": {"base_url": "\(upstream.baseURL)"},
          "limits": {"upstream_timeout_ms": 5000, "upstream_connect_timeout_ms": 1000},
-         "delivery": \(delivery),
-         "apps": \(ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))}
+         "delivery": \(delivery) \(topExtra),
+         "apps": \(apps.withLock { $0 })}
         """
     }
 
@@ -58,6 +66,23 @@ final class InstanceFleet: Sendable {
         processes.withLock { $0[name] = process }
         return process
     }
+
+    /// Rewrites every running instance's configuration with `apps` and sends it SIGHUP; returns
+    /// once each has logged that it reloaded.
+    func reconfigure(apps new: String) async throws {
+        apps.withLock { $0 = new }
+        let running = processes.withLock { $0 }
+        for (name, process) in running {
+            let before = log(name).components(separatedBy: "configuration reloaded").count
+            try Data(config(name).utf8).write(to: URL(fileURLWithPath: directory.appendingPathComponent("\(name).json").path))
+            Glibc.kill(process.process.processIdentifier, SIGHUP)
+            let reloaded = await eventually(30) { self.log(name).components(separatedBy: "configuration reloaded").count > before }
+            guard reloaded else { throw FleetError.notReloaded(name) }
+        }
+    }
+
+    /// What a fleet could not do.
+    enum FleetError: Error { case notReloaded(String) }
 
     /// The running instance `name`.
     func instance(_ name: String) -> ServeProcess? { processes.withLock { $0[name] } }

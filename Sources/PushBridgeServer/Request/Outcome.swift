@@ -41,6 +41,19 @@ struct Outcome: Sendable {
     /// False for an answer that is not the one the caller got (libmicrohttpd sent its own):
     /// the audit then keeps the completion's status and no body.
     var answerSent = true
+    /// The side whose answer this is; nil when PushBridge answered itself (a refusal, an audit
+    /// that could not be begun) and nothing was sent.
+    var answeredBy: Side? = nil
+    /// The activity ids the answering side reports as accepted (a start's, an update's or an end's).
+    var reached: [String] = []
+    /// The activity ids the other side, sent alongside (``AlongsideMode``), reports as accepted.
+    var alongsideReached: [String] = []
+    /// Whether the answering side said it does not know the activity (OpenPush's documented 404
+    /// "no live activity with that id is open", a legacy provider's 404).
+    var unknownActivity = false
+    /// The legacy provider's answer as a shadow comparison records it (status nil when none came);
+    /// nil for an OpenPush answer, which the comparison takes from the answer the caller got.
+    var compared: ShadowComparison.Side? = nil
 }
 
 extension Outcome {
@@ -52,6 +65,13 @@ extension Outcome {
         }
     }
 
+    /// The completion, when the stage began a row and this completes it.
+    var completion: AuditCompletion? {
+        get { if case .complete(let c) = audit { c } else { nil } }
+        set { if let newValue, case .complete = audit { audit = .complete(newValue) } }
+    }
+
+    /// Milliseconds since `start`.
     static func ms(since start: ContinuousClock.Instant) -> Double {
         let c = (ContinuousClock.now - start).components
         return Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15

@@ -49,7 +49,7 @@ struct Inbound: Sendable {
     }
 
     /// The caller's answer for a failure PushBridge answers itself, in the caller's dialect.
-    func answer(_ failure: ProxyFailure) -> HTTPResponse { ProxyService.http(dialect.render(failure: failure, route: route)) }
+    func answer(_ failure: ProxyFailure) -> HTTPResponse { HTTPResponse(dialect: dialect.render(failure: failure, route: route)) }
 
     /// A refusal: the answer in the caller's dialect and the complete `rejected` row.
     func refusal(_ failure: ProxyFailure, translation: Translation? = nil, app: String? = nil, now: Int64) -> Outcome {

@@ -1,0 +1,9 @@
+import PushBridgeCore
+
+/// What routing reads of the activity ledger: where one activity lives. The ledger's store
+/// (``AuditStore/activities``) is one; a read that throws is said to the caller (503, nothing
+/// sent), never guessed.
+protocol ActivityLookup: Sendable {
+    /// The activity's record; nil when the ledger has never seen it or it is past its lifetime.
+    func record(app: String, activityId: String, now: Int64) async throws -> ActivityRecord?
+}
