@@ -165,4 +165,64 @@ import Testing
         #expect(try AuditReader(path: proxy.auditPath).rollbacks().isEmpty)
         await proxy.stop()
     }
+
+    @Test func twoInstancesSharingAPostgreSQLAuditShareTheRollbackAndItsResume() async throws {
+        let c = Self.cases[0]
+        let database = try PostgresTestCluster.start().makeDatabase()
+        let broken = { @Sendable (request: HTTPRequest) -> HTTPResponse? in
+            request.path.contains("/activities/activity/") ? .json(400, .object(["errors": .array([.string("event_updates: broken on purpose")])])) : nil
+        }
+        let openPushA = try RecordingSandbox(behaviour: broken), openPushB = try RecordingSandbox(behaviour: broken)
+        let legacyA = try Legacy(), legacyB = try Legacy()
+        let a = try ProxyHarness(.inProcess, upstream: openPushA.baseURL, topExtra: legacyA.top, apps: Self.apps(rollout: #"{"percent": 100}"#), auditDatabase: database)
+        let b = try ProxyHarness(.inProcess, upstream: openPushB.baseURL, topExtra: legacyB.top, apps: Self.apps(rollout: #"{"percent": 100}"#), auditDatabase: database)
+        for i in 0..<RolloutWindow.minimum { _ = try await a.send(path: c.path, body: c.body("alice", "fleet_\(i)")) }
+        #expect(a.runtime.rollouts.rollback(of: "os") != nil)
+        // B never saw an OpenPush error; it reads the rollback from the shared audit.
+        #expect(await eventually { b.runtime.rollouts.rollback(of: "os") != nil })
+        #expect(b.log.lines.contains { $0.contains("ROLLOUT ROLLED BACK") && $0.contains("threshold=max_openpush_error_rate") })
+        _ = try await b.send(path: c.path, body: c.body("alice", "fleet_b_1"))
+        #expect(openPushB.all.isEmpty && legacyB.os.all.count == 1, "instance B still sent a new start to OpenPush")
+        let resumed = try await CLIRunner.runAsync(["rollout", "resume", "os", "--db", database], environment: [:])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(await eventually { a.runtime.rollouts.rollback(of: "os") == nil && b.runtime.rollouts.rollback(of: "os") == nil })
+        _ = try await b.send(path: c.path, body: c.body("alice", "fleet_b_2"))
+        #expect(openPushB.all.count == 1 && legacyB.os.all.count == 1)
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test func segmentStartsGoWhereSegmentStartsSaysAndBothSendsToBothWithOpenPushAnswering() async throws {
+        let c = Self.cases[0]
+        let segment = Array(String(decoding: c.body("x", "seg_1"), as: UTF8.self)
+            .replacingOccurrences(of: #""include_aliases":{"external_id":["x"]}"#, with: #""included_segments":["seg_01hq8n4t2v"]"#).utf8)
+        for (where_, openPushCount, legacyCount) in [("legacy", 0, 1), ("openpush", 1, 0), ("both", 1, 1)] {
+            let openPush = try RecordingSandbox(), legacy = try Legacy()
+            let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top,
+                                         apps: Self.apps(rollout: #"{"percent": 100, "segment_starts": "\#(where_)"}"#))
+            let reply = try await proxy.send(path: c.path, body: segment)
+            #expect(openPush.all.count == openPushCount && legacy.os.all.count == legacyCount, "segment_starts \(where_)")
+            #expect(reply.status == (openPushCount == 1 ? 201 : 200), "segment_starts \(where_): \(reply.status)")
+            if legacyCount == 1 { #expect(legacy.os.all.first?.body == segment) }
+            await proxy.stop()
+        }
+    }
+
+    @Test func atPercentZeroAStartIsAnObserveRowAndAt100AnOpenPushOne() async throws {
+        let c = Self.cases[0]
+        for percent in [0, 100] {
+            let openPush = try RecordingSandbox(), legacy = try Legacy()
+            let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": \#(percent)}"#))
+            let reply = try await proxy.send(path: c.path, body: c.body("alice", "edge_\(percent)"))
+            let record = try #require(try Self.row(proxy, reply.headers["x-pushbridge-request-id"]))
+            if percent == 0 {
+                #expect(openPush.all.isEmpty && legacy.os.all.count == 1 && reply.body == legacy.os.all.first?.response.body)
+                #expect(record.outcome == "translated" && (record.errorMessage ?? "").hasPrefix("observe: nothing was sent to OpenPush"), "\(record.errorMessage ?? "")")
+            } else {
+                #expect(openPush.all.count == 1 && legacy.os.all.isEmpty && reply.status == 201)
+                #expect(record.outcome == "forwarded" && record.upstreamStatus == 201)
+            }
+            await proxy.stop()
+        }
+    }
 }
