@@ -137,7 +137,9 @@ import Testing
         #expect(after.status == 200 && legacy[c.dialect].all.count == 1 && openPush.all.count == window)
         // The state is in the audit database, where `rollout resume` clears it for the running proxy.
         #expect(try AuditReader(path: proxy.auditPath).rollbacks().map(\.app) == [c.app])
-        let resumed = try await CLIRunner.runAsync(["rollout", "resume", c.app, "--db", proxy.auditPath], environment: [:])
+        let config = proxy.directory.appendingPathComponent("proxy.json")
+        try Data(proxy.configJSON.utf8).write(to: config)
+        let resumed = try await CLIRunner.runAsync(["rollout", "resume", c.app, "--config", config.path], environment: [:])
         #expect(resumed.status == 0 && resumed.stdout.contains("resumed app \(c.app)'s rollout"), "\(resumed.stdout)\(resumed.stderr)")
         #expect(await eventually { proxy.runtime.rollouts.rollback(of: c.app) == nil })
         _ = try await proxy.send(path: c.path, body: c.body("alice", "resumed_1"))
