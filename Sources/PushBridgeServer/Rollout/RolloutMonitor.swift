@@ -107,8 +107,9 @@ public final class RolloutMonitor: Sendable {
             return arrived.sorted { $0.app < $1.app }
         }
         for r in arrived {
-            log.error("ROLLOUT ROLLED BACK: app \(r.app)'s new starts go to the legacy provider (rolled back by \(r.instance ?? "another instance"))",
-                      ["app": .string(r.app), "threshold": .string(r.threshold), "evidence": .string(r.evidence)])
+            log.error("ROLLOUT ROLLED BACK: app \(r.app)'s new starts go to the legacy provider (the audit database says so) until `pushbridge rollout resume \(r.app)` or a reload that changes its rollout",
+                      ["app": .string(r.app), "threshold": .string(r.threshold), "evidence": .string(r.evidence), "since": .string(RFC3339.format(milliseconds: r.at)),
+                       "by": .string(r.instance ?? "unnamed instance")])
         }
     }
 }
