@@ -7,3 +7,6 @@ protocol ActivityLookup: Sendable {
     /// The activity's record; nil when the ledger has never seen it or it is past its lifetime.
     func record(app: String, activityId: String, now: Int64) async throws -> ActivityRecord?
 }
+
+/// The ledger's store is what routing reads.
+extension ActivityLedger: ActivityLookup {}
