@@ -45,9 +45,10 @@ import Testing
         failing.withLock { $0 = true }
         for i in 0..<RolloutWindow.minimum { _ = try await proxy.send(path: c.path, body: c.body("alice", "fail_\(i)")) }
         #expect(proxy.runtime.rollouts.rollback(of: "os") != nil)
-        let before = openPush.all.count
+        let before = openPush.all.count, legacyBefore = legacy.os.all.count
         _ = try await proxy.send(path: affinity.updatePath("kept_1"), body: affinity.update("kept_1", "update"))
-        #expect(openPush.all.count == before + 1 && openPush.all.last?.path.contains("/live_activities/kept_1/") == true && legacy.os.all.isEmpty)
+        #expect(openPush.all.count == before + 1 && openPush.all.last?.path.contains("/live_activities/kept_1/") == true)
+        #expect(legacy.os.all.count == legacyBefore, "the update of an activity on OpenPush reached the legacy provider")
         await proxy.stop()
     }
 }
