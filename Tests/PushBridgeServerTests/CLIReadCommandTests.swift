@@ -9,7 +9,8 @@ struct CLIReadCommandTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let commands: [[String]] = [["scheduled", "list"], ["scheduled", "cancel", "sch_missing"], ["sandbox", "sends"], ["audit", "list"],
-                                    ["audit", "show", "req_missing"], ["audit", "prune", "--older-than-days", "1"], ["report"], ["readiness"]]
+                                    ["audit", "show", "req_missing"], ["audit", "prune", "--older-than-days", "1"], ["report"], ["readiness"],
+                                    ["rollout", "resume", "os"]]
         for (index, command) in commands.enumerated() {
             let path = directory.appendingPathComponent("missing-\(index).sqlite").path
             let out = try CLIRunner.run(command + ["--db", path])
@@ -34,7 +35,7 @@ struct CLIReadCommandTests {
     @Test func theListedCommandsAreTheWholeTree() {
         let known: [[String]] = [["serve"], ["translate"], ["sandbox"], ["sandbox", "sends"], ["audit"], ["audit", "list"], ["audit", "show"],
                                  ["audit", "prune"], ["scheduled"], ["scheduled", "list"], ["scheduled", "cancel"], ["report"], ["readiness"],
-                                 ["replay"], ["check-config"], ["docs"], ["docs", "field-mapping"]]
+                                 ["replay"], ["check-config"], ["docs"], ["docs", "field-mapping"], ["rollout"], ["rollout", "resume"]]
         for command in known { #expect(Self.commands.contains(command), "pushbridge --help does not list \(command): \(Self.commands)") }
     }
 

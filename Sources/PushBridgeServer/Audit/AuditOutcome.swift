@@ -20,7 +20,9 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case unhandled
     /// A population gap: OpenPush said it does not know the activity (its documented 404 "no
     /// live activity with that id is open") and the legacy provider, which got the original
-    /// request next, accepted it. Not an error: the phone is not on OpenPush yet.
+    /// request next, accepted it; or, in a rollout, OpenPush refused a start with its
+    /// documented 400 "no device has registered a push-to-start token". Not an error: the
+    /// phone is not on OpenPush yet.
     case notOnOpenPush = "not_on_openpush"
     /// The reverse gap: the legacy provider said it does not know the activity and OpenPush accepted it.
     case notOnLegacy = "not_on_legacy"

@@ -131,6 +131,11 @@ public final class AuditReader: Sendable {
         do { return try source.withSQL { try $0.select(sql, arguments) } } catch { throw AuditError.wrap(error) }
     }
 
+    /// Runs one statement on the reader's connection; returns the rows it changed.
+    func change(_ sql: String, _ arguments: [SQLiteValue] = []) throws(AuditError) -> Int {
+        do { return try source.withSQL { try $0.change(sql, arguments) } } catch { throw AuditError.wrap(error) }
+    }
+
     private static func real(_ value: SQLiteValue) -> Double? {
         switch value {
         case .real(let real): real

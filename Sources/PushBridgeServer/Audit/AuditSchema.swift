@@ -14,6 +14,7 @@ enum AuditSchema {
         migrator.register(5, "app names", sql: appNames)
         migrator.register(6, "instance names", sql: instanceNames)
         migrator.register(7, "activity ledger", sql: ActivityLedgerSQL.schema(sqlite: true))
+        migrator.register(9, "rollout rollbacks", sql: rolloutRollbacks)
         return migrator
     }
 
@@ -133,5 +134,17 @@ enum AuditSchema {
         ALTER TABLE findings ADD COLUMN instance_name TEXT;
         ALTER TABLE shadow_comparisons ADD COLUMN instance_name TEXT;
         ALTER TABLE scheduled_sends ADD COLUMN instance_name TEXT;
+        """
+
+    /// The apps whose rollout was rolled back (one row each, until resumed): every instance
+    /// sharing the audit sends their new starts to the legacy provider.
+    static let rolloutRollbacks = """
+        CREATE TABLE rollout_rollbacks (
+            app_name TEXT PRIMARY KEY,
+            rolled_back_at INTEGER NOT NULL,
+            threshold TEXT NOT NULL,
+            evidence TEXT NOT NULL,
+            instance_name TEXT
+        );
         """
 }

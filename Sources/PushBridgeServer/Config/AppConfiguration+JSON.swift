@@ -1,7 +1,7 @@
 import PushBridgeCore
 
 extension AppConfiguration {
-    private static let keys = ["name", "dialect", "source_app_id", "openpush", "callers", "pass_through_key", "segment_map", "unmapped_segments", "devices", "mode", "route_modes", "shadow"]
+    private static let keys = ["name", "dialect", "source_app_id", "openpush", "callers", "pass_through_key", "segment_map", "unmapped_segments", "devices", "mode", "route_modes", "shadow", "rollout"]
 
     /// Decodes `apps`, reporting problems and cross-app conflicts (duplicate names or source ids).
     static func decodeAll(_ values: [JSONValue]?, _ r: ConfigReader) -> [AppConfiguration] {

@@ -1,25 +1,31 @@
 import PushBridgeCore
 
 extension AppConfiguration {
-    /// Reads `mode`, `route_modes` and `shadow` of one app into `app`.
+    /// Reads `mode`, `route_modes`, `shadow` and `rollout` of one app into `app`.
     static func decodeModes(_ o: JSONObject, at path: String, into app: inout AppConfiguration, _ r: ConfigReader) {
         if let text = r.string(o, "mode", at: path) {
-            if let m = MigrationMode(rawValue: text) { app.mode = m } else { r.report("\(path).mode", "must be one of observe, shadow, openpush") }
+            if let m = MigrationMode(rawValue: text) { app.mode = m } else { r.report("\(path).mode", "must be one of \(MigrationMode.spelled)") }
         }
         if let routes = r.object(o["route_modes"], at: "\(path).route_modes", allowed: RouteKind.allCases.map(\.rawValue)) {
             for member in routes.members {
                 guard let route = RouteKind(rawValue: member.key) else { continue }
                 guard let text = member.value.stringValue, let m = MigrationMode(rawValue: text) else {
-                    r.report("\(path).route_modes.\(member.key)", "must be one of observe, shadow, openpush")
+                    r.report("\(path).route_modes.\(member.key)", "must be one of \(MigrationMode.spelled)")
                     continue
                 }
                 app.routeModes[route] = m
             }
         }
+        for (route, m) in app.routeModes where m == .rollout && route != .start && route != .send {
+            r.report("\(path).route_modes.\(route.rawValue)", "rollout places new starts only; give it as the app's mode or route_modes.start (BuzzKit: send)")
+        }
         app.shadow = decodeShadow(o["shadow"], at: "\(path).shadow", r)
-        let modes = Set([app.mode] + Array(app.routeModes.values))
-        if modes.contains(.shadow), app.shadow == nil, o["shadow"] == nil {
+        if app.modesInUse.contains(.shadow), app.shadow == nil, o["shadow"] == nil {
             r.report("\(path).shadow", "required when the app or one of its routes is in shadow mode")
+        }
+        app.rollout = RolloutSettings.decode(o["rollout"], at: "\(path).rollout", r)
+        if app.modesInUse.contains(.rollout), app.rollout == nil, o["rollout"] == nil {
+            r.report("\(path).rollout", "required when the app or one of its routes is in rollout mode")
         }
     }
 

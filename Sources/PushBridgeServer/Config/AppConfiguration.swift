@@ -29,12 +29,16 @@ public struct AppConfiguration: Sendable {
     public var routeModes: [RouteKind: MigrationMode]
     /// The shadow, required when any route is in `.shadow`. Default none.
     public var shadow: ShadowSettings?
+    /// The rollout stage, required when any route is in `.rollout`. Default none.
+    public var rollout: RolloutSettings?
 
     /// An app; defaults as documented on each property.
     public init(name: String, dialect: DialectName, sourceAppId: String, openPushAppId: String, openPushKey: Secret?, callers: [CallerCredential] = [], passThroughKey: Bool = false, segmentMap: [String: String] = [:],
                 unmappedSegments: TranslationContext.UnmappedSegments? = nil, devices: DevicesMapping = .subscriptionIds,
-                mode: MigrationMode = .openpush, routeModes: [RouteKind: MigrationMode] = [:], shadow: ShadowSettings? = nil) {
+                mode: MigrationMode = .openpush, routeModes: [RouteKind: MigrationMode] = [:], shadow: ShadowSettings? = nil,
+                rollout: RolloutSettings? = nil) {
         self.mode = mode
+        self.rollout = rollout
         self.routeModes = routeModes
         self.shadow = shadow
         self.name = name

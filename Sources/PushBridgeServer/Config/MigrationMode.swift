@@ -7,8 +7,14 @@ public enum MigrationMode: String, Sendable, CaseIterable {
     case observe
     /// One provider answers, the other gets its version in the background; compare both.
     case shadow
+    /// New starts go to OpenPush for a sticky percent of cohort keys and to the legacy
+    /// provider for the rest (``RolloutSettings``); updates and ends follow their activity.
+    case rollout
     /// Translate and forward to OpenPush (the default).
     case openpush
+
+    /// Every mode's spelling, for error messages: `observe, shadow, rollout, openpush`.
+    static var spelled: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
 /// Which side answers the caller in shadow mode.
@@ -56,10 +62,12 @@ extension AppConfiguration {
     /// The mode for a route: the route's override, else the app's mode.
     public func mode(for route: RouteKind) -> MigrationMode { routeModes[route] ?? mode }
 
+    /// The modes the app uses on any route.
+    var modesInUse: Set<MigrationMode> { Set([mode] + Array(routeModes.values)) }
+
     /// Why this app's shadow would reach the same phones twice, or nil when it cannot.
     public var sameAudienceWarning: String? {
-        let modes = Set([mode] + Array(routeModes.values))
-        guard modes.contains(.shadow), let shadow else { return nil }
+        guard modesInUse.contains(.shadow), let shadow else { return nil }
         switch shadow.primary {
         case .openpush:
             return "app \(name): the legacy shadow sends to the same phones as the OpenPush primary; every shadowed Live Activity arrives twice"

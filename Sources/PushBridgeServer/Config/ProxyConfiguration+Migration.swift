@@ -71,13 +71,16 @@ extension ProxyConfiguration {
         return q
     }
 
-    /// Cross-checks modes against what they need: a legacy URL for observe and shadow, the
-    /// embedded sandbox for a shadow sent to `"sandbox"`.
+    /// Cross-checks modes against what they need: a legacy URL for observe, shadow and
+    /// rollout, the embedded sandbox for a shadow sent to `"sandbox"`.
     static func checkModes(_ c: ProxyConfiguration, _ r: ConfigReader) {
         for (i, app) in c.apps.enumerated() {
-            let modes = Set([app.mode] + Array(app.routeModes.values))
+            let modes = app.modesInUse
             if modes.contains(.observe) || modes.contains(.shadow), c.legacy[app.dialect] == nil {
                 r.report("apps[\(i)].mode", "observe and shadow need legacy.\(app.dialect.rawValue), the legacy provider's base URL")
+            }
+            if modes.contains(.rollout), c.legacy[app.dialect] == nil {
+                r.report("apps[\(i)].rollout", "rollout needs legacy.\(app.dialect.rawValue), the legacy provider's base URL: the starts outside the percent (and every fallback) go there")
             }
             if app.shadow?.openPushBaseURL == "sandbox", !c.sandbox.embedded {
                 r.report("apps[\(i)].shadow.openpush_base_url", "\"sandbox\" needs sandbox.embedded true")

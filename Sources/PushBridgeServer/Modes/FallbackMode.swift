@@ -28,7 +28,8 @@ struct FallbackMode: Mode {
         answered.upstreamLatencyMs = (tried.upstreamLatencyMs ?? 0) + (answered.upstreamLatencyMs ?? 0)
         let accepted = (200..<300).contains(second.answer.status)
         if accepted { answered.outcome = secondSide.gapOutcome }
-        let said = "\(firstSide.provider(dialect)) answered \(tried.upstreamStatus.map(String.init) ?? "nothing"): it does not know this activity"
+        let what = request.placement.rollout != nil ? "it has no push-to-start token for this start's audience" : "it does not know this activity"
+        let said = "\(firstSide.provider(dialect)) answered \(tried.upstreamStatus.map(String.init) ?? "nothing"): \(what)"
         answered.errorMessage = "\(said); the original request went to \(secondSide.provider(dialect)), which answered \(second.answer.status)"
             + (answered.errorMessage.map { ": \($0)" } ?? "")
         second.completion = answered

@@ -33,7 +33,8 @@ struct LedgerMode: Mode {
             seen.insert(id)
             if case .start = translated.payload {
                 let holder: ActivityHolder = here && there ? .both : (here ? side.holder : side.other.holder)
-                changes.append(.started(ActivityRecord(app: app, activityId: id, dialect: dialect, holder: holder, startedAt: now, requestId: requestId)))
+                changes.append(.started(ActivityRecord(app: app, activityId: id, dialect: dialect, holder: holder, startedAt: now,
+                                                       cohortKey: request.placement.rollout?.cohortKey, requestId: requestId)))
                 continue
             }
             let ended = translated.event == "end"

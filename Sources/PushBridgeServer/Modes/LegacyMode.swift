@@ -20,8 +20,11 @@ struct LegacyMode: Mode {
     static let shadowPrimaryMessage = "shadow: the legacy provider answered; OpenPush is the shadow"
     /// The `error_message` of a row the legacy provider answered because it holds the activity.
     static let holderMessage = "affinity: the legacy provider answered; it holds this activity"
+    /// The `error_message` of a rollout's start the legacy provider answered after OpenPush (a
+    /// fallback) or beside it (a segment start sent to both sides).
+    static let rolloutMessage = "rollout: the legacy provider answered this start"
     /// Every prefix of a row the legacy provider answered (readiness counts none of them as OpenPush's).
-    static let messages = [observeMessage, shadowPrimaryMessage, holderMessage]
+    static let messages = [observeMessage, shadowPrimaryMessage, holderMessage, rolloutMessage]
 
     func run(_ request: ModeRequest) async -> Outcome {
         let (inbound, translation, app) = (request.inbound, request.translation, request.app)
@@ -31,13 +34,15 @@ struct LegacyMode: Mode {
             case .observe: "observe mode needs legacy.\(dialect) in the configuration"
             case .shadow: "shadow mode needs legacy.\(dialect) and the app's shadow settings"
             case .openpush: "this activity is held by the legacy provider and legacy.\(dialect) is not in the configuration"
+            case .rollout: "rollout mode needs legacy.\(dialect) in the configuration"
             }
             return inbound.refusal(.internal(need), app: app.name, now: clock())
         }
         if request.placement.mode == .shadow, app.shadow == nil {
             return inbound.refusal(.internal("shadow mode needs legacy.\(dialect) and the app's shadow settings"), app: app.name, now: clock())
         }
-        let observing = request.placement.mode == .observe
+        // A rollout's start placed on the legacy side is observed: nothing goes to OpenPush.
+        let observing = request.placement.mode == .observe || (request.placement.primary == .legacy && request.placement.rollout != nil)
         let violations = observing ? translation.requests.flatMap(\.violations) : []
         var audited = translation
         audited.findings += violations.map { Finding(field: $0.field, kind: .caveat, message: "OpenPush would reject this: \($0.field) \($0.rule)") }
@@ -45,12 +50,14 @@ struct LegacyMode: Mode {
         let answer = await Self.forward(inbound, base: base, legacy: legacy, log: log, now: clock())
         var message: String
         switch request.placement.mode {
-        case .observe:
+        case _ where observing:
             message = Self.observeMessage
             if let error = translation.error { message += "; OpenPush would refuse the translation: \(error.message)" }
             if !violations.isEmpty { message += "; \(violations.count) OpenPush rule violation(s)" }
+            if let rollout = request.placement.rollout { message += "; " + rollout.reason.legacyMessage }
         case .shadow: message = Self.shadowPrimaryMessage
-        case .openpush: message = Self.holderMessage
+        case .rollout where request.placement.rollout != nil: message = Self.rolloutMessage
+        case .openpush, .rollout, .observe: message = Self.holderMessage
         }
         return Self.outcome(request, answer, outcome: observing ? .translated : .forwarded, message: message, now: clock())
     }

@@ -12,6 +12,10 @@ struct Modes: Sendable {
     let shadow: ShadowMode
     /// Unix milliseconds now.
     let clock: @Sendable () -> Int64
+    /// Where a rollout's OpenPush outcomes go; nil: no rollback.
+    let rollouts: RolloutMonitor?
+    /// What a rollout's window is judged by.
+    let rolloutThresholds: ReadinessThresholds
 
     /// The side's mode.
     func side(_ side: Side) -> any Mode { side == .openpush ? openPush : legacy }
@@ -19,6 +23,9 @@ struct Modes: Sendable {
     /// What runs a request placed so.
     func mode(for placement: Placement) -> any Mode {
         var mode = side(placement.primary)
+        if placement.rollout != nil, placement.primary == .openpush {
+            mode = RolloutWatchMode(openPush: mode, rollouts: rollouts, thresholds: rolloutThresholds, fallback: placement.fallback != nil)
+        }
         if let fallback = placement.fallback { mode = FallbackMode(primary: mode, fallback: side(fallback)) }
         if let alongside = placement.alongside { mode = AlongsideMode(primary: mode, other: side(alongside)) }
         if placement.shadowed {

@@ -26,6 +26,7 @@ public final class Metrics: Sendable {
         var auditUnavailable: UInt64 = 0
         var shadowDropped: UInt64 = 0
         var inflight: Int64 = 0
+        var rolloutSampler: (@Sendable () -> [Metrics.RolloutSeries])?
     }
 
     let state: Mutex<State>

@@ -110,6 +110,15 @@ enum PostgresSchema {
             """),
         .init(3, "SQLite's functions the report reads with", sql: sqliteFunctions),
         .init(4, "activity ledger", sql: ActivityLedgerSQL.schema(sqlite: false)),
+        .init(6, "rollout rollbacks", sql: """
+            CREATE TABLE rollout_rollbacks (
+                app_name TEXT PRIMARY KEY,
+                rolled_back_at BIGINT NOT NULL,
+                threshold TEXT NOT NULL,
+                evidence TEXT NOT NULL,
+                instance_name TEXT
+            );
+            """),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

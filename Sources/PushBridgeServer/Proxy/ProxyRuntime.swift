@@ -36,14 +36,17 @@ public final class ProxyRuntime: Sendable {
     public let upkeep: AuditUpkeep
     /// The request pipeline (its background audit completions are stopped with the runtime).
     public let service: ProxyService
+    /// The rollouts' automatic rollback.
+    public let rollouts: RolloutMonitor
 
     /// The configured apps in force.
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
     private init(server: HTTPServer?, sandboxServer: HTTPServer?, legacyDoubles: LegacyDoublesRunning?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
                  snapshots: ProxySnapshotBox, scheduler: StartScheduler, shared: SharedState, log: EventLog, adminServer: HTTPServer?,
-                 upkeep: AuditUpkeep, service: ProxyService) {
+                 upkeep: AuditUpkeep, service: ProxyService, rollouts: RolloutMonitor) {
         self.service = service
+        self.rollouts = rollouts
         self.adminServer = adminServer
         self.upkeep = upkeep
         self.snapshots = snapshots
@@ -106,6 +109,15 @@ public final class ProxyRuntime: Sendable {
         let upkeep = try AuditUpkeep.start(audit: audit, limits: configuration.auditLimits, clock: auditClock, metrics: metrics, log: log)
         let snapshots = ProxySnapshotBox(ProxySnapshot(configuration))
         warnAboutAudiences(configuration, log: log)
+        // Its own connection on SQLite, so a long report on the reader never holds a rollback up.
+        let rollouts = RolloutMonitor(store: try audit.pool.map { _ in audit.reader } ?? AuditReader(path: audit.path, busyTimeout: auditConfiguration.busyTimeout),
+                                      instance: configuration.instanceName, log: log)
+        metrics.sampleRollouts {
+            let counts = rollouts.rollbackCounts
+            return snapshots.snapshot.directory.apps.filter { $0.modesInUse.contains(.rollout) }.map {
+                Metrics.RolloutSeries(app: $0.name, rolledBack: rollouts.rollback(of: $0.name) != nil, rollbacks: counts[$0.name] ?? 0)
+            }
+        }
         let shared = try SharedState.make(configuration, instance: configuration.instanceName, log: log)
         let delivery = OpenPushDelivery(forwarder: OpenPushForwarder(client: client, baseURL: baseURL, clock: clock), pacer: shared.pacer, clock: clock,
                                         upstreamTimeout: configuration.limits.upstreamTimeout)
@@ -116,7 +128,7 @@ public final class ProxyRuntime: Sendable {
                                          legacy: LegacyForwarder(client: client),
                                          shadows: ShadowQueue(limit: configuration.shadowQueue.limit, workers: configuration.shadowQueue.workers, metrics: metrics),
                                          shadowTimeout: configuration.shadowQueue.timeout, sandboxBaseURL: sandboxURL, scheduler: scheduler,
-                                         diskGuard: upkeep.diskGuard))
+                                         diskGuard: upkeep.diskGuard, rollouts: rollouts, rolloutThresholds: configuration.readiness))
         var http = HTTPServerConfiguration()
         http.host = configuration.listen.host
         http.port = UInt16(configuration.listen.port)
@@ -147,9 +159,10 @@ public final class ProxyRuntime: Sendable {
         }
         try shared.registry?.start()
         scheduler.start()
+        rollouts.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, legacyDoubles: legacyDoubles, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
                             snapshots: snapshots, scheduler: scheduler, shared: shared, log: log, adminServer: adminServer,
-                            upkeep: upkeep, service: service)
+                            upkeep: upkeep, service: service, rollouts: rollouts)
     }
 
     /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs and TLS
@@ -161,6 +174,7 @@ public final class ProxyRuntime: Sendable {
             return
         }
         Self.warnAboutAudiences(configuration, log: log)
+        resumeChangedRollouts(from: snapshots.snapshot, to: configuration)
         snapshots.replace(ProxySnapshot(configuration))
         reloadCertificates(configuration)
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
@@ -172,8 +186,9 @@ public final class ProxyRuntime: Sendable {
 
     static func warnAboutAudiences(_ configuration: ProxyConfiguration, log: EventLog) {
         for app in configuration.apps {
-            guard let warning = app.sameAudienceWarning else { continue }
-            log.warning("SHADOW REACHES THE SAME PHONES AS THE PRIMARY: \(warning)", ["app": .string(app.name)])
+            if let warning = app.sameAudienceWarning { log.warning("SHADOW REACHES THE SAME PHONES AS THE PRIMARY: \(warning)", ["app": .string(app.name)]) }
+            if let warning = app.twoActivitiesWarning { log.warning("ROLLOUT SENDS SEGMENT STARTS TO BOTH SIDES: \(warning)", ["app": .string(app.name)]) }
+            if let warning = app.splitRoutesWarning { log.warning(warning, ["app": .string(app.name)]) }
         }
     }
 
@@ -181,6 +196,7 @@ public final class ProxyRuntime: Sendable {
     public func stop(gracePeriod: Duration = .seconds(10)) async {
         await server?.stop(gracePeriod: gracePeriod)
         await scheduler.stop()
+        await rollouts.stop()
         await adminServer?.stop(gracePeriod: .seconds(1))
         await upkeep.stop()
         await shared.registry?.stop()

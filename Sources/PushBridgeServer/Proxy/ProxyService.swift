@@ -31,13 +31,19 @@ public final class ProxyService: Sendable {
         public var scheduler: StartScheduler?
         /// The audit's disk use, reported on `/healthz`; nil leaves it out.
         public var diskGuard: AuditDiskGuard?
+        /// Rolls rollouts back when their OpenPush window crosses ``rolloutThresholds``; nil: never.
+        public var rollouts: RolloutMonitor?
+        /// The readiness thresholds a rollout's window is judged by.
+        public var rolloutThresholds: ReadinessThresholds
 
         /// Dependencies.
         public init(snapshots: ProxySnapshotBox, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, metrics: Metrics,
                     clock: @escaping @Sendable () -> Int64, legacy: LegacyForwarder, shadows: ShadowQueue,
                     shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil,
-                    diskGuard: AuditDiskGuard? = nil) {
+                    diskGuard: AuditDiskGuard? = nil, rollouts: RolloutMonitor? = nil, rolloutThresholds: ReadinessThresholds = ReadinessThresholds()) {
             self.diskGuard = diskGuard
+            self.rollouts = rollouts
+            self.rolloutThresholds = rolloutThresholds
             self.snapshots = snapshots
             self.delivery = delivery
             self.audit = audit
@@ -71,8 +77,8 @@ public final class ProxyService: Sendable {
         modes = Modes(openPush: openPush, legacy: LegacyMode(audit: begin, legacy: d.legacy, log: d.log, clock: d.clock),
                       shadow: ShadowMode(primary: openPush, queue: d.shadows, delivery: d.delivery, legacy: d.legacy, audit: d.audit, log: d.log,
                                          clock: d.clock, timeout: d.shadowTimeout, sandboxBaseURL: d.sandboxBaseURL),
-                      clock: d.clock)
-        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock)
+                      clock: d.clock, rollouts: d.rollouts, rolloutThresholds: d.rolloutThresholds)
+        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock, rollouts: d.rollouts)
     }
 
     /// Audit completions not written yet (retried in the background).

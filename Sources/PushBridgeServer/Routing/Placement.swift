@@ -35,8 +35,11 @@ struct Placement: Sendable, Equatable {
     var alongside: Side? = nil
     /// Whether the other side gets its version in the background once the caller has the answer (a sampled shadow).
     var shadowed = false
-    /// Where the original request goes when ``primary`` answers that it does not know the activity.
+    /// Where the original request goes when ``primary`` answers that it does not know the activity
+    /// (in a rollout: that the start's audience has no push-to-start token on OpenPush).
     var fallback: Side? = nil
+    /// A rollout's placement of a new start (its cohort key goes into the ledger); nil otherwise.
+    var rollout: RolloutPlacement? = nil
 
     /// What the decision reads.
     struct Input: Sendable {
@@ -52,6 +55,10 @@ struct Placement: Sendable, Equatable {
         var sendable: Bool
         /// This request's shadow draw (``ShadowMode/sampled(_:)``).
         var sampled: Bool
+        /// A rollout's placement of this new start; nil for anything else.
+        var rollout: RolloutPlacement? = nil
+        /// The rollout's `fallback_to_legacy`, for a start that can be sent now.
+        var rolloutFallback = false
     }
 
     /// The decision.
@@ -60,6 +67,13 @@ struct Placement: Sendable, Equatable {
         // Only a side that was not sent to in the foreground is shadowed.
         let shadow = input.mode == .shadow && input.shadow != nil && input.sampled
         switch input.ledger {
+        case .notAsked where input.mode == .rollout && input.rollout != nil:
+            // A rollout's new start: its cohort's side; a segment start to both sides with the
+            // legacy provider alongside; a start OpenPush has no push-to-start token for to the
+            // legacy provider when fallback_to_legacy says so.
+            let both = input.rollout?.side == .both && input.legacyConfigured
+            let fallback = first == .openpush && !both && input.rolloutFallback && input.legacyConfigured
+            return Placement(mode: input.mode, basis: .mode, primary: first, alongside: both ? .legacy : nil, fallback: fallback ? .legacy : nil, rollout: input.rollout)
         case .notAsked:
             return Placement(mode: input.mode, basis: .mode, primary: first, shadowed: shadow && (first == .legacy || input.legacyConfigured))
         case .held(.both):
@@ -77,12 +91,14 @@ struct Placement: Sendable, Equatable {
     }
 
     /// The side the mode names first: where its new starts go, and where an update of an unknown
-    /// activity is tried first. The seam for a rollout stage: its branch goes here.
+    /// activity is tried first. A rollout's new start goes where its ``RolloutPlacement`` says
+    /// (OpenPush first when both); an update of an activity it has never seen goes to OpenPush first.
     static func firstSide(_ input: Input) -> Side {
         switch input.mode {
         case .observe: .legacy
         case .shadow: input.shadow?.primary == .openpush ? .openpush : .legacy
         case .openpush: .openpush
+        case .rollout: input.rollout?.side == .legacy ? .legacy : .openpush
         }
     }
 

@@ -10,6 +10,8 @@ struct Router: Sendable {
     let log: EventLog
     /// Unix milliseconds now.
     let clock: @Sendable () -> Int64
+    /// Which apps' rollouts are rolled back; nil: none is.
+    let rollouts: RolloutMonitor?
 
     /// What the stage decided.
     enum Decision: Sendable {
@@ -31,10 +33,26 @@ struct Router: Sendable {
             return .refused(inbound.refusal(.unavailable("the activity ledger cannot be read, so where this activity lives is not known; nothing was sent; retry shortly"),
                                             translation: translation, app: app.name, now: clock()))
         }
-        let input = Placement.Input(mode: mode, shadow: app.shadow, ledger: ledger, legacyConfigured: legacyBase != nil,
+        var input = Placement.Input(mode: mode, shadow: app.shadow, ledger: ledger, legacyConfigured: legacyBase != nil,
                                     sendable: translation.error == nil && translation.schedule == nil,
                                     sampled: mode == .shadow && app.shadow.map(ShadowMode.sampled) == true)
+        if mode == .rollout, ledger == .notAsked, let settings = app.rollout {
+            input.rollout = rollout(translation, app: app, settings: settings)
+            input.rolloutFallback = settings.fallbackToLegacy && translation.error == nil && translation.schedule == nil
+        }
         return .placed(ModeRequest(inbound: inbound, translation: translation, app: app, legacyBase: legacyBase, placement: .decide(input)))
+    }
+
+    /// A rollout's placement of a new start (``RolloutCohort``). A translation OpenPush cannot
+    /// take goes to the legacy provider as observe would send it, except at 100% (not rolled
+    /// back), where the app behaves as openpush and refuses it.
+    private func rollout(_ translation: Translation, app: AppConfiguration, settings: RolloutSettings) -> RolloutPlacement {
+        let rolledBack = rollouts?.rollback(of: app.name) != nil
+        var deviceAlias: String?
+        if case .alias(let label) = app.devices, app.dialect == .pushwoosh { deviceAlias = label }
+        var placement = RolloutCohort.place(app: app.name, translation: translation, settings: settings, deviceAlias: deviceAlias, rolledBack: rolledBack)
+        if translation.error != nil { placement.side = settings.percent == 100 && !rolledBack ? .openpush : .legacy }
+        return placement
     }
 
     /// The activity ids of an update or end whose translation stands; nil for a start, a

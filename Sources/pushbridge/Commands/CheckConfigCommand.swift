@@ -2,7 +2,7 @@ import Foundation
 import PushBridgeServer
 
 /// `pushbridge check-config FILE`: prints every problem of a configuration file, one per line;
-/// for a valid file, the longest PushBridge can take to answer and the read timeout a front
+/// for a valid file, its warnings (``AppConfiguration/configurationWarnings``), the longest PushBridge can take to answer and the read timeout a front
 /// proxy needs (``ProxyConfiguration/handlerDeadline``).
 enum CheckConfigCommand {
     /// The declaration.
@@ -18,6 +18,7 @@ enum CheckConfigCommand {
         if problems.isEmpty {
             print("\(file): ok")
             if let configuration = try? ProxyConfiguration.load(fileAt: file, environment: ProcessInfo.processInfo.environment) {
+                for warning in configuration.apps.flatMap(\.configurationWarnings) { print("warning: \(warning)") }
                 print("longest answer: \(configuration.handlerDeadlineExplanation)")
                 print("front proxy: wait longer than that for PushBridge's answer, e.g. nginx proxy_read_timeout \(configuration.frontProxyReadTimeoutSeconds)s; "
                       + "a proxy that gives up sooner answers 504 while the request may still be forwarded")
