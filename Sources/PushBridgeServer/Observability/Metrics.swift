@@ -16,6 +16,7 @@ public final class Metrics: Sendable {
         var findings: LabeledCounters
         var upstreamAttempts: LabeledCounters
         var logLinesSuppressed: LabeledCounters
+        var populationGaps: LabeledCounters
         var upstreamLatency = Histogram(bounds: Histogram.latencyBuckets)
         var auditWrite = Histogram(bounds: Histogram.latencyBuckets)
         var auditQueueDepth: Int64 = 0
@@ -39,7 +40,8 @@ public final class Metrics: Sendable {
             requests: family(["dialect", "route", "status"]),
             findings: family(["dialect", "field", "kind"]),
             upstreamAttempts: family(["result"]),
-            logLinesSuppressed: family(["app", "reason"])
+            logLinesSuppressed: family(["app", "reason"]),
+            populationGaps: family(["app", "outcome"])
         ))
     }
 
@@ -78,6 +80,21 @@ public final class Metrics: Sendable {
     /// short class such as `ok`, `http_5xx` or an ``UpstreamFailure/Kind`` raw value.
     public func recordUpstreamAttempt(result: String) {
         state.withLock { $0.upstreamAttempts.add([result]) }
+    }
+
+    /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one, and
+    /// `population_gap` for OpenPush's documented 400 "no push-to-start token" and 404 "no
+    /// live activity open" (the phone is not on OpenPush yet: not a 4xx error).
+    public static func attemptResult(status: Int?, body: String?) -> String {
+        guard let status else { return "error" }
+        return PopulationGap.isOpenPushGap(status: status, body: body) ? "population_gap" : "\(status / 100)xx"
+    }
+
+    /// Counts a request whose outcome is a population gap (`not_on_openpush`,
+    /// `not_on_legacy`) in `pushbridge_population_gaps_total`, apart from every error.
+    public func recordPopulationGap(app: String, outcome: AuditOutcome) {
+        guard outcome.isPopulationGap else { return }
+        state.withLock { $0.populationGaps.add([app, outcome.rawValue]) }
     }
 
     /// Records one upstream call's latency in `pushbridge_upstream_latency_seconds`.
