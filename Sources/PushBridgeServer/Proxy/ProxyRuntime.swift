@@ -137,7 +137,7 @@ public final class ProxyRuntime: Sendable {
             adminHTTP.tls = admin.tls?.certificate
             if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration),
-                                                                             sandbox: sandboxService).handler)
+                                                                             sandbox: sandboxService, snapshots: snapshots).handler)
         }
         try shared.registry?.start()
         scheduler.start()
