@@ -39,11 +39,11 @@ import Testing
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         for forbidden in ["<script", "<link", "@import", "http://", "https://", "url("] { #expect(!html.contains(forbidden), "\(forbidden)") }
         // One row per running app, in configuration order, with its stage; the ledger is not read yet: "—".
-        let row = try #require(html.range(of: "<tr><td class=\"nw\">os</td>").map { String(html[$0.lowerBound...].prefix(while: { $0 != "\n" })) })
-        #expect(row.hasPrefix("<tr><td class=\"nw\">os</td><td>onesignal</td><td class=\"nw\">shadow</td><td class=\"num\">—</td><td>—</td><td class=\"num\">—</td><td class=\"num\">—</td>"), "\(row)")
-        #expect(row.contains("<td class=\"nw\">onesignal start 75.0%</td>"), "\(row)")
+        let row = try #require(html.range(of: "<tr><td class=\"nw\">os<div").map { String(html[$0.lowerBound...].prefix(while: { $0 != "\n" })) })
+        #expect(row.hasPrefix("<tr><td class=\"nw\">os<div class=\"dialect\">onesignal</div></td><td class=\"nw\">shadow</td><td class=\"num\">—</td><td>—</td><td class=\"num\">—</td><td class=\"num\">—</td>"), "\(row)")
+        #expect(row.contains("<td class=\"nw\">start 75.0%</td>"), "\(row)")
         #expect(row.contains("<span class=\"badge ready\">ready</span>") && row.contains("<span class=\"badge short\">keep legacy</span>"), "\(row)")
-        for app in ["os-mapped", "pw", "bk"] { #expect(html.contains("<tr><td class=\"nw\">\(app)</td>"), "\(app)") }
+        for app in ["os-mapped", "pw", "bk"] { #expect(html.contains("<tr><td class=\"nw\">\(app)<div class=\"dialect\">"), "\(app)") }
         #expect(html.contains("Activities in flight are not known"))
         #expect(html.contains("<h3>Next steps</h3><ol class=\"steps\"><li>os: ready to cut over"), "\(html)")
     }

@@ -22,6 +22,13 @@ extension Metrics {
         PrometheusText.header(into: &out, name: "pushbridge_shadow_dropped_total", help: "Shadow sends dropped.", type: "counter")
         out += "pushbridge_shadow_dropped_total " + String(snapshot.shadowDropped) + "\n"
         gauge(into: &out, "pushbridge_inflight_requests", "Requests being handled now.", snapshot.inflight)
+        if !snapshot.activitiesInFlight.isEmpty {
+            PrometheusText.header(into: &out, name: "pushbridge_activities_in_flight",
+                                  help: "Live Activities in flight (not ended, within 12 h of their start), by app and the provider holding them (openpush, legacy, both).", type: "gauge")
+            for series in snapshot.activitiesInFlight {
+                out += "pushbridge_activities_in_flight" + PrometheusText.labels(["app", "provider"], [series.app, series.provider]) + " " + String(series.count) + "\n"
+            }
+        }
         PrometheusText.header(into: &out, name: "pushbridge_audit_pruned_rows_total", help: "Audit rows deleted by retention.", type: "counter")
         out += "pushbridge_audit_pruned_rows_total " + String(snapshot.auditPruned) + "\n"
         PrometheusText.header(into: &out, name: "pushbridge_audit_unavailable_total",

@@ -27,6 +27,13 @@ public final class Metrics: Sendable {
         var auditUnavailable: UInt64 = 0
         var shadowDropped: UInt64 = 0
         var inflight: Int64 = 0
+        var activitiesInFlight: [ActivitySeries] = []
+    }
+
+    /// One series of `pushbridge_activities_in_flight`.
+    struct ActivitySeries: Sendable, Equatable {
+        var app, provider: String
+        var count: Int
     }
 
     let state: Mutex<State>
@@ -148,6 +155,24 @@ public final class Metrics: Sendable {
     public func recordShadowDropped(_ count: Int = 1) {
         state.withLock { $0.shadowDropped &+= UInt64(max(0, count)) }
     }
+
+    /// Sets `pushbridge_activities_in_flight{app,provider}` from the activity ledger's counts:
+    /// every app in `apps` gets its `openpush` and `legacy` series (0 when it holds none), and
+    /// a `both` series when activities are held on both sides; an app only the ledger knows
+    /// is shown too.
+    public func setActivitiesInFlight(_ counts: [ActivityCount], apps: [String]) {
+        var series: [String: Int] = [:]
+        for app in apps { for provider in [ActivityHolder.openpush, .legacy] { series["\(app)\u{1}\(provider.rawValue)"] = 0 } }
+        for count in counts { series["\(count.app)\u{1}\(count.holder.rawValue)", default: 0] += count.count }
+        let sorted = series.keys.sorted().prefix(Self.maxActivitySeries).map { key in
+            let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+            return ActivitySeries(app: parts[0], provider: parts[1], count: series[key] ?? 0)
+        }
+        state.withLock { $0.activitiesInFlight = Array(sorted) }
+    }
+
+    /// The most series `pushbridge_activities_in_flight` shows (apps are configured, so few).
+    static let maxActivitySeries = 3_000
 
     /// Marks a request as started: `pushbridge_inflight_requests` goes up by one.
     public func requestStarted() { state.withLock { $0.inflight += 1 } }

@@ -22,10 +22,10 @@ enum ReportHTML {
         return page(title: "PushBridge diff report", body: body)
     }
 
-    /// A whole page around `body`: the inline style, no scripts.
-    static func page(title: String, body: String) -> String {
+    /// A whole page around `body`: the inline style (and `extraStyle` after it), no scripts.
+    static func page(title: String, body: String, extraStyle: String = "") -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            + "<title>\(escape(title))</title><style>\(style)\(ReadinessHTML.style)</style></head><body><main>\(body)</main></body></html>\n"
+            + "<title>\(escape(title))</title><style>\(style)\(ReadinessHTML.style)\(extraStyle)</style></head><body><main>\(body)</main></body></html>\n"
     }
 
     static func groupTable(_ groups: [FindingGroup]) -> String {
