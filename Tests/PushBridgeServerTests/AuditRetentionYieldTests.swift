@@ -62,7 +62,7 @@ struct AuditRetentionYieldTests {
             (batch ?? []).map { operation in
                 switch operation.work {
                 case .prune(let ids): "prune(\(ids.count))"
-                case .finish(let id, _): id
+                case .finish(let id, _, _): id
                 default: "other"
                 }
             }.joined(separator: "+")

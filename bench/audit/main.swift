@@ -7,7 +7,9 @@
 // a pending row before upstream, its completion after). Prints rows/s and the distribution
 // of operations per committed transaction. AUDIT_DB=postgresql://… writes to PostgreSQL
 // instead (group commit, durable as the server's synchronous_commit). AUDIT_LATENCY=N runs only
-// N records from one caller and prints the p50 and p99 of each write's latency.
+// N records from one caller and prints the p50 and p99 of each write's latency. AUDIT_LEDGER=1
+// has every completion carry an activity-ledger start (a new activity each), written in the
+// same transaction: the ledger's cost per request is the difference from a run without it.
 import Foundation
 import PushBridgeCore
 import PushBridgeServer
@@ -41,6 +43,15 @@ let pipelined = ProcessInfo.processInfo.environment["AUDIT_PIPELINED"] != "0"
 let postgres = ProcessInfo.processInfo.environment["AUDIT_DB"]
 let durability = postgres != nil ? "committed before ack (PostgreSQL, synchronous_commit as the server has it)"
     : pipelined ? "durable before ack (fdatasync of the WAL)" : "durable before ack (synchronous=FULL)"
+let ledger = ProcessInfo.processInfo.environment["AUDIT_LEDGER"] == "1"
+/// The completion of request `id`: with a ledger start of a new activity when AUDIT_LEDGER=1.
+func completionCarrying(for id: String, at now: Int64) -> AuditCompletion {
+    guard ledger else { return completion }
+    var carrying = completion
+    carrying.ledger = [.started(ActivityRecord(app: "app-1", activityId: "act-" + id, dialect: .onesignal, holder: .openpush, startedAt: now,
+                                               cohortKey: "sha256:0123456789ab", requestId: id))]
+    return carrying
+}
 let findingCount = ProcessInfo.processInfo.environment["AUDIT_FINDINGS"].flatMap { Int($0) } ?? 3
 let entryTemplate = { () -> AuditEntry in
     var entry = template
@@ -74,11 +85,12 @@ func run(phase: String, pairs: Bool) async throws {
                         // Time-sortable ids, as the proxy makes them: inserts land at the indexes' right edge.
                         entry.receivedAt = AuditClock.nowMilliseconds()
                         entry.requestId = RequestID.make(nowMs: entry.receivedAt)
+                        let finished = completionCarrying(for: entry.requestId, at: entry.receivedAt)
                         if pairs {
                             try await store.begin(entry)
-                            try await store.finish(entry.requestId, completion)
+                            try await store.finish(entry.requestId, finished)
                         } else {
-                            try await store.record(entry, completion)
+                            try await store.record(entry, finished)
                         }
                     }
                 }
@@ -92,7 +104,7 @@ func run(phase: String, pairs: Bool) async throws {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let total = perCaller * concurrency
     let statistics = store.statistics
-    print("\(phase): \(total) rows, \(concurrency) callers, \(String(format: "%.2f", seconds)) s, \(Int(Double(total) / seconds)) rows/s (target 50000), \(durability), \(statistics.transactions) transactions, waited for room \(statistics.waitedForRoom)")
+    print("\(phase)\(ledger ? " with a ledger start" : ""): \(total) rows, \(concurrency) callers, \(String(format: "%.2f", seconds)) s, \(Int(Double(total) / seconds)) rows/s (target 50000), \(durability), \(statistics.transactions) transactions, waited for room \(statistics.waitedForRoom)")
     let buckets: [(String, ClosedRange<Int>)] = [("1", 1...1), ("2-9", 2...9), ("10-31", 10...31), ("32-63", 32...63), ("64-99", 64...99), ("100+", 100...Int.max)]
     let counts = histogram.withLock { $0 }
     let line = buckets.map { name, range in
@@ -128,7 +140,8 @@ func latency(count: Int) async throws {
         var entry = entryTemplate
         entry.receivedAt = AuditClock.nowMilliseconds()
         entry.requestId = RequestID.make(nowMs: entry.receivedAt)
-        let elapsed = try await clock.measure { try await store.record(entry, completion) }
+        let finished = completionCarrying(for: entry.requestId, at: entry.receivedAt)
+        let elapsed = try await clock.measure { try await store.record(entry, finished) }
         samples.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
     }
     await store.close()

@@ -5,17 +5,26 @@ extension AuditOperation.Work {
     /// The work with every NUL in its text values written as `\u0000`.
     var escapingNUL: Self {
         switch self {
-        case .insert(let row, let findings):
-            return .insert(row: row.map(\.escapingNUL), findings: findings.map { $0.map(\.escapingNUL) })
-        case .finish(let requestId, let values):
-            return .finish(requestId: requestId.escapingNUL, values: values.map(\.escapingNUL))
+        case .insert(let row, let findings, let ledger):
+            return .insert(row: row.map(\.escapingNUL), findings: findings.map { $0.map(\.escapingNUL) }, ledger: ledger.map(\.escapingNUL))
+        case .finish(let requestId, let values, let ledger):
+            return .finish(requestId: requestId.escapingNUL, values: values.map(\.escapingNUL), ledger: ledger.map(\.escapingNUL))
         case .statement(let statement):
-            var escaped = statement
-            escaped.values = statement.values.map(\.escapingNUL)
-            return .statement(escaped)
+            return .statement(statement.escapingNUL)
+        case .background(let statement):
+            return .background(statement.escapingNUL)
         case .prune:
             return self
         }
+    }
+}
+
+extension AuditStatement {
+    /// The statement with every NUL in its text values written as `\u0000`.
+    var escapingNUL: AuditStatement {
+        var escaped = self
+        escaped.values = values.map(\.escapingNUL)
+        return escaped
     }
 }
 

@@ -3,10 +3,13 @@
 /// transaction holding it has committed (or failed).
 struct AuditOperation: Sendable {
     enum Work: Sendable {
-        /// A `requests` row and its `findings` rows.
-        case insert(row: [SQLiteValue], findings: [[SQLiteValue]])
-        /// The completion columns of an existing row; `requestId` is the last value.
-        case finish(requestId: String, values: [SQLiteValue])
+        /// A `requests` row and its `findings` rows, and the activity-ledger changes of its
+        /// completion (``ActivityLedgerSQL/statements(for:requestId:)``), all or nothing.
+        case insert(row: [SQLiteValue], findings: [[SQLiteValue]], ledger: [AuditStatement] = [])
+        /// The completion columns of an existing row; `requestId` is the last value. With the
+        /// activity-ledger changes the completion carries, all or nothing: a completion that
+        /// fails (no such row) leaves none of them.
+        case finish(requestId: String, values: [SQLiteValue], ledger: [AuditStatement] = [])
         /// A named statement: a later change to a row (a scheduled start completing), a
         /// scheduled start's mirror, a shadow comparison.
         case statement(AuditStatement)
@@ -15,11 +18,17 @@ struct AuditOperation: Sendable {
         /// in a transaction of its own, after the request operations queued before it (see
         /// ``AuditWriter/nextBatch()``).
         case prune(requestIds: [String])
+        /// A named statement run as background work, like ``prune(requestIds:)``: the activity
+        /// ledger's upkeep (``ActivityLedgerUpkeep``), one small batch per operation.
+        case background(AuditStatement)
 
         /// Whether this is background work, which yields to the request path's operations
         /// and never shares their transaction.
         var isBackground: Bool {
-            if case .prune = self { true } else { false }
+            switch self {
+            case .prune, .background: true
+            case .insert, .finish, .statement: false
+            }
         }
     }
 

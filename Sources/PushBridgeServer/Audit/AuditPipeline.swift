@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A batch of the request path's audit operations (request rows with their findings, and
 /// completions) written to PostgreSQL as one libpq pipeline inside the writer's open
 /// transaction: every statement and the `COMMIT` sent at once, the results read back in
@@ -14,7 +16,7 @@ enum AuditPipeline {
         batch.allSatisfy { operation in
             switch operation.work {
             case .insert, .finish: true
-            case .statement, .prune: false
+            case .statement, .prune, .background: false
             }
         }
     }
@@ -24,11 +26,15 @@ enum AuditPipeline {
     static func write(_ batch: [AuditOperation], failures: inout [Int: AuditError], on connection: PostgresConnection) throws {
         while true {
             var statements: [(sql: String, parameters: [String?])] = []
-            var owners: [Int] = []
+            // Which operation each statement belongs to; the first of a completion's is its
+            // `UPDATE requests`, which must change its row.
+            var owners: [(index: Int, completesRow: Bool)] = []
             for (index, operation) in batch.enumerated() where failures[index] == nil {
+                var first = true
                 for statement in Self.statements(for: operation.work) {
                     statements.append(statement)
-                    owners.append(index)
+                    if case .finish = operation.work { owners.append((index, first)) } else { owners.append((index, false)) }
+                    first = false
                 }
             }
             statements.append(("COMMIT", []))
@@ -36,13 +42,13 @@ enum AuditPipeline {
             var failed = false
             var unknown: [Int] = []
             for (position, result) in results.dropLast().enumerated() {
-                let index = owners[position]
+                let (index, completesRow) = owners[position]
                 switch result {
                 case .failed(let error):
                     failures[index] = AuditError.wrap(error)
                     failed = true
                 case .done(let affected):
-                    if case .finish(let requestId, _) = batch[index].work, affected != 1 {
+                    if completesRow, case .finish(let requestId, _, _) = batch[index].work, affected != 1 {
                         failures[index] = AuditError.unknownRequest(requestId)
                         unknown.append(index)
                     }
@@ -66,20 +72,37 @@ enum AuditPipeline {
     /// The SQL (with `$n` marks) and text parameters of one operation.
     private static func statements(for work: AuditOperation.Work) -> [(sql: String, parameters: [String?])] {
         switch work {
-        case .insert(let row, let findings):
+        case .insert(let row, let findings, let ledger):
             var out = [(insertRequestSQL, row.map(PostgresConnection.text))]
             if !findings.isEmpty {
                 out.append((PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: findings.count)),
                             findings.flatMap { $0 }.map(PostgresConnection.text)))
             }
-            return out
-        case .finish(_, let values):
-            return [(finishSQL, values.map(PostgresConnection.text))]
-        case .statement, .prune:
+            return out + ledger.map(pipelined)
+        case .finish(_, let values, let ledger):
+            // The ledger's statements take effect only when the row exists (see
+            // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
+            // which fails here without an abort, leaves none of them.
+            return [(finishSQL, values.map(PostgresConnection.text))] + ledger.map(pipelined)
+        case .statement, .prune, .background:
             return []
         }
     }
 
+    /// A named statement as pipeline SQL and parameters (its `?` marks numbered once per SQL).
+    private static func pipelined(_ statement: AuditStatement) -> (sql: String, parameters: [String?]) {
+        (numbered(statement.sql), statement.values.map(PostgresConnection.text))
+    }
+
+    /// `sql` with its marks numbered, cached: the ledger's few fixed statements are numbered once.
+    private static func numbered(_ sql: String) -> String {
+        if let cached = numberedSQL.withLock({ $0[sql] }) { return cached }
+        let numbered = PostgresConnection.numberingMarks(sql)
+        numberedSQL.withLock { $0[sql] = numbered }
+        return numbered
+    }
+
+    private static let numberedSQL = Mutex<[String: String]>([:])
     private static let insertRequestSQL = PostgresConnection.numberingMarks(AuditStatements.insertRequestSQL)
     private static let finishSQL = PostgresConnection.numberingMarks(AuditStatements.finishSQL)
 }

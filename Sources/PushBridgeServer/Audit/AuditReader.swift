@@ -116,6 +116,16 @@ public final class AuditReader: Sendable {
         }
     }
 
+    /// Runs one named write in a transaction of its own on the reader's connection (the
+    /// activity ledger's upkeep on PostgreSQL, beside the writer); returns the rows it changed.
+    func change(_ statement: AuditStatement) throws(AuditError) -> Int {
+        do {
+            return try source.withSQL { database in try database.inTransaction { try database.change(statement.sql, statement.values) } }
+        } catch {
+            throw AuditError.wrap(error)
+        }
+    }
+
     /// Runs a query on the reader's connection.
     func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(AuditError) -> [[SQLiteValue]] {
         do { return try source.withSQL { try $0.select(sql, arguments) } } catch { throw AuditError.wrap(error) }

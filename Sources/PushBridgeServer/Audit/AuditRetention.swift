@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Deletes audit rows older than the retention window while the proxy runs, so the audit does
 /// not grow forever.
 ///
@@ -41,7 +39,7 @@ public final class AuditRetention: Sendable {
     private let candidates: AuditReader
     private let clock: any DeliveryClock
     private let onPruned: @Sendable (Int) -> Void
-    private let task = Mutex<PeriodicTask?>(nil)
+    private let passes = BackgroundPasses()
 
     /// Retention for `store` on its own read connection. `clock` decides what "now" is (tests
     /// move a ``ManualDeliveryClock``); `onPruned` is told each batch's deleted row count.
@@ -58,15 +56,12 @@ public final class AuditRetention: Sendable {
     /// retried at the next interval.
     public func start(onFailure: @escaping @Sendable (any Error) -> Void) {
         guard settings.retentionDays > 0 else { return }
-        let loop = PeriodicTask(every: settings.interval, clock: clock) { [self] in
-            do { _ = try await pruneOnce() } catch { if !Task.isCancelled { onFailure(error) } }
-        }
-        task.withLock { $0 = loop }
+        passes.start(every: settings.interval, clock: clock, onFailure: onFailure) { [self] in _ = try await pruneOnce() }
     }
 
     /// Stops the background passes (a batch being deleted finishes).
     public func stop() async {
-        await task.withLock { $0 }?.stop()
+        await passes.stop()
     }
 
     /// Deletes every row past the window now, batch by batch; returns how many went.
@@ -74,32 +69,16 @@ public final class AuditRetention: Sendable {
     public func pruneOnce() async throws -> Int {
         guard settings.retentionDays > 0 else { return 0 }
         let cutoff = clock.nowMilliseconds() - Int64(settings.retentionDays) * 86_400_000
-        let nextBatch = { [self] () throws -> [String] in
-            try self.candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(settings.batchSize))])
+        return try await BackgroundPasses.deleteInBatches(batchSize: settings.batchSize, restFactor: settings.restFactor, next: { _ in
+            try self.candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(self.settings.batchSize))])
                 .compactMap(\.first?.textValue)
-        }
-        var total = 0
-        var previous: [String] = []
-        var ids = try nextBatch()
-        // The same batch twice means it could not be deleted: stop rather than spin.
-        while !Task.isCancelled && !ids.isEmpty && ids != previous {
-            previous = ids
-            let started = ContinuousClock.now
+        }, delete: { ids in
             if store.pool == nil {
                 try await store.submit(.prune(requestIds: ids))
             } else {
                 _ = try candidates.delete(ids)
             }
-            let took = ContinuousClock.now - started
-            total += ids.count
             onPruned(ids.count)
-            if ids.count < settings.batchSize { break }
-            // The next batch is picked before the rest, so a pass that has deleted everything
-            // ends at once instead of resting first.
-            ids = try nextBatch()
-            if ids.isEmpty { break }
-            try await Task.sleep(for: took * settings.restFactor)
-        }
-        return total
+        })
     }
 }

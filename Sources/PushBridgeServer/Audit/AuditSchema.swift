@@ -13,6 +13,7 @@ enum AuditSchema {
         migrator.register(4, "shadow comparison bodies", sql: shadowBodies)
         migrator.register(5, "app names", sql: appNames)
         migrator.register(6, "instance names", sql: instanceNames)
+        migrator.register(7, "activity ledger", sql: ActivityLedgerSQL.schema(sqlite: true))
         return migrator
     }
 

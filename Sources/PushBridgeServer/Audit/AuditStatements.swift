@@ -6,6 +6,11 @@ final class AuditStatements {
     private let insertRequest: SQLiteStatement
     private let insertFinding: SQLiteStatement
     private let finish: SQLiteStatement
+    private let savepoint: SQLiteStatement
+    private let releaseSavepoint: SQLiteStatement
+    private let rollbackToSavepoint: SQLiteStatement
+    /// The activity ledger's statements by SQL, prepared on first use.
+    private var ledgerStatements: [String: SQLiteStatement] = [:]
 
     static let requestColumns = [
         "request_id", "received_at", "finished_at", "path", "dialect", "route", "source_app", "target_app",
@@ -26,6 +31,9 @@ final class AuditStatements {
         insertRequest = try database.prepare(Self.insertRequestSQL)
         insertFinding = try database.prepare(Self.insertSQL("findings", Self.findingColumns))
         finish = try database.prepare(Self.finishSQL)
+        savepoint = try database.prepare("SAVEPOINT operation")
+        releaseSavepoint = try database.prepare("RELEASE SAVEPOINT operation")
+        rollbackToSavepoint = try database.prepare("ROLLBACK TO SAVEPOINT operation")
     }
 
     /// `INSERT INTO requests …` with a mark per column.
@@ -43,12 +51,14 @@ final class AuditStatements {
     /// statements (the PostgreSQL writer's path).
     static func apply(_ work: AuditOperation.Work, on database: any AuditSQL) throws {
         switch work {
-        case .insert(let row, let findings):
+        case .insert(let row, let findings, let ledger):
             try database.change(insertRequestSQL, row)
             if !findings.isEmpty { try database.change(insertFindingsSQL(count: findings.count), findings.flatMap { $0 }) }
-        case .finish(let requestId, let values):
+            for statement in ledger { try statement.run(on: database) }
+        case .finish(let requestId, let values, let ledger):
             guard try database.change(finishSQL, values) == 1 else { throw AuditError.unknownRequest(requestId) }
-        case .statement(let statement):
+            for statement in ledger { try statement.run(on: database) }
+        case .statement(let statement), .background(let statement):
             try statement.run(on: database)
         case .prune(let requestIds):
             _ = try AuditPruning.delete(requestIds, in: database)
@@ -63,17 +73,25 @@ final class AuditStatements {
 
     func commitTransaction() throws(SQLiteError) { try run(commit, []) }
 
-    /// Runs one operation inside the open transaction.
+    /// Runs one operation inside the open transaction. An operation with activity-ledger
+    /// changes runs under a savepoint, so that it takes effect whole or not at all (a failing
+    /// statement alone would undo only itself).
     func apply(_ work: AuditOperation.Work) throws(AuditError) {
         do {
             switch work {
-            case .insert(let row, let findings):
-                try run(insertRequest, row)
-                for finding in findings { try run(insertFinding, finding) }
-            case .finish(let requestId, let values):
-                try run(finish, values)
-                guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
-            case .statement(let statement):
+            case .insert(let row, let findings, let ledger):
+                try atomically(if: !ledger.isEmpty) {
+                    try run(insertRequest, row)
+                    for finding in findings { try run(insertFinding, finding) }
+                    try runLedger(ledger)
+                }
+            case .finish(let requestId, let values, let ledger):
+                try atomically(if: !ledger.isEmpty) {
+                    try run(finish, values)
+                    guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
+                    try runLedger(ledger)
+                }
+            case .statement(let statement), .background(let statement):
                 try statement.run(on: database)
             case .prune(let requestIds):
                 _ = try AuditPruning.delete(requestIds, in: database)
@@ -82,6 +100,38 @@ final class AuditStatements {
             throw error
         } catch {
             throw AuditError.wrap(error)
+        }
+    }
+
+    /// Runs `body` under the savepoint `operation` when `guarded`: released when it returns,
+    /// rolled back to when it throws (unless the error already ended the transaction).
+    private func atomically(if guarded: Bool, _ body: () throws -> Void) throws {
+        guard guarded else { return try body() }
+        try run(savepoint, [])
+        do {
+            try body()
+        } catch {
+            if database.isInTransaction {
+                try run(rollbackToSavepoint, [])
+                try run(releaseSavepoint, [])
+            }
+            throw error
+        }
+        try run(releaseSavepoint, [])
+    }
+
+    /// Runs the ledger's statements, each prepared once (their SQL is fixed but for the
+    /// number of keys a prune deletes, which never comes here).
+    private func runLedger(_ statements: [AuditStatement]) throws {
+        for statement in statements {
+            let prepared: SQLiteStatement
+            if let cached = ledgerStatements[statement.sql] {
+                prepared = cached
+            } else {
+                prepared = try database.prepare(statement.sql)
+                ledgerStatements[statement.sql] = prepared
+            }
+            try run(prepared, statement.values)
         }
     }
 

@@ -18,6 +18,9 @@ public final class AuditStore: Sendable {
     public let recoveredPendingCount: Int
     /// The read side (its own connection): list, show, prune.
     public let reader: AuditReader
+    /// The activity ledger's reads (a connection of their own); its writes ride on
+    /// completions (``AuditCompletion/ledger``).
+    public let activities: ActivityLedger
     private let writer: AuditWriter
     /// The connections to PostgreSQL (the writer's and the reader's); nil on SQLite.
     public let pool: PostgresPool?
@@ -47,8 +50,10 @@ public final class AuditStore: Sendable {
         do {
             if let pool {
                 self.reader = try AuditReader(pool: pool)
+                self.activities = ActivityLedger(pool: pool)
             } else {
                 self.reader = try AuditReader(path: path, busyTimeout: configuration.busyTimeout)
+                self.activities = try ActivityLedger(path: path, busyTimeout: configuration.busyTimeout)
             }
         } catch {
             writer.requestStop()
@@ -88,15 +93,19 @@ public final class AuditStore: Sendable {
 
     private func finishWork(_ requestId: String, _ completion: AuditCompletion) -> AuditOperation.Work {
         let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: configuration.bodyLimit)
-        return .finish(requestId: requestId, values: columns.all.map(\.value) + [.text(requestId)])
+        return .finish(requestId: requestId, values: columns.all.map(\.value) + [.text(requestId)],
+                       ledger: ActivityLedgerSQL.statements(for: completion.ledger, requestId: requestId))
     }
 
     /// Writes the complete row of a request that never reaches upstream (rejected, refused
-    /// credentials, unknown route); returns once committed.
+    /// credentials, unknown route) or reached it before its row was begun (a legacy answer),
+    /// with the activity-ledger changes of `completion` in the same transaction; returns once
+    /// committed.
     public func record(_ entry: AuditEntry, _ completion: AuditCompletion) async throws {
         let instance = configuration.instanceName
         let row = AuditRowEncoding.requestRow(entry, completion, bodyLimit: configuration.bodyLimit, instance: instance)
-        try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry, instance: instance)))
+        try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry, instance: instance),
+                                 ledger: ActivityLedgerSQL.statements(for: completion.ledger, requestId: entry.requestId)))
     }
 
     /// Runs one named statement in the writer's next transaction; returns once committed.

@@ -1,17 +1,22 @@
 /// What keeps a running proxy's audit from filling its disk: retention passes
-/// (``AuditRetention``) and the disk guard (``AuditDiskGuard``), checked every minute so that
-/// crossing a limit is logged even when nobody reads `/healthz`.
+/// (``AuditRetention``), the activity ledger's upkeep (``ActivityLedgerUpkeep``: entries past
+/// their lifetime and over `limits.max_activities`, every minute) and the disk guard
+/// (``AuditDiskGuard``), checked every minute so that crossing a limit is logged even when
+/// nobody reads `/healthz`.
 public final class AuditUpkeep: Sendable {
     /// The disk guard, read by `/healthz` and `/metrics`; nil for a PostgreSQL audit, whose
     /// disk is the server's.
     public let diskGuard: AuditDiskGuard?
     /// Retention of old rows.
     public let retention: AuditRetention
+    /// The activity ledger's pruning and cap.
+    public let activities: ActivityLedgerUpkeep
     private let diskChecks: PeriodicTask
 
-    private init(diskGuard: AuditDiskGuard?, retention: AuditRetention, diskChecks: PeriodicTask) {
+    private init(diskGuard: AuditDiskGuard?, retention: AuditRetention, activities: ActivityLedgerUpkeep, diskChecks: PeriodicTask) {
         self.diskGuard = diskGuard
         self.retention = retention
+        self.activities = activities
         self.diskChecks = diskChecks
     }
 
@@ -27,13 +32,25 @@ public final class AuditUpkeep: Sendable {
         retention.start { error in
             log.error("audit retention pass failed; retrying at the next one", ["error": .string("\(error)")])
         }
+        var ledgerSettings = ActivityLedgerUpkeep.Settings()
+        ledgerSettings.maxActivities = limits.maxActivities
+        let activities = try ActivityLedgerUpkeep(store: audit, settings: ledgerSettings, clock: clock) { pass in
+            if pass.overCap > 0 {
+                log.warning("activity ledger over limits.max_activities: the oldest entries were forgotten; their updates and ends are placed as unknown activities",
+                            ["forgotten": .int(Int64(pass.overCap)), "max_activities": .int(Int64(limits.maxActivities))])
+            }
+        }
+        activities.start { error in
+            log.error("activity ledger upkeep failed; retrying at the next pass", ["error": .string("\(error)")])
+        }
         let checks = PeriodicTask(every: checkInterval, clock: clock) { diskGuard?.check(log: log) }
-        return AuditUpkeep(diskGuard: diskGuard, retention: retention, diskChecks: checks)
+        return AuditUpkeep(diskGuard: diskGuard, retention: retention, activities: activities, diskChecks: checks)
     }
 
     /// Stops retention and the disk checks (before the audit closes).
     public func stop() async {
         await retention.stop()
+        await activities.stop()
         await diskChecks.stop()
     }
 }

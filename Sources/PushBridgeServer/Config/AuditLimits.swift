@@ -1,8 +1,9 @@
 import PushBridgeCore
 
-/// How long the audit keeps rows and when its disk use is worth a warning. Every value has a
-/// documented default; `audit_retention_days`, `audit_max_mib` and `audit_min_free_mib` at
-/// the top level of the configuration.
+/// How long the audit keeps rows, how many activities its ledger keeps, and when its disk use
+/// is worth a warning. Every value has a documented default; `audit_retention_days`,
+/// `audit_max_mib` and `audit_min_free_mib` at the top level of the configuration,
+/// `max_activities` in `limits`.
 public struct AuditLimits: Sendable, Equatable {
     /// Rows received more than this many days ago are deleted by the running proxy, in small
     /// batches (`audit_retention_days`); `0` keeps every row. Default 30.
@@ -13,6 +14,10 @@ public struct AuditLimits: Sendable, Equatable {
     /// Under this much free space on the audit's filesystem `/healthz` and `/metrics` warn and
     /// the log says so (`audit_min_free_mib`, MiB). Default 1,024 (1 GiB).
     public var minFreeBytes: Int64 = 1_024 << 20
+    /// Rows the activity ledger keeps at most (`limits.max_activities`): past it the oldest
+    /// starts are forgotten at the next upkeep pass (every minute) and the log says so.
+    /// Default 1,000,000.
+    public var maxActivities = 1_000_000
 
     /// The defaults.
     public init() {}
@@ -24,6 +29,10 @@ extension ProxyConfiguration {
         limits.retentionDays = r.nonNegativeInt(top, "audit_retention_days", at: "", default: limits.retentionDays)
         limits.maxBytes = Int64(r.positiveInt(top, "audit_max_mib", at: "", default: Int(limits.maxBytes >> 20))) << 20
         limits.minFreeBytes = Int64(r.nonNegativeInt(top, "audit_min_free_mib", at: "", default: Int(limits.minFreeBytes >> 20))) << 20
+        // Read here beside the audit's other bounds; `decodeLimits` admits the key in `limits`.
+        if case .object(let server)? = top["limits"] {
+            limits.maxActivities = r.positiveInt(server, "max_activities", at: "limits", default: limits.maxActivities)
+        }
         return limits
     }
 }

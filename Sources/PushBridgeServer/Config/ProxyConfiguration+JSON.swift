@@ -122,7 +122,8 @@ extension ProxyConfiguration {
 
     private static func decodeLimits(_ value: JSONValue?, _ r: ConfigReader) -> Limits {
         var limits = Limits()
-        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "max_head_bytes", "max_request_target_bytes", "idle_timeout_seconds", "request_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms"]
+        let keys = ["max_body_bytes", "max_connections", "per_ip_connections", "header_memory_bytes", "max_head_bytes", "max_request_target_bytes", "idle_timeout_seconds", "request_timeout_seconds", "upstream_connect_timeout_ms", "upstream_timeout_ms",
+                    "max_activities"]
         guard let o = r.object(value, at: "limits", allowed: keys) else { return limits }
         limits.maxBodyBytes = r.positiveInt(o, "max_body_bytes", at: "limits", default: limits.maxBodyBytes)
         limits.maxConnections = r.positiveInt(o, "max_connections", at: "limits", default: limits.maxConnections)

@@ -109,6 +109,7 @@ enum PostgresSchema {
             CREATE INDEX scheduled_due ON scheduled_sends (state, send_at);
             """),
         .init(3, "SQLite's functions the report reads with", sql: sqliteFunctions),
+        .init(4, "activity ledger", sql: ActivityLedgerSQL.schema(sqlite: false)),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

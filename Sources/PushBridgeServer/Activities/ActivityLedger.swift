@@ -1,0 +1,102 @@
+import Dispatch
+import PushBridgeCore
+import Synchronization
+
+/// The activity ledger's read side: which provider holds each Live Activity, read by the
+/// placement of every update and end, the in-flight listing and the counts per app and holder.
+///
+/// It reads the `activities` table of the audit database on connections of its own (an SQLite
+/// reader connection, or the audit's PostgreSQL pool), never on a Swift concurrency pool
+/// thread: each read runs on one of the ledger's serial dispatch queues and resumes its caller
+/// through a continuation. There is no cache: every read sees what every instance sharing the
+/// database has committed, so a start placed through one instance routes its update through
+/// another. The writes ride on audit completions (``AuditCompletion/ledger``), in the same
+/// transaction, through the audit writer; nothing here writes.
+public final class ActivityLedger: Sendable {
+    private let source: (any AuditReadSource)?
+    private let lanes: [DispatchQueue]
+    private let nextLane = Atomic<Int>(0)
+
+    /// Reads the ledger of the existing audit at `path`: an SQLite file or a `postgresql://`
+    /// URI. An audit no build with the ledger has migrated yet has no activities (every read
+    /// answers empty). Throws ``AuditError/notAnAudit(_:)`` for a database that holds no audit.
+    public convenience init(path: String, busyTimeout: Duration = .seconds(5)) throws(AuditError) {
+        if PostgresURI.isPostgres(path) {
+            let uri: PostgresURI
+            do throws(PostgresError) { uri = try PostgresURI(path) } catch { throw .postgres(error) }
+            self.init(pool: PostgresPool(uri: uri))
+        } else {
+            let database = try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout)
+            let hasTable: Bool
+            do {
+                hasTable = try database.rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'activities'").first?.first?.integerValue == 1
+            } catch {
+                throw AuditError.wrap(error)
+            }
+            self.init(source: hasTable ? SQLiteReadSource(database) : nil, lanes: 1, label: "sqlite")
+        }
+    }
+
+    /// Reads the ledger of the PostgreSQL audit behind `pool` (migrated by ``AuditStore``), on
+    /// two queues, each borrowing a pooled connection per read.
+    convenience init(pool: PostgresPool) {
+        self.init(source: pool, lanes: 2, label: "postgres")
+    }
+
+    private init(source: (any AuditReadSource)?, lanes: Int, label: String) {
+        self.source = source
+        self.lanes = (0..<lanes).map { DispatchQueue(label: "pushbridge-activity-ledger-\(label)-\($0)") }
+    }
+
+    /// The activity `activityId` of `app`, wherever it is held, ended or not; nil when the
+    /// ledger has never seen it or it is past its lifetime at `now` (Unix ms).
+    public func record(app: String, activityId: String, now: Int64) async throws -> ActivityRecord? {
+        let cutoff = now - ActivityRecord.lifetimeMs
+        let rows = try await read(ActivityLedgerSQL.recordSQL, [.text(app.escapingNUL), .text(activityId.escapingNUL), .integer(cutoff)])
+        guard var record = rows.first.flatMap(ActivityLedgerSQL.record) else { return nil }
+        // The caller's own spelling, not the stored one (whose NULs are escaped).
+        record.app = app
+        record.activityId = activityId
+        return record
+    }
+
+    /// Activities in flight at `now` (not ended, within their lifetime), newest start first, at
+    /// most `limit`: of `app` when given, and held by `holder` when given (`.openpush` and
+    /// `.legacy` each include the activities held by `.both`).
+    public func inFlight(app: String?, holder: ActivityHolder?, now: Int64, limit: Int) async throws -> [ActivityRecord] {
+        let holders: [ActivityHolder] = switch holder {
+        case nil: []
+        case .openpush?: [.openpush, .both]
+        case .legacy?: [.legacy, .both]
+        case .both?: [.both]
+        }
+        var values: [SQLiteValue] = [.integer(now - ActivityRecord.lifetimeMs)]
+        if let app { values.append(.text(app.escapingNUL)) }
+        values += holders.map { .text($0.rawValue) }
+        values.append(.integer(Int64(max(0, limit))))
+        return try await read(ActivityLedgerSQL.inFlightSQL(app: app != nil, holders: holders.count), values).compactMap(ActivityLedgerSQL.record)
+    }
+
+    /// Per app and holder, the activities in flight at `now`: how many, and until when the
+    /// latest-started can still be reached; ordered by app, then holder.
+    public func inFlightCounts(now: Int64) async throws -> [ActivityCount] {
+        try await read(ActivityLedgerSQL.countsSQL, [.integer(now - ActivityRecord.lifetimeMs)]).compactMap { row in
+            guard row.count == 4, let app = row[0].textValue, let holder = row[1].textValue.flatMap(ActivityHolder.init(rawValue:)),
+                  let count = row[2].integerValue, let latest = row[3].integerValue else { return nil }
+            return ActivityCount(app: app, holder: holder, count: Int(count), lastReachableUntil: latest + ActivityRecord.lifetimeMs)
+        }
+    }
+
+    /// Runs one query on the next queue; resumes with its rows.
+    private func read(_ sql: String, _ values: [SQLiteValue]) async throws -> [[SQLiteValue]] {
+        guard let source else { return [] }
+        let lane = lanes[nextLane.add(1, ordering: .relaxed).oldValue % lanes.count]
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[[SQLiteValue]], any Error>) in
+            lane.async {
+                continuation.resume(with: Result { () throws(AuditError) -> [[SQLiteValue]] in
+                    do { return try source.withSQL { try $0.select(sql, values) } } catch { throw AuditError.wrap(error) }
+                })
+            }
+        }
+    }
+}
