@@ -19,14 +19,18 @@ public struct AdminService: Sendable {
     /// The running configuration's apps (replaced on reload), for the admin page; nil shows
     /// the apps of ``readiness``.
     public let snapshots: ProxySnapshotBox?
+    /// The activity ledger, for `GET /admin/activities`, the page's activities in flight and
+    /// the readiness verdict on the legacy provider; nil: not known.
+    public let ledger: ActivityLedger?
 
     /// A service.
     public init(token: Secret, reader: AuditReader, readiness: ReadinessSettings = ReadinessSettings(), sandbox: SandboxService? = nil,
-                snapshots: ProxySnapshotBox? = nil) {
+                ledger: ActivityLedger? = nil, snapshots: ProxySnapshotBox? = nil) {
         self.token = token
         self.reader = reader
         self.readiness = readiness
         self.sandbox = sandbox
+        self.ledger = ledger
         self.snapshots = snapshots
     }
 
@@ -36,22 +40,44 @@ public struct AdminService: Sendable {
     /// Answers one admin request, the admin page included: 401 without the right token, then
     /// as ``handle(_:)``.
     public func respond(_ request: HTTPRequest) async -> HTTPResponse {
-        guard request.path == "/admin/" || request.path == "/admin" else { return handle(request) }
+        let page = request.path == "/admin/" || request.path == "/admin"
+        guard page || request.path == "/admin/activities" || request.path == "/admin/readiness" || request.path == "/admin/report" else { return handle(request) }
         guard authorized(request) else { return Self.unauthorized }
         guard request.method == "GET" else { return .json(405, .object(["error": .string("method not allowed")]), headers: [("Allow", "GET")]) }
+        let now = AuditClock.nowMilliseconds()
+        if request.path == "/admin/activities" { return await activities(request.query, now: now) }
+        let inFlight = try? await ledger?.inFlightCounts(now: now)
+        guard page else { return handle(request, inFlight: inFlight) }
         let filter: ReportFilter
         switch Self.filter(request.query) {
         case .success(let parsed): filter = parsed
         case .failure(let refusal): return refusal.response
         }
         do {
-            let inFlight: [ActivityCount]? = nil
             let judged = try reader.readiness(filter, settings: readiness, inFlight: inFlight)
             let apps = snapshots.map { $0.snapshot.directory.apps.map(AdminAppStatus.init) }
                 ?? readiness.apps.map { AdminAppStatus(name: $0.name, dialect: $0.dialect, stage: "—") }
-            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: AuditClock.nowMilliseconds())
+            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now)
             return HTTPResponse(status: 200, headers: [("Content-Type", ReportFormat.html.contentType), ("Cache-Control", "no-store"),
                                                        ("Content-Security-Policy", Self.pagePolicy)], body: Array(page.utf8))
+        } catch {
+            return .json(500, .object(["error": .string("\(error)")]))
+        }
+    }
+
+    /// `GET /admin/activities`: the activities in flight as JSON (``ActivityListing``), newest
+    /// first, at most 10,000; `?app=` and `?provider=openpush|legacy` as `pushbridge activities`.
+    private func activities(_ query: [String: String], now: Int64) async -> HTTPResponse {
+        var holder: ActivityHolder?
+        if let provider = query["provider"] {
+            guard provider == "openpush" || provider == "legacy" else { return .json(400, .object(["error": .string("provider is openpush or legacy")])) }
+            holder = ActivityHolder(rawValue: provider)
+        }
+        guard let ledger else { return .json(503, .object(["error": .string("this listener has no activity ledger to read")])) }
+        do {
+            let records = try await ledger.inFlight(app: query["app"], holder: holder, now: now, limit: 10_000)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                                body: Array(ActivityListing.render(records, as: .json).utf8))
         } catch {
             return .json(500, .object(["error": .string("\(error)")]))
         }
@@ -83,7 +109,7 @@ public struct AdminService: Sendable {
 
     /// Answers one admin request: 401 without the right token, 404 for other paths, 405 for
     /// other methods, 400 for a bad filter.
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    public func handle(_ request: HTTPRequest, inFlight: [ActivityCount]? = nil) -> HTTPResponse {
         guard authorized(request) else { return Self.unauthorized }
         if let sandbox, request.method == "GET", SandboxRoute.isReadOnlyView(request.path) { return sandbox.handleSync(request) }
         guard request.path == "/admin/report" || request.path == "/admin/readiness" else { return .json(404, .object(["error": .string("not found")])) }
@@ -100,9 +126,9 @@ public struct AdminService: Sendable {
         do {
             let text: String
             if request.path == "/admin/readiness" {
-                text = ReadinessRendering.render(try reader.readiness(filter, settings: readiness), as: format)
+                text = ReadinessRendering.render(try reader.readiness(filter, settings: readiness, inFlight: inFlight), as: format)
             } else {
-                text = ReportRenderer.render(try reader.report(filter, readiness: readiness), as: format)
+                text = ReportRenderer.render(try reader.report(filter, readiness: readiness, inFlight: inFlight), as: format)
             }
             return HTTPResponse(status: 200, headers: [("Content-Type", format.contentType), ("Cache-Control", "no-store")], body: Array(text.utf8))
         } catch {
