@@ -46,10 +46,12 @@ struct MetricsTests {
             """ + Self.buckets([0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2], "pushbridge_upstream_latency_seconds") + """
             pushbridge_upstream_latency_seconds_sum 0.203
             pushbridge_upstream_latency_seconds_count 2
-            # HELP pushbridge_upstream_attempts_total Upstream call attempts, by result.
+            # HELP pushbridge_upstream_attempts_total Upstream call attempts, by result (population_gap: OpenPush cannot reach the phone yet, not an error).
             # TYPE pushbridge_upstream_attempts_total counter
             pushbridge_upstream_attempts_total{result="connect_failed"} 1
             pushbridge_upstream_attempts_total{result="ok"} 2
+            # HELP pushbridge_population_gaps_total Requests whose audience was not on a provider yet (outcome not_on_openpush or not_on_legacy), by app: not errors.
+            # TYPE pushbridge_population_gaps_total counter
             # HELP pushbridge_audit_queue_depth Audit rows waiting for the writer thread.
             # TYPE pushbridge_audit_queue_depth gauge
             pushbridge_audit_queue_depth 4

@@ -61,7 +61,7 @@ struct ReportFormatsTests {
         #expect(text.contains("PushBridge diff report — 5 requests"))
         #expect(text.contains("Dropped fields (2)") && text.contains("Changes (2)") && text.contains("Rejections by rule (1)") && text.contains("Caveats (1)"))
         #expect(text.range(of: #"onesignal\s+start\s+subtitle\s+dropped\s+2\s+100\.0%\s+2026-06-10 00:00\s+2026-06-10 00:01\s+app-a, app-b\s+r2"#, options: .regularExpression) != nil)
-        #expect(text.contains("4 comparisons, 2 disagreements; errors: primary 0.0%, shadow 25.0%"))
+        #expect(text.contains("4 comparisons, 2 disagreements (and 0 expected: population gaps, phones not on OpenPush yet); errors: primary 0.0%, shadow 25.0%"))
         #expect(text.range(of: #"primary\s+30\.0 ms\s+70\.0 ms\s+70\.0 ms"#, options: .regularExpression) != nil)
         #expect(text.contains("retried requests 2, retries 2, rate-limited attempts 1, rate-limit waits 1000.0 ms"))
         let md = ReportRenderer.render(report, as: .md)

@@ -18,14 +18,17 @@ public enum AuditOutcome: String, Sendable, CaseIterable, Codable {
     case sent
     /// A route PushBridge does not translate (its `route` column holds `METHOD /path`).
     case unhandled
-    /// A population gap: OpenPush said it does not know the activity (its documented 404 "no
-    /// live activity with that id is open") and the legacy provider, which got the original
-    /// request next, accepted it; or, in a rollout, OpenPush refused a start with its
-    /// documented 400 "no device has registered a push-to-start token". Not an error: the
-    /// phone is not on OpenPush yet.
+    /// A population gap: OpenPush could not reach the audience because the phone is not on
+    /// OpenPush yet (its documented 400 "no device has registered a push-to-start token", or
+    /// 404 "no live activity with that id is open" for an activity the legacy provider holds).
+    /// Not an error: counted apart in `/metrics`, the report and readiness.
     case notOnOpenPush = "not_on_openpush"
-    /// The reverse gap: the legacy provider said it does not know the activity and OpenPush accepted it.
+    /// A population gap the other way: the legacy provider does not know the activity
+    /// (OpenPush holds it). Not an error either.
     case notOnLegacy = "not_on_legacy"
+
+    /// Whether the outcome is a population gap (``notOnOpenPush`` or ``notOnLegacy``).
+    public var isPopulationGap: Bool { self == .notOnOpenPush || self == .notOnLegacy }
 
     /// Whether the row is complete (anything but ``pending``).
     public var isFinal: Bool { self != .pending }

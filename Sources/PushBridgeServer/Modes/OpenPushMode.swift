@@ -63,7 +63,7 @@ struct OpenPushMode: Mode {
                     log.warning("openpush call failed", ["request_id": .string(inbound.requestId), "attempt": .int(Int64(number + 1)), "error": .string(detail)])
                 }
                 metrics.observeUpstreamLatency(seconds: attempt.latencyMs / 1000)
-                metrics.recordUpstreamAttempt(result: attempt.status.map { "\($0 / 100)xx" } ?? "error")
+                metrics.recordUpstreamAttempt(result: Metrics.attemptResult(status: attempt.status, body: attempt.body))
             }
             let failed = results.contains { if case .failed = $0 { true } else { false } }
             let completion = AuditCompletion(

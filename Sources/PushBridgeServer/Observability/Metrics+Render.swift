@@ -12,13 +12,23 @@ extension Metrics {
         counters(into: &out, "pushbridge_findings_total", "Translation findings, by dialect, field path and kind.", snapshot.findings)
         PrometheusText.header(into: &out, name: "pushbridge_upstream_latency_seconds", help: "Latency of upstream (OpenPush) calls in seconds.", type: "histogram")
         snapshot.upstreamLatency.render(into: &out, name: "pushbridge_upstream_latency_seconds")
-        counters(into: &out, "pushbridge_upstream_attempts_total", "Upstream call attempts, by result.", snapshot.upstreamAttempts)
+        counters(into: &out, "pushbridge_upstream_attempts_total", "Upstream call attempts, by result (population_gap: OpenPush cannot reach the phone yet, not an error).",
+                 snapshot.upstreamAttempts)
+        counters(into: &out, "pushbridge_population_gaps_total",
+                 "Requests whose audience was not on a provider yet (outcome not_on_openpush or not_on_legacy), by app: not errors.", snapshot.populationGaps)
         gauge(into: &out, "pushbridge_audit_queue_depth", "Audit rows waiting for the writer thread.", sampledDepth ?? snapshot.auditQueueDepth)
         PrometheusText.header(into: &out, name: "pushbridge_audit_write_seconds", help: "Time to write (commit) audit rows in seconds.", type: "histogram")
         snapshot.auditWrite.render(into: &out, name: "pushbridge_audit_write_seconds")
         PrometheusText.header(into: &out, name: "pushbridge_shadow_dropped_total", help: "Shadow sends dropped.", type: "counter")
         out += "pushbridge_shadow_dropped_total " + String(snapshot.shadowDropped) + "\n"
         gauge(into: &out, "pushbridge_inflight_requests", "Requests being handled now.", snapshot.inflight)
+        if !snapshot.activitiesInFlight.isEmpty {
+            PrometheusText.header(into: &out, name: "pushbridge_activities_in_flight",
+                                  help: "Live Activities in flight (not ended, within 12 h of their start), by app and the provider holding them (openpush, legacy, both).", type: "gauge")
+            for series in snapshot.activitiesInFlight {
+                out += "pushbridge_activities_in_flight" + PrometheusText.labels(["app", "provider"], [series.app, series.provider]) + " " + String(series.count) + "\n"
+            }
+        }
         PrometheusText.header(into: &out, name: "pushbridge_audit_pruned_rows_total", help: "Audit rows deleted by retention.", type: "counter")
         out += "pushbridge_audit_pruned_rows_total " + String(snapshot.auditPruned) + "\n"
         PrometheusText.header(into: &out, name: "pushbridge_audit_unavailable_total",

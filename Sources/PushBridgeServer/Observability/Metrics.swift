@@ -16,6 +16,7 @@ public final class Metrics: Sendable {
         var findings: LabeledCounters
         var upstreamAttempts: LabeledCounters
         var logLinesSuppressed: LabeledCounters
+        var populationGaps: LabeledCounters
         var upstreamLatency = Histogram(bounds: Histogram.latencyBuckets)
         var auditWrite = Histogram(bounds: Histogram.latencyBuckets)
         var auditQueueDepth: Int64 = 0
@@ -27,6 +28,13 @@ public final class Metrics: Sendable {
         var shadowDropped: UInt64 = 0
         var inflight: Int64 = 0
         var rolloutSampler: (@Sendable () -> [Metrics.RolloutSeries])?
+        var activitiesInFlight: [ActivitySeries] = []
+    }
+
+    /// One series of `pushbridge_activities_in_flight`.
+    struct ActivitySeries: Sendable, Equatable {
+        var app, provider: String
+        var count: Int
     }
 
     let state: Mutex<State>
@@ -40,7 +48,8 @@ public final class Metrics: Sendable {
             requests: family(["dialect", "route", "status"]),
             findings: family(["dialect", "field", "kind"]),
             upstreamAttempts: family(["result"]),
-            logLinesSuppressed: family(["app", "reason"])
+            logLinesSuppressed: family(["app", "reason"]),
+            populationGaps: family(["app", "outcome"])
         ))
     }
 
@@ -79,6 +88,21 @@ public final class Metrics: Sendable {
     /// short class such as `ok`, `http_5xx` or an ``UpstreamFailure/Kind`` raw value.
     public func recordUpstreamAttempt(result: String) {
         state.withLock { $0.upstreamAttempts.add([result]) }
+    }
+
+    /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one, and
+    /// `population_gap` for OpenPush's documented 400 "no push-to-start token" and 404 "no
+    /// live activity open" (the phone is not on OpenPush yet: not a 4xx error).
+    public static func attemptResult(status: Int?, body: String?) -> String {
+        guard let status else { return "error" }
+        return PopulationGap.isOpenPushGap(status: status, body: body) ? "population_gap" : "\(status / 100)xx"
+    }
+
+    /// Counts a request whose outcome is a population gap (`not_on_openpush`,
+    /// `not_on_legacy`) in `pushbridge_population_gaps_total`, apart from every error.
+    public func recordPopulationGap(app: String, outcome: AuditOutcome) {
+        guard outcome.isPopulationGap else { return }
+        state.withLock { $0.populationGaps.add([app, outcome.rawValue]) }
     }
 
     /// Records one upstream call's latency in `pushbridge_upstream_latency_seconds`.
@@ -132,6 +156,24 @@ public final class Metrics: Sendable {
     public func recordShadowDropped(_ count: Int = 1) {
         state.withLock { $0.shadowDropped &+= UInt64(max(0, count)) }
     }
+
+    /// Sets `pushbridge_activities_in_flight{app,provider}` from the activity ledger's counts:
+    /// every app in `apps` gets its `openpush` and `legacy` series (0 when it holds none), and
+    /// a `both` series when activities are held on both sides; an app only the ledger knows
+    /// is shown too.
+    public func setActivitiesInFlight(_ counts: [ActivityCount], apps: [String]) {
+        var series: [String: Int] = [:]
+        for app in apps { for provider in [ActivityHolder.openpush, .legacy] { series["\(app)\u{1}\(provider.rawValue)"] = 0 } }
+        for count in counts { series["\(count.app)\u{1}\(count.holder.rawValue)", default: 0] += count.count }
+        let sorted = series.keys.sorted().prefix(Self.maxActivitySeries).map { key in
+            let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+            return ActivitySeries(app: parts[0], provider: parts[1], count: series[key] ?? 0)
+        }
+        state.withLock { $0.activitiesInFlight = Array(sorted) }
+    }
+
+    /// The most series `pushbridge_activities_in_flight` shows (apps are configured, so few).
+    static let maxActivitySeries = 3_000
 
     /// Marks a request as started: `pushbridge_inflight_requests` goes up by one.
     public func requestStarted() { state.withLock { $0.inflight += 1 } }

@@ -155,7 +155,8 @@ public final class ProxyRuntime: Sendable {
             adminHTTP.tls = admin.tls?.certificate
             if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration),
-                                                                             sandbox: sandboxService).handler)
+                                                                             sandbox: sandboxService, ledger: audit.activities,
+                                                                             snapshots: snapshots).handler)
         }
         try shared.registry?.start()
         scheduler.start()
@@ -174,8 +175,14 @@ public final class ProxyRuntime: Sendable {
             return
         }
         Self.warnAboutAudiences(configuration, log: log)
-        resumeChangedRollouts(from: snapshots.snapshot, to: configuration)
-        snapshots.replace(ProxySnapshot(configuration))
+        let before = snapshots.snapshot, after = ProxySnapshot(configuration)
+        resumeChangedRollouts(from: before, to: configuration)
+        snapshots.replace(after)
+        let changes = Self.placementChanges(from: before, to: after)
+        if !changes.isEmpty {
+            let ledger = audit.activities, log = log
+            Task { Self.logPlacementChanges(changes, counts: try? await ledger.inFlightCounts(now: AuditClock.nowMilliseconds()), log: log) }
+        }
         reloadCertificates(configuration)
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
     }

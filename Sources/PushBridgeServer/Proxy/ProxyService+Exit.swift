@@ -41,6 +41,7 @@ extension ProxyService {
         response.headers.removeAll { $0.name.lowercased() == "x-pushbridge-request-id" }
         response.headers.append((name: "X-PushBridge-Request-Id", value: call.requestId))
         deps.metrics.recordRequest(dialect: outcome.route?.dialect, route: outcome.route?.kind, status: response.status)
+        if let gap = outcome.audit.completion?.outcome, gap.isPopulationGap { deps.metrics.recordPopulationGap(app: outcome.app ?? "", outcome: gap) }
         deps.log.access(requestId: call.requestId, method: call.request.method, path: call.request.path, status: response.status,
                         durationMs: Double(deps.clock() - call.started), dialect: outcome.route?.dialect, app: outcome.app,
                         outcome: outcome.log, remote: call.request.remoteAddress)

@@ -16,7 +16,7 @@ extension ProxyService {
         deps.metrics.requestStarted()
         defer { deps.metrics.requestFinished() }
         let call = Call(request, now: deps.clock())
-        if request.method == "GET", let ops = operations(request) {
+        if request.method == "GET", let ops = await operations(request) {
             return await exit(call, Outcome(answer: ops, audit: .done, route: nil, app: nil, log: "operations"))
         }
         let matched = InboundRoute.match(path: request.target)

@@ -95,13 +95,17 @@ public final class ProxyService: Sendable {
     /// The handler to mount on an `HTTPServer`.
     public var handler: HTTPHandler { { [self] request in await self.handle(request) } }
 
-    /// `/healthz` and `/metrics`; nil for any other path.
-    func operations(_ request: HTTPRequest) -> HTTPResponse? {
+    /// `/healthz` and `/metrics` (its in-flight activities read from the ledger at each
+    /// scrape); nil for any other path.
+    func operations(_ request: HTTPRequest) async -> HTTPResponse? {
         switch request.path {
         case "/healthz":
             return health()
         case "/metrics":
             deps.metrics.setAuditQueueDepth(deps.audit.queueDepth)
+            if let counts = try? await deps.audit.activities.inFlightCounts(now: deps.clock()) {
+                deps.metrics.setActivitiesInFlight(counts, apps: deps.snapshots.snapshot.directory.apps.map(\.name))
+            }
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: Array(deps.metrics.render().utf8))
         default:
             return nil

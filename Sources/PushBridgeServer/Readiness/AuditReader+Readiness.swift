@@ -2,16 +2,24 @@ import PushBridgeCore
 
 extension AuditReader {
     /// The cut-over verdicts over the rows `filter` selects (its window, app, dialect, route),
-    /// per app and route, judged with `settings`. An app is its configured name when the
-    /// audit has one (`requests.app_name`), else its source app id; `filter.app` matches either.
-    public func readiness(_ filter: ReportFilter = ReportFilter(), settings: ReadinessSettings = ReadinessSettings()) throws(AuditError) -> Readiness {
+    /// per app and route, judged with `settings`, and whether each app's legacy provider can
+    /// be switched off given `inFlight` (the activity ledger's counts; nil when not known).
+    /// An app is its configured name when the audit has one (`requests.app_name`), else its
+    /// source app id; `filter.app` matches either.
+    public func readiness(_ filter: ReportFilter = ReportFilter(), settings: ReadinessSettings = ReadinessSettings(),
+                          inFlight: [ActivityCount]? = nil) throws(AuditError) -> Readiness {
         let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
         var routes = try readinessRequests(scope)
         for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
         try readinessShadow(scope, into: &routes)
         try readinessOpenPush(scope, into: &routes)
-        let judged = routes.mapValues { ReadinessJudge.judge($0, settings.thresholds) }
-        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings)
+        var judged: [ReadinessKey: RouteReadiness] = [:]
+        for (key, route) in routes {
+            let names = settings.names(of: key.app)
+            judged[key] = ReadinessJudge.judge(route, settings.thresholds, app: settings.displayName(of: key.app),
+                                               accepted: settings.thresholds.acceptedLosses(for: names))
+        }
+        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight)
         readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope)
         return readiness
     }
@@ -73,12 +81,30 @@ extension AuditReader {
     private func readinessRequests(_ scope: ReadinessScope) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
         let (clause, arguments) = readinessClause(scope)
         var routes: [ReadinessKey: RouteReadiness] = [:]
-        for row in try query("SELECT \(appKey), r.dialect, r.route, count(*) FROM requests r \(clause) GROUP BY 1, 2, 3", arguments) {
+        let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN r.outcome = '\(outcome.rawValue)' THEN 1 ELSE 0 END)" }
+        for row in try query("SELECT \(appKey), r.dialect, r.route, count(*), \(gap(.notOnOpenPush)), \(gap(.notOnLegacy)) FROM requests r \(clause) GROUP BY 1, 2, 3",
+                             arguments) {
             var route = RouteReadiness(dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
             route.requests = Int(row[3].integerValue ?? 0)
+            route.openPushGaps = Int(row[4].integerValue ?? 0)
+            route.legacyGaps = Int(row[5].integerValue ?? 0)
             routes[key(row)] = route
         }
         return routes
+    }
+
+    /// Each app's busiest clock minute of requests PushBridge would send to OpenPush
+    /// (admitted, not rejected; every sending route together, as OpenPush counts them per app).
+    private func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
+        let (clause, arguments) = readinessClause(scope, extra: ["r.outcome != 'rejected'"])
+        var busiest: [String: BusiestMinute] = [:]
+        for row in try query("SELECT \(appKey), r.received_at / 60000, count(*) FROM requests r \(clause) GROUP BY 1, 2", arguments) {
+            let minute = BusiestMinute(start: (row[1].integerValue ?? 0) * 60_000, requests: Int(row[2].integerValue ?? 0))
+            let app = row[0].textValue ?? ""
+            if let known = busiest[app], (known.requests, -known.start) >= (minute.requests, -minute.start) { continue }
+            busiest[app] = minute
+        }
+        return busiest
     }
 
     /// Warning-severity dropped or changed fields, and rejections: PushBridge's (`rejected`)
@@ -128,19 +154,26 @@ extension AuditReader {
         return out.mapValues { ($0.warnings.sorted(by: widest), $0.rejections.sorted(by: widest)) }
     }
 
-    /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs.
+    /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a
+    /// disagreement whose one refusal is OpenPush's population gap is expected and counted
+    /// apart (``RouteReadiness/expectedDisagreements``).
     private func readinessShadow(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let accepted = { (side: String) in "(CASE WHEN s.\(side)_status BETWEEN 200 AND 299 AND s.\(side)_error IS NULL THEN 1 ELSE 0 END)" }
+        let accepted = PopulationGap.accepted, expected = PopulationGap.expectedDisagreementSQL()
         let statusClass = { (side: String) in
             "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
         }
         let (clause, arguments) = readinessClause(scope)
         let join = "FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id"
-        for row in try query("SELECT \(appKey), r.dialect, r.route, count(*), sum(\(accepted("primary")) != \(accepted("shadow"))) \(join) \(clause) GROUP BY 1, 2, 3", arguments) {
+        let disagreed = "\(accepted("primary")) != \(accepted("shadow"))"
+        for row in try query("""
+            SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN \(disagreed) AND NOT \(expected) THEN 1 ELSE 0 END), sum(CASE WHEN \(expected) THEN 1 ELSE 0 END)
+            \(join) \(clause) GROUP BY 1, 2, 3
+            """, arguments) {
             routes[key(row)]?.shadowed = Int(row[3].integerValue ?? 0)
             routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
+            routes[key(row)]?.expectedDisagreements = Int(row[5].integerValue ?? 0)
         }
-        let (disagree, disagreeArguments) = readinessClause(scope, extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
+        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)"])
         for row in try query("""
             SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
             \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
@@ -152,26 +185,33 @@ extension AuditReader {
 
     /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
     /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
-    /// is a call that ended without a 2xx; a rate-limited call had at least one 429.
+    /// is a call that ended without a 2xx; a rate-limited call had at least one 429. A
+    /// comparison whose OpenPush side answered a population gap is a gap, not a call.
     private func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
         let (primary, primaryArguments) = readinessClause(scope, extra: ["r.outcome IN ('forwarded', 'failed', 'sent')"]
             + LegacyMode.messages.map { _ in "coalesce(r.error_message, '') NOT LIKE ?" })
         let legacyRows: [SQLiteValue] = LegacyMode.messages.map { .text($0 + "%") }
         let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
+        let primaryGap = PopulationGap.sql(status: "r.upstream_status", body: "r.upstream_body")
         let primaryRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 THEN 0 ELSE 1 END), sum(\(rateLimited))
+            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(primaryGap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN \(rateLimited) THEN 1 ELSE 0 END), sum(CASE WHEN \(primaryGap) THEN 1 ELSE 0 END)
             FROM requests r \(primary) GROUP BY 1, 2, 3
             """, legacyRows + primaryArguments)
+        let gap = PopulationGap.sql(side: "shadow")
         let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'"])
         let shadowRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL THEN 0 ELSE 1 END),
-                   sum(coalesce(s.shadow_status, 0) = 429)
+            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END)
             FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
             """, shadowArguments)
         for row in primaryRows + shadowRows {
             routes[key(row)]?.openPushCalls += Int(row[3].integerValue ?? 0)
             routes[key(row)]?.openPushErrors += Int(row[4].integerValue ?? 0)
             routes[key(row)]?.rateLimited += Int(row[5].integerValue ?? 0)
+            routes[key(row)]?.openPushGaps += Int(row[6].integerValue ?? 0)
         }
     }
 }

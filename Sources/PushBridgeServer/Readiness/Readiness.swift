@@ -14,6 +14,11 @@ public struct Readiness: Sendable, Equatable {
     /// a body over the limit or a malformed head: anyone can send these, so they count toward
     /// no app's verdict or minimum and never change ``allReady``; they are reported apart.
     public var refusedBeforeAdmission: Int
+    /// What to do next, drawn from every app's reasons, each naming its app: the end of the
+    /// readiness section in every format.
+    public var nextSteps: [String] {
+        apps.flatMap { app in app.nextSteps + app.routes.flatMap(\.nextSteps) + app.legacy.nextSteps }
+    }
 
     /// A readiness.
     public init(filter: ReportFilter, thresholds: ReadinessThresholds, apps: [AppReadiness], notes: [String], refusedBeforeAdmission: Int = 0) {
@@ -68,8 +73,16 @@ public struct AppReadiness: Sendable, Equatable {
     public var verdict: ReadinessVerdict
     /// Its routes, by dialect and route; empty when it had no traffic.
     public var routes: [RouteReadiness]
-    /// App-level reasons (no traffic at all).
+    /// App-level reasons: no traffic at all, a busiest minute above OpenPush's rate limit.
     public var reasons: [String]
+    /// The busiest minute of the app's sending requests in the window; nil without any.
+    public var busiestMinute: BusiestMinute?
+    /// The second verdict: whether the legacy provider can be switched off for this app.
+    public var legacy = LegacySwitchOff(verdict: .notYet, reasons: [], nextSteps: [])
+    /// Activities in flight on each side (from the activity ledger); nil when not known.
+    public var inFlight: [ActivityCount]?
+    /// What to do about the app-level reasons, each naming the app.
+    public var nextSteps: [String] = []
 
     /// An app.
     public init(app: String, verdict: ReadinessVerdict, routes: [RouteReadiness], reasons: [String]) {
@@ -77,6 +90,52 @@ public struct AppReadiness: Sendable, Equatable {
         self.verdict = verdict
         self.routes = routes
         self.reasons = reasons
+    }
+
+    /// Activities in flight that the legacy provider holds (alone or with OpenPush); nil when not known.
+    public var legacyInFlight: Int? { inFlight.map { $0.filter { $0.holder.includesLegacy }.reduce(0) { $0 + $1.count } } }
+    /// Activities in flight that OpenPush holds (alone or with the legacy provider); nil when not known.
+    public var openPushInFlight: Int? { inFlight.map { $0.filter { $0.holder.includesOpenPush }.reduce(0) { $0 + $1.count } } }
+}
+
+/// The minute (on the clock, UTC) in which an app sent the most requests PushBridge would
+/// send to OpenPush, and how many.
+public struct BusiestMinute: Sendable, Equatable {
+    /// The minute's start, Unix milliseconds.
+    public var start: Int64
+    /// Requests received in it (admitted, not rejected).
+    public var requests: Int
+
+    /// A minute.
+    public init(start: Int64, requests: Int) {
+        self.start = start
+        self.requests = requests
+    }
+}
+
+/// Whether an app's legacy provider can be switched off: OpenPush reaches (nearly) every
+/// audience and no activity the legacy provider holds can still be updated.
+public struct LegacySwitchOff: Sendable, Equatable {
+    /// The verdict.
+    public enum Verdict: String, Sendable, Equatable {
+        /// Reach at or above ``ReadinessThresholds/minReach`` on every route and nothing in flight on the legacy side.
+        case canBeSwitchedOff = "legacy can be switched off"
+        /// Not yet: the reasons say why.
+        case notYet = "keep legacy"
+    }
+
+    /// The verdict.
+    public var verdict: Verdict
+    /// Why not yet, one line each; empty when it can be switched off.
+    public var reasons: [String]
+    /// What to do, each naming the app.
+    public var nextSteps: [String]
+
+    /// A verdict.
+    public init(verdict: Verdict, reasons: [String], nextSteps: [String]) {
+        self.verdict = verdict
+        self.reasons = reasons
+        self.nextSteps = nextSteps
     }
 }
 
@@ -108,6 +167,20 @@ public struct RouteReadiness: Sendable, Equatable {
     public var openPushErrors = 0
     /// Of those, calls answered 429 at least once.
     public var rateLimited = 0
+    /// Calls to OpenPush that found no audience there, population gaps (rows
+    /// `not_on_openpush`, shadow comparisons with OpenPush's documented 400 "no push-to-start
+    /// token" or 404 "no live activity open"): not counted in ``openPushCalls`` or its errors.
+    public var openPushGaps = 0
+    /// Requests the legacy provider did not know (rows `not_on_legacy`): not errors either.
+    public var legacyGaps = 0
+    /// Comparisons where the one refusal was OpenPush's population gap: expected, counted
+    /// here and not in ``disagreements``.
+    public var expectedDisagreements = 0
+    /// Warning fields the app's team accepted to lose (`readiness.accepted_losses`), with
+    /// their share: shown, not blocking.
+    public var acceptedLosses: [ReadinessFinding] = []
+    /// What to do about this route's reasons, each naming the app.
+    public var nextSteps: [String] = []
 
     /// A route with no figures yet.
     public init(dialect: String, route: String, verdict: ReadinessVerdict = .notEnoughTraffic, reasons: [String] = []) {
@@ -123,6 +196,13 @@ public struct RouteReadiness: Sendable, Equatable {
     public var openPushErrorRate: Double { openPushCalls > 0 ? Double(openPushErrors) / Double(openPushCalls) : 0 }
     /// `rateLimited / openPushCalls`, 0 without calls.
     public var rateLimitedRate: Double { openPushCalls > 0 ? Double(rateLimited) / Double(openPushCalls) : 0 }
+    /// Reach: the share of calls to OpenPush (population gaps included) whose audience
+    /// OpenPush could reach, `openPushCalls / (openPushCalls + openPushGaps)`; nil when no
+    /// call went to OpenPush (observe mode, a rollout at 0%).
+    public var reach: Double? {
+        let tried = openPushCalls + openPushGaps
+        return tried > 0 ? Double(openPushCalls) / Double(tried) : nil
+    }
 }
 
 /// A field (or rule) found on some of a route's requests.

@@ -2,63 +2,136 @@
 enum ReadinessJudge {
     /// `not ready` when any threshold is broken (a problem already seen stays one whatever
     /// the volume), else `not enough traffic` when requests or comparisons are short of the
-    /// minimum, else `ready`.
-    static func judge(_ figures: RouteReadiness, _ t: ReadinessThresholds) -> RouteReadiness {
+    /// minimum, else `ready`. A warning field in `accepted` (the app's accepted losses) is
+    /// moved to ``RouteReadiness/acceptedLosses`` and blocks nothing. Each reason brings a
+    /// next step naming `app`.
+    static func judge(_ figures: RouteReadiness, _ t: ReadinessThresholds, app: String, accepted: Set<String> = []) -> RouteReadiness {
         var route = figures
-        var broken: [String] = [], short: [String] = []
+        var broken: [String] = [], short: [String] = [], steps: [String] = []
         let pct = ReportFormatting.percent
+        let on = "\(route.dialect) \(route.route)"
+        route.acceptedLosses = route.warnings.filter { accepted.contains($0.field) }
+        route.warnings.removeAll { accepted.contains($0.field) }
         for w in route.warnings where w.share > t.maxWarningShare {
             broken.append("\(w.field) \(w.kind) on \(w.requests) of \(ReportFormatting.count(route.requests, "request")) (\(pct(w.share)); at most \(pct(t.maxWarningShare))), e.g. \(w.exampleRequestId): \(w.exampleMessage)")
+            steps.append("\(app): stop sending \(w.field) on \(on) (OpenPush loses it), or accept its loss: list it under readiness.accepted_losses.\(app)")
         }
         for r in route.rejections where r.share > t.maxRejectionShare {
             let who = r.kind == "rejected" ? "PushBridge rejected" : "OpenPush would reject"
             broken.append("\(who) \(r.requests) of \(ReportFormatting.count(route.requests, "request")) on \(r.field) (\(pct(r.share)); at most \(pct(t.maxRejectionShare))), e.g. \(r.exampleRequestId): \(r.exampleMessage)")
+            steps.append("\(app): change the requests refused on \(r.field) (\(on)) to follow the rule: pushbridge audit show \(r.exampleRequestId)")
         }
         if route.shadowed > 0, route.disagreementShare > t.maxDisagreementShare {
             let cells = route.disagreementCells.map { "\($0.primary) vs \($0.shadow) ×\($0.count) (e.g. \($0.exampleRequestId))" }.joined(separator: ", ")
             broken.append("shadow disagreed on \(route.disagreements) of \(ReportFormatting.count(route.shadowed, "comparison")) (\(pct(route.disagreementShare)); at most \(pct(t.maxDisagreementShare))): \(cells)")
+            steps.append("\(app): find why the two providers answered \(on) differently: pushbridge audit show \(route.disagreementCells.first?.exampleRequestId ?? "ID")")
         }
         if route.openPushCalls > 0, route.openPushErrorRate > t.maxOpenPushErrorRate {
             broken.append("OpenPush answered \(route.openPushErrors) of \(ReportFormatting.count(route.openPushCalls, "call")) without a 2xx (\(pct(route.openPushErrorRate)); at most \(pct(t.maxOpenPushErrorRate)))")
+            steps.append("\(app): find why OpenPush refused \(on) calls: pushbridge audit list --app \(app) --outcome forwarded, then pushbridge audit show on a non-2xx one")
         }
         if route.openPushCalls > 0, route.rateLimitedRate > t.maxRateLimitedRate {
             broken.append("OpenPush answered 429 to \(route.rateLimited) of \(ReportFormatting.count(route.openPushCalls, "call")) (\(pct(route.rateLimitedRate)); at most \(pct(t.maxRateLimitedRate)))")
+            steps.append("\(app): send fewer requests a minute: OpenPush takes \(t.openPushRequestsPerMinute) per 60 s per app")
         }
-        if route.requests < t.minRequests { short.append("\(ReportFormatting.count(route.requests, "request")) seen; \(t.minRequests) needed") }
+        if route.requests < t.minRequests {
+            short.append("\(ReportFormatting.count(route.requests, "request")) seen; \(t.minRequests) needed")
+            steps.append("\(app): keep sending \(on) through PushBridge until \(t.minRequests) requests are seen (\(route.requests) so far)")
+        }
         if route.shadowed < t.minShadowed {
             short.append("\(ReportFormatting.count(route.shadowed, "shadow comparison")); \(t.minShadowed) needed (run the app in shadow mode, or set readiness.min_shadowed to 0)")
+            steps.append("\(app): run it in shadow mode until \(on) has \(t.minShadowed) comparisons (\(route.shadowed) so far), or set readiness.min_shadowed to 0")
         }
         route.verdict = !broken.isEmpty ? .notReady : !short.isEmpty ? .notEnoughTraffic : .ready
         route.reasons = broken + short
+        route.nextSteps = steps
         return route
     }
 
     /// Apps in configuration order (a configured app with no traffic is `not enough traffic`),
-    /// then the apps only the audit knows, by name; each app's verdict is its worst route's.
-    /// An app `filter` names that neither the configuration nor the window knows is `not
-    /// enough traffic` too, under that name: asking for an app never gets "no app".
-    static func assemble(_ routes: [AuditReader.ReadinessKey: RouteReadiness], filter: ReportFilter, settings: ReadinessSettings) -> Readiness {
+    /// then the apps only the audit knows, by name; each app's verdict is its worst route's,
+    /// or `not ready` when its busiest minute is above OpenPush's rate limit. An app `filter`
+    /// names that neither the configuration nor the window knows is `not enough traffic`
+    /// too, under that name: asking for an app never gets "no app".
+    static func assemble(_ routes: [AuditReader.ReadinessKey: RouteReadiness], filter: ReportFilter, settings: ReadinessSettings,
+                         busiest: [String: BusiestMinute] = [:], inFlight: [ActivityCount]? = nil) -> Readiness {
         var byApp: [String: [RouteReadiness]] = [:]
         for (key, route) in routes { byApp[key.app, default: []].append(route) }
         var apps: [AppReadiness] = []
         var seen = Set<String>()
         let t = settings.thresholds
+        func counts(_ names: [String]) -> [ActivityCount]? { inFlight.map { $0.filter { names.contains($0.app) } } }
         for app in settings.apps where filter.app == nil || filter.app == app.name || filter.app == app.sourceAppId {
             let found = (byApp[app.name] ?? []) + (app.sourceAppId == app.name ? [] : byApp[app.sourceAppId] ?? [])
             seen.formUnion([app.name, app.sourceAppId])
-            apps.append(make(app.name, found, t))
+            let minute = [busiest[app.name], busiest[app.sourceAppId]].compactMap { $0 }.max { $0.requests < $1.requests }
+            apps.append(make(app.name, found, t, busiest: minute, inFlight: counts([app.name, app.sourceAppId])))
         }
-        for name in byApp.keys.sorted() where !seen.contains(name) { apps.append(make(name, byApp[name] ?? [], t)) }
-        if let asked = filter.app, apps.isEmpty { apps.append(make(asked, [], t)) }
+        for name in byApp.keys.sorted() where !seen.contains(name) {
+            apps.append(make(name, byApp[name] ?? [], t, busiest: busiest[name], inFlight: counts([name])))
+        }
+        if let asked = filter.app, apps.isEmpty { apps.append(make(asked, [], t, busiest: nil, inFlight: counts([asked]))) }
         return Readiness(filter: filter, thresholds: t, apps: apps, notes: [Readiness.unhandledRoutesNote])
     }
 
-    private static func make(_ name: String, _ routes: [RouteReadiness], _ t: ReadinessThresholds) -> AppReadiness {
+    private static func make(_ name: String, _ routes: [RouteReadiness], _ t: ReadinessThresholds, busiest: BusiestMinute?, inFlight: [ActivityCount]?) -> AppReadiness {
         let sorted = routes.sorted { ($0.dialect, $0.route) < ($1.dialect, $1.route) }
-        guard let worst = sorted.map(\.verdict).max() else {
-            return AppReadiness(app: name, verdict: .notEnoughTraffic, routes: [], reasons: [noTraffic(t)])
+        var app: AppReadiness
+        if let worst = sorted.map(\.verdict).max() {
+            app = AppReadiness(app: name, verdict: worst, routes: sorted, reasons: [])
+        } else {
+            app = AppReadiness(app: name, verdict: .notEnoughTraffic, routes: [], reasons: [noTraffic(t)])
+            app.nextSteps = ["\(name): send its traffic through PushBridge (observe or shadow mode) until each route has \(t.minRequests) requests"]
         }
-        return AppReadiness(app: name, verdict: worst, routes: sorted, reasons: [])
+        app.busiestMinute = busiest
+        app.inFlight = inFlight
+        if let busiest, busiest.requests > t.openPushRequestsPerMinute {
+            let behind = busiest.requests - t.openPushRequestsPerMinute
+            app.reasons.append("busiest minute \(RFC3339.format(milliseconds: busiest.start)) had \(busiest.requests) requests; OpenPush accepts \(t.openPushRequestsPerMinute) per 60 s per app: "
+                + "at that rate a paced queue falls \(ReportFormatting.count(behind, "request")) (\(Self.duration(seconds: behind * 60 / t.openPushRequestsPerMinute))) further behind every minute")
+            app.nextSteps.append("\(name): spread its sends below \(t.openPushRequestsPerMinute) a minute (its busiest minute had \(busiest.requests)), "
+                + "or agree a higher limit with OpenPush and set readiness.openpush_requests_per_minute")
+            app.verdict = .notReady
+        }
+        if app.verdict == .ready { app.nextSteps.append("\(name): ready to cut over: move its new starts to OpenPush (mode rollout with a small percent first, then openpush)") }
+        app.legacy = legacy(app, t)
+        return app
+    }
+
+    /// The second verdict: reach at or above ``ReadinessThresholds/minReach`` on every route
+    /// OpenPush was called on (at least one), and no activity in flight on the legacy side.
+    static func legacy(_ app: AppReadiness, _ t: ReadinessThresholds) -> LegacySwitchOff {
+        var reasons: [String] = [], steps: [String] = []
+        let name = app.app, pct = ReportFormatting.percent
+        let reached = app.routes.filter { $0.reach != nil }
+        if reached.isEmpty {
+            reasons.append("OpenPush's reach is not known: no call went to OpenPush in the window (observe mode, or a rollout at 0%)")
+            steps.append("\(name): send some of its traffic to OpenPush (shadow, or a rollout) to learn its reach")
+        }
+        for route in reached {
+            guard let reach = route.reach, reach < t.minReach else { continue }
+            reasons.append("\(route.dialect) \(route.route): OpenPush reached \(pct(reach)) of \(ReportFormatting.count(route.openPushCalls + route.openPushGaps, "call")) "
+                + "(at least \(pct(t.minReach))); \(ReportFormatting.count(route.openPushGaps, "population gap")): phones not on OpenPush yet")
+            steps.append("\(name): keep the legacy provider while phones move to the app version that registers with OpenPush (reach on \(route.dialect) \(route.route) \(pct(reach)), needs \(pct(t.minReach)))")
+        }
+        if let counts = app.inFlight {
+            let legacy = counts.filter { $0.holder.includesLegacy }
+            let total = legacy.reduce(0) { $0 + $1.count }
+            if total > 0, let until = legacy.map(\.lastReachableUntil).max() {
+                let until = RFC3339.format(milliseconds: until)
+                reasons.append("\(ReportFormatting.count(total, "activity", plural: "activities")) in flight on the legacy side; the last can be updated until \(until)")
+                steps.append("\(name): keep the legacy provider until \(until), when the last activity it holds can no longer be updated")
+            }
+        } else {
+            reasons.append("activities in flight on the legacy side are not known (no activity ledger was read)")
+        }
+        if reasons.isEmpty { steps.append("\(name): the legacy provider can be switched off for it") }
+        return LegacySwitchOff(verdict: reasons.isEmpty ? .canBeSwitchedOff : .notYet, reasons: reasons, nextSteps: steps)
+    }
+
+    /// `45 s`, `3 min 20 s`.
+    static func duration(seconds: Int) -> String {
+        seconds < 60 ? "\(seconds) s" : seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s"
     }
 
     /// The reason of an app without a request in the window: what a route would need.

@@ -20,13 +20,24 @@ public struct ReadinessThresholds: Sendable, Equatable {
     public var maxOpenPushErrorRate = 0.01
     /// Largest share of calls to OpenPush answered 429 at least once. Default 0.05 (`max_rate_limited_rate`).
     public var maxRateLimitedRate = 0.05
+    /// Smallest reach (0…1, the share of calls to OpenPush that found their audience there)
+    /// on every route before the legacy provider can be switched off. Default 0.99 (`min_reach`).
+    public var minReach = 0.99
+    /// Requests OpenPush accepts per 60 seconds per app on its sending routes: an app whose
+    /// busiest minute in the window had more is not ready. Default 60, OpenPush's documented
+    /// limit (`openpush_requests_per_minute`).
+    public var openPushRequestsPerMinute = 60
+    /// Fields each app's team has accepted to lose (app name or source app id → field paths,
+    /// array indices folded as `notifications[].subtitle`): shown with their share, no longer
+    /// blocking (`accepted_losses`). Empty by default.
+    public var acceptedLosses: [String: [String]] = [:]
 
     /// The defaults.
     public init() {}
 
     /// The configuration keys, in documentation order.
     static let keys = ["min_requests", "min_shadowed", "max_warning_share", "max_rejection_share", "max_disagreement_share",
-                       "max_openpush_error_rate", "max_rate_limited_rate"]
+                       "max_openpush_error_rate", "max_rate_limited_rate", "min_reach", "openpush_requests_per_minute", "accepted_losses"]
 
     /// Decodes the `readiness` object, reporting each bad key; absent keys keep their default.
     static func decode(_ value: JSONValue?, _ r: ConfigReader) -> ReadinessThresholds {
@@ -55,7 +66,38 @@ public struct ReadinessThresholds: Sendable, Equatable {
         t.maxDisagreementShare = share("max_disagreement_share", t.maxDisagreementShare)
         t.maxOpenPushErrorRate = share("max_openpush_error_rate", t.maxOpenPushErrorRate)
         t.maxRateLimitedRate = share("max_rate_limited_rate", t.maxRateLimitedRate)
+        t.minReach = share("min_reach", t.minReach)
+        if o["openpush_requests_per_minute"] != nil {
+            t.openPushRequestsPerMinute = r.positiveInt(o, "openpush_requests_per_minute", at: "readiness", default: t.openPushRequestsPerMinute)
+        }
+        t.acceptedLosses = acceptedLosses(o["accepted_losses"], r)
         return t
+    }
+
+    /// `accepted_losses`: an object of app name → array of non-empty field paths.
+    private static func acceptedLosses(_ value: JSONValue?, _ r: ConfigReader) -> [String: [String]] {
+        guard let value else { return [:] }
+        guard let apps = value.objectValue else {
+            r.report("readiness.accepted_losses", "expected an object of app name → list of field paths, found \(value.typeName)")
+            return [:]
+        }
+        var out: [String: [String]] = [:]
+        for app in apps.keys {
+            let path = "readiness.accepted_losses.\(app)"
+            guard let fields = apps[app]?.arrayValue else { r.report(path, "expected an array of field paths"); continue }
+            var names: [String] = []
+            for (index, field) in fields.enumerated() {
+                guard let name = field.stringValue, !name.isEmpty else { r.report("\(path)[\(index)]", "expected a non-empty field path"); continue }
+                names.append(FieldPath.folded(name))
+            }
+            out[app] = names
+        }
+        return out
+    }
+
+    /// The fields accepted as lost for the app going by any of `names` (its configured name, its source app id).
+    func acceptedLosses(for names: [String]) -> Set<String> {
+        Set(names.flatMap { acceptedLosses[$0] ?? [] })
     }
 }
 
@@ -98,6 +140,12 @@ public struct ReadinessSettings: Sendable, Equatable {
             for name in [configured.name, configured.sourceAppId] where !names.contains(name) { names.append(name) }
         }
         return names
+    }
+
+    /// The name to show for `app` (a configured name or source app id): the configured
+    /// app's name when one goes by it, else `app` itself.
+    public func displayName(of app: String) -> String {
+        apps.first { $0.name == app || $0.sourceAppId == app }?.name ?? app
     }
 
     /// The settings of a loaded configuration.

@@ -3,10 +3,20 @@ import PushBridgeCore
 extension AuditReader {
     /// The report over the rows `filter` selects, from SQL aggregates (GROUP BY on the indexed
     /// `findings` table; no per-row work in Swift), its readiness judged with `readiness`.
-    public func report(_ filter: ReportFilter = ReportFilter(), readiness settings: ReadinessSettings = ReadinessSettings()) throws(AuditError) -> Report {
+    /// Apps are named as the configuration names them (`--app` takes either the name or the
+    /// source app id); `inFlight` is the activity ledger's counts for the readiness section.
+    public func report(_ reportFilter: ReportFilter = ReportFilter(), readiness settings: ReadinessSettings = ReadinessSettings(),
+                       inFlight: [ActivityCount]? = nil) throws(AuditError) -> Report {
+        var filter = reportFilter
+        if let app = filter.app { filter.app = settings.apps.first { $0.name == app }?.sourceAppId ?? app }
         let (routes, unhandled, upstream) = try routesAndUpstream(filter)
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
-        let (groups, droppedPaths) = try findingGroups(filter, denominators: denominators)
+        var (groups, droppedPaths) = try findingGroups(filter, denominators: denominators)
+        for index in groups.indices {
+            var names: [String] = []
+            for app in groups[index].apps.map(settings.displayName(of:)) where !names.contains(app) { names.append(app) }
+            groups[index].apps = names.sorted()
+        }
         let changeKinds: Set<String> = ["renamed", "converted", "rescaled", "defaulted", "synthesized", "escaped", "coerced"]
         let byImpact: (FindingGroup, FindingGroup) -> Bool = { a, b in
             if a.share != b.share { return a.share > b.share }
@@ -14,13 +24,13 @@ extension AuditReader {
             return (a.dialect, a.route, a.field, a.kind) < (b.dialect, b.route, b.field, b.kind)
         }
         return Report(
-            filter: filter, totalRequests: (routes + unhandled).reduce(0) { $0 + $1.requests }, routes: routes,
+            filter: reportFilter, totalRequests: (routes + unhandled).reduce(0) { $0 + $1.requests }, routes: routes,
             dropped: groups.filter { $0.kind == "dropped" }.sorted(by: byImpact),
             changes: groups.filter { changeKinds.contains($0.kind) }.sorted(by: byImpact),
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
             droppedOverTime: try droppedOverTime(filter, droppedPaths: droppedPaths),
-            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled, readiness: try readiness(filter, settings: settings))
+            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled, readiness: try readiness(reportFilter, settings: settings, inFlight: inFlight))
     }
 
     /// One pass over the covering index `findings_by_field` in its own order (no sort), apps

@@ -49,7 +49,8 @@ extension AuditReader {
         return (routeTotals, Array(unhandledTotals), summary)
     }
 
-    /// Verdicts, the status-class matrix, disagreements, latency percentiles and error rates.
+    /// Verdicts, the status-class matrix, disagreements (the expected ones, OpenPush's
+    /// population gaps, apart), latency percentiles and error rates.
     func shadowSummary(_ filter: ReportFilter) throws(AuditError) -> ShadowSummary {
         var summary = ShadowSummary()
         let (clause, arguments) = filter.whereClause(time: "compared_at")
@@ -57,11 +58,16 @@ extension AuditReader {
         guard summary.comparisons > 0 else { return summary }
         let statusClass = { (side: String) in "CASE WHEN \(side)_status IS NULL OR \(side)_error IS NOT NULL THEN 'error' ELSE (\(side)_status / 100) || 'xx' END" }
         var verdicts: [String: Int] = [:], cells: [String: Int] = [:], primaryErrors = 0, shadowErrors = 0
-        for row in try query("SELECT verdict, \(statusClass("primary")), \(statusClass("shadow")), count(*) FROM shadow_comparisons \(clause) GROUP BY 1, 2, 3", arguments) {
-            let primary = row[1].textValue ?? "", shadow = row[2].textValue ?? "", count = Int(row[3].integerValue ?? 0)
+        let expected = PopulationGap.expectedDisagreementSQL()
+        for row in try query("""
+            SELECT verdict, \(statusClass("primary")), \(statusClass("shadow")), count(*), sum(CASE WHEN \(expected) THEN 1 ELSE 0 END)
+            FROM shadow_comparisons s \(clause) GROUP BY 1, 2, 3
+            """, arguments) {
+            let primary = row[1].textValue ?? "", shadow = row[2].textValue ?? "", count = Int(row[3].integerValue ?? 0), gaps = Int(row[4].integerValue ?? 0)
             verdicts[row[0].textValue ?? "", default: 0] += count
             cells[primary + "\u{1}" + shadow, default: 0] += count
-            if (primary == "2xx") != (shadow == "2xx") { summary.disagreements += count }
+            summary.expectedDisagreements += gaps
+            if (primary == "2xx") != (shadow == "2xx") { summary.disagreements += count - gaps }
             if primary == "error" { primaryErrors += count }
             if shadow == "error" { shadowErrors += count }
         }
@@ -72,11 +78,11 @@ extension AuditReader {
         }.sorted { ($0.primary, $0.shadow) < ($1.primary, $1.shadow) }
         summary.primaryErrorRate = Double(primaryErrors) / Double(summary.comparisons)
         summary.shadowErrorRate = Double(shadowErrors) / Double(summary.comparisons)
-        let accepted = { (side: String) in "(CASE WHEN \(side)_status BETWEEN 200 AND 299 AND \(side)_error IS NULL THEN 1 ELSE 0 END)" }
-        let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))"])
+        let accepted = PopulationGap.accepted
+        let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))", "NOT \(expected)"])
         summary.disagreementExamples = try query("""
             SELECT request_id, verdict, primary_status, shadow_status, coalesce(differences, primary_error, shadow_error, '')
-            FROM shadow_comparisons \(disagree) ORDER BY compared_at DESC, request_id DESC LIMIT 10
+            FROM shadow_comparisons s \(disagree) ORDER BY compared_at DESC, request_id DESC LIMIT 10
             """, disagreeArguments).map {
                 ShadowExample(requestId: $0[0].textValue ?? "", verdict: $0[1].textValue ?? "", primaryStatus: $0[2].integerValue.map(Int.init),
                               shadowStatus: $0[3].integerValue.map(Int.init), differences: $0[4].textValue ?? "")

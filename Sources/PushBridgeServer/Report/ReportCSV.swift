@@ -12,10 +12,13 @@
 /// - `shadow_latency`: name (`primary_p50` … `shadow_p99`), detail (ms). `shadow_error_rate`: name (side), share.
 /// - `upstream_outcome`, `upstream_status`, `scheduled_send`: name, count.
 /// - `upstream_retries`: name (`retried_requests`, `retries`, `rate_limited_attempts`, `rate_limit_wait_ms`), count.
-/// - `summary`: name `total_requests`, count; or `shadow_comparisons`, count.
+/// - `summary`: name `total_requests`, `shadow_comparisons`, `shadow_disagreements` or
+///   `shadow_expected_disagreements` (population gaps: phones not on OpenPush yet), count.
 /// - `readiness`: dialect, route (empty for an app without traffic), name (the app), kind (the
 ///   verdict), count (requests), detail (the reasons, `; `-separated). `readiness_refused`: count
-///   (requests refused before admission, counted in no verdict), detail. `readiness_note`: detail.
+///   (requests refused before admission, counted in no verdict), detail. `readiness_legacy`,
+///   `readiness_reach`, `readiness_accepted`, `readiness_note`, `readiness_next_step`: see
+///   ``ReadinessRendering``'s CSV rows.
 ///
 /// Every cell goes through ``CSVCell``: one starting with `=`, `+`, `-`, `@`, tab or CR gets a
 /// leading `'`, control characters are written visibly (`\u{1B}`).
@@ -48,6 +51,8 @@ public enum ReportCSV {
         }
         let s = r.shadow
         add("summary", name: "shadow_comparisons", count: String(s.comparisons))
+        add("summary", name: "shadow_disagreements", count: String(s.disagreements))
+        add("summary", name: "shadow_expected_disagreements", count: String(s.expectedDisagreements))
         for v in s.verdicts { add("shadow_verdict", name: v.name, count: String(v.count)) }
         for c in s.matrix { add("shadow_matrix", name: "\(c.primary)/\(c.shadow)", count: String(c.count)) }
         for e in s.disagreementExamples { add("shadow_disagreement", name: e.verdict, example: e.requestId, detail: e.differences) }

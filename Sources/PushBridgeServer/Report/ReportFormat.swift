@@ -42,6 +42,9 @@ enum ReportFormatting {
     /// `1 request`, `3 requests`.
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
+    /// `1 activity`, `2 activities`: a noun whose plural is not `+s`.
+    static func count(_ n: Int, _ noun: String, plural: String) -> String { "\(n) \(n == 1 ? noun : plural)" }
+
     /// `12.5%` (one decimal).
     static func percent(_ share: Double) -> String {
         let tenths = (share * 1000).rounded()

@@ -22,10 +22,10 @@ enum ReportHTML {
         return page(title: "PushBridge diff report", body: body)
     }
 
-    /// A whole page around `body`: the inline style, no scripts.
-    static func page(title: String, body: String) -> String {
+    /// A whole page around `body`: the inline style (and `extraStyle` after it), no scripts.
+    static func page(title: String, body: String, extraStyle: String = "") -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            + "<title>\(escape(title))</title><style>\(style)\(ReadinessHTML.style)</style></head><body><main>\(body)</main></body></html>\n"
+            + "<title>\(escape(title))</title><style>\(style)\(ReadinessHTML.style)\(extraStyle)</style></head><body><main>\(body)</main></body></html>\n"
     }
 
     static func groupTable(_ groups: [FindingGroup]) -> String {
@@ -44,7 +44,7 @@ enum ReportHTML {
     static func shadow(_ s: ShadowSummary) -> String {
         var out = "<section><h2>Shadow comparison</h2>\(ReportSVG.verdicts(s))"
         guard s.comparisons > 0 else { return out + "</section>" }
-        out += "<p>\(s.comparisons) comparisons · \(s.disagreements) disagreements · errors: primary \(ReportFormatting.percent(s.primaryErrorRate)), shadow \(ReportFormatting.percent(s.shadowErrorRate))</p>"
+        out += "<p>\(s.comparisons) comparisons · \(s.disagreements) disagreements · \(s.expectedDisagreements) expected (population gaps: phones not on OpenPush yet) · errors: primary \(ReportFormatting.percent(s.primaryErrorRate)), shadow \(ReportFormatting.percent(s.shadowErrorRate))</p>"
         out += "<div class=\"grid2\"><div><h3>Primary × shadow</h3>" + table(["primary", "shadow", "count"], s.matrix.map { [$0.primary, $0.shadow, String($0.count)] }, numeric: [2]) + "</div>"
         out += "<div><h3>Latency</h3>" + table(["side", "p50", "p95", "p99"], [("primary", s.primaryLatency), ("shadow", s.shadowLatency)].map {
             [$0.0, ReportFormatting.ms($0.1.p50), ReportFormatting.ms($0.1.p95), ReportFormatting.ms($0.1.p99)]

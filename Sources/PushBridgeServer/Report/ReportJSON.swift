@@ -10,7 +10,7 @@ import PushBridgeCore
 ///     "share","first_seen","last_seen","apps":[…],"example_request_id","example_message"}],
 ///  "dropped_over_time": [{"start","requests","dropped_findings"}],
 ///  "shadow": {"comparisons","verdicts":[{"name","count"}],"matrix":[{"primary","shadow","count"}],
-///     "disagreements","disagreement_examples":[{"request_id","verdict","primary_status","shadow_status","differences"}],
+///     "disagreements","expected_disagreements","disagreement_examples":[{"request_id","verdict","primary_status","shadow_status","differences"}],
 ///     "primary_latency_ms":{"p50","p95","p99"},"shadow_latency_ms":{…},"primary_error_rate","shadow_error_rate"},
 ///  "upstream": {"outcomes":[{"name","count"}],"statuses":[…],"retried_requests","retries",
 ///     "rate_limited_attempts","rate_limit_wait_ms","scheduled_sends":[…]},
@@ -43,6 +43,7 @@ public enum ReportJSON {
             "comparisons": .int(Int64(s.comparisons)), "verdicts": counts(s.verdicts),
             "matrix": .array(s.matrix.map { .object(["primary": .string($0.primary), "shadow": .string($0.shadow), "count": .int(Int64($0.count))]) }),
             "disagreements": .int(Int64(s.disagreements)),
+            "expected_disagreements": .int(Int64(s.expectedDisagreements)),
             "disagreement_examples": .array(s.disagreementExamples.map {
                 .object(["request_id": .string($0.requestId), "verdict": .string($0.verdict), "primary_status": $0.primaryStatus.map { .int(Int64($0)) } ?? .null,
                          "shadow_status": $0.shadowStatus.map { .int(Int64($0)) } ?? .null, "differences": .string($0.differences)])

@@ -15,7 +15,7 @@ enum ReportMarkdown {
         if sh.comparisons == 0 {
             out += "No shadow traffic.\n"
         } else {
-            out += "\(sh.comparisons) comparisons, \(sh.disagreements) disagreements. Error rate: primary \(ReportFormatting.percent(sh.primaryErrorRate)), shadow \(ReportFormatting.percent(sh.shadowErrorRate)).\n"
+            out += "\(sh.comparisons) comparisons, \(sh.disagreements) disagreements (and \(sh.expectedDisagreements) expected: population gaps, phones not on OpenPush yet). Error rate: primary \(ReportFormatting.percent(sh.primaryErrorRate)), shadow \(ReportFormatting.percent(sh.shadowErrorRate)).\n"
             for t in ReportTables.shadow(sh, style: style) { out += section(t, level: 3) }
         }
         let u = r.upstream

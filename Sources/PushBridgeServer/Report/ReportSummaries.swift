@@ -6,8 +6,13 @@ public struct ShadowSummary: Sendable, Equatable {
     public var verdicts: [Count]
     /// Primary status class × shadow status class (`2xx`, `4xx`, `5xx`, `error`): count.
     public var matrix: [MatrixCell]
-    /// Comparisons where one side accepted (2xx) and the other did not.
+    /// Comparisons where one side accepted (2xx) and the other did not, for a reason other
+    /// than a population gap.
     public var disagreements: Int
+    /// Comparisons where the one refusal was OpenPush's population gap (its 400 "no
+    /// push-to-start token" or 404 "no live activity open": the phone is not on OpenPush
+    /// yet): expected, counted here and not in ``disagreements``.
+    public var expectedDisagreements = 0
     /// Up to 10 of them, newest first.
     public var disagreementExamples: [ShadowExample]
     /// Latency of the primary provider.

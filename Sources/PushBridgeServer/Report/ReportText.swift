@@ -15,7 +15,7 @@ enum ReportText {
         if sh.comparisons == 0 {
             out += "  no shadow traffic\n"
         } else {
-            out += "  \(sh.comparisons) comparisons, \(sh.disagreements) disagreements; errors: primary \(ReportFormatting.percent(sh.primaryErrorRate)), shadow \(ReportFormatting.percent(sh.shadowErrorRate))\n"
+            out += "  \(sh.comparisons) comparisons, \(sh.disagreements) disagreements (and \(sh.expectedDisagreements) expected: population gaps, phones not on OpenPush yet); errors: primary \(ReportFormatting.percent(sh.primaryErrorRate)), shadow \(ReportFormatting.percent(sh.shadowErrorRate))\n"
             for t in ReportTables.shadow(sh, style: style) { out += section(t, level: 2) }
         }
         let u = r.upstream

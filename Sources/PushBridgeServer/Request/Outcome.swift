@@ -15,6 +15,14 @@ struct Outcome: Sendable {
         /// Nothing more: the stage wrote the row itself (a scheduled start), or could not
         /// write it and said so in the answer.
         case done
+
+        /// The completion it carries, nil for ``done``.
+        var completion: AuditCompletion? {
+            switch self {
+            case .record(_, let c), .complete(let c), .completeOrRecord(_, let c): c
+            case .done: nil
+            }
+        }
     }
 
     /// The answer, without the request id (the exit adds it).

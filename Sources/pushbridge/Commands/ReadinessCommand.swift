@@ -15,9 +15,9 @@ enum ReadinessCommand {
             Only requests PushBridge admitted count; those refused before admission (missing or wrong credentials, an app not configured, …) are reported apart.
             Exit status: 0 every selected app is ready; 1 one is not ready or has not enough traffic; 2 usage; 3 the audit cannot be read.
             """,
-        run: { run($0) })
+        run: { await run($0) })
 
-    static func run(_ arguments: ParsedArguments) -> Int32 {
+    static func run(_ arguments: ParsedArguments) async -> Int32 {
         var settings = ReadinessSettings()
         var database = arguments["db"]
         if let config = arguments["config"] {
@@ -29,8 +29,10 @@ enum ReadinessCommand {
             }
         }
         let readiness: Readiness
+        let path = database ?? ProxyConfiguration.defaultAuditDatabasePath
+        let inFlight = await ActivityLedger.inFlightCounts(ofAuditAt: path)
         do {
-            readiness = try AuditReader(path: database ?? ProxyConfiguration.defaultAuditDatabasePath).readiness(arguments.reportFilter, settings: settings)
+            readiness = try AuditReader(path: path).readiness(arguments.reportFilter, settings: settings, inFlight: inFlight)
             try writeOutput(ReadinessRendering.render(readiness, as: arguments.format.report), to: arguments["out"])
         } catch {
             return arguments.fail("\(error)", status: 3)

@@ -9,14 +9,15 @@ enum ReportCommand {
             .auditFollowingConfig,
             .config("read the readiness thresholds and the apps, as pushbridge readiness does"),
         ] + Option.reportFilters + [.format(OutputFormat.report), .out],
-        notes: timeNote, run: { run($0) })
+        notes: timeNote, run: { await run($0) })
 
-    static func run(_ arguments: ParsedArguments) -> Int32 {
+    static func run(_ arguments: ParsedArguments) async -> Int32 {
         do {
             let settings = try arguments["config"].map { path throws(ConfigurationError) in try ReadinessSettings.load(fileAt: path) } ?? ReadinessSettings()
             let database = try arguments["db"] ?? arguments["config"].map { path throws(ConfigurationError) in try ProxyConfiguration.auditPath(inFileAt: path) }
-            let reader = try AuditReader(path: database ?? ProxyConfiguration.defaultAuditDatabasePath)
-            let report = try reader.report(arguments.reportFilter, readiness: settings)
+            let path = database ?? ProxyConfiguration.defaultAuditDatabasePath
+            let reader = try AuditReader(path: path)
+            let report = try reader.report(arguments.reportFilter, readiness: settings, inFlight: await ActivityLedger.inFlightCounts(ofAuditAt: path))
             try writeOutput(ReportRenderer.render(report, as: arguments.format.report), to: arguments["out"])
             return 0
         } catch {

@@ -1,0 +1,32 @@
+/// What the admin page shows of one running app besides its readiness: where its new starts
+/// go now. A figure this build does not know (a rollout percent outside a rollout, a rollback
+/// state without a rollout) is nil and shows as "—".
+public struct AdminAppStatus: Sendable, Equatable {
+    /// The configured name.
+    public var name: String
+    /// Its dialect.
+    public var dialect: String
+    /// Its mode or stage (`observe`, `shadow`, `openpush`, …), with the routes that override it
+    /// (`shadow (update: openpush)`).
+    public var stage: String
+    /// The share of cohort keys whose new starts go to OpenPush, 0–100; nil outside a rollout.
+    public var rolloutPercent: Int?
+    /// The rollout's automatic rollback state (`active`, `rolled back …`); nil when not known.
+    public var rollback: String?
+
+    /// A status.
+    public init(name: String, dialect: String, stage: String, rolloutPercent: Int? = nil, rollback: String? = nil) {
+        self.name = name
+        self.dialect = dialect
+        self.stage = stage
+        self.rolloutPercent = rolloutPercent
+        self.rollback = rollback
+    }
+
+    /// The status a running app's configuration gives.
+    public init(_ app: AppConfiguration) {
+        let overrides = app.routeModes.keys.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue): \(app.routeModes[$0]?.rawValue ?? "")" }
+        self.init(name: app.name, dialect: app.dialect.rawValue,
+                  stage: app.mode.rawValue + (overrides.isEmpty ? "" : " (\(overrides.joined(separator: ", ")))"))
+    }
+}
