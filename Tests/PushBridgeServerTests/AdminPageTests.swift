@@ -48,6 +48,30 @@ import Testing
         #expect(html.contains("<h3>Next steps</h3><ol class=\"steps\"><li>os: ready to cut over"), "\(html)")
     }
 
+    /// A rollout app's row says what share of cohorts starts on OpenPush and whether its
+    /// rollout was rolled back (read from the audit database every instance shares).
+    @Test func aRolloutAppShowsItsPercentAndItsRollbackState() async throws {
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            await store.close()
+            let reader = try AuditReader(path: path)
+            #expect(try reader.saveRollback(RolloutRollback(app: "held", at: 1_767_225_600_000, threshold: "max_openpush_error_rate", evidence: "6 of 20 failed")))
+            func app(_ name: String, _ mode: MigrationMode, percent: Int?) -> AppConfiguration {
+                AppConfiguration(name: name, dialect: .onesignal, sourceAppId: "src-\(name)", openPushAppId: "op-\(name)", openPushKey: Secret("k"),
+                                 mode: mode, rollout: percent.map { RolloutSettings(percent: $0) })
+            }
+            let rollbacks = try reader.rollbacks()
+            let held = AdminAppStatus(app("held", .rollout, percent: 25), rollbacks: rollbacks)
+            let moving = AdminAppStatus(app("moving", .rollout, percent: 50), rollbacks: rollbacks)
+            let plain = AdminAppStatus(app("plain", .openpush, percent: nil), rollbacks: rollbacks)
+            let unread = AdminAppStatus(app("unread", .rollout, percent: 5), rollbacks: nil)
+            #expect(held.rolloutPercent == 25 && held.rollback == "rolled back at 2026-01-01T00:00:00.000Z (max_openpush_error_rate)", "\(held)")
+            #expect(moving.rolloutPercent == 50 && moving.rollback == "active")
+            #expect(plain.rolloutPercent == nil && plain.rollback == nil)
+            #expect(unread.rolloutPercent == 5 && unread.rollback == nil)
+        }
+    }
+
     /// What callers sent (an app name from the audit) is data on the page: HTML escaped,
     /// control characters visible.
     @Test func everyStoredValueIsEscaped() async throws {

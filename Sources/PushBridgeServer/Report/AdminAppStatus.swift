@@ -23,10 +23,19 @@ public struct AdminAppStatus: Sendable, Equatable {
         self.rollback = rollback
     }
 
-    /// The status a running app's configuration gives.
-    public init(_ app: AppConfiguration) {
+    /// The status a running app's configuration gives, with its rollout's rollback state
+    /// when `rollbacks` (the stored ones) could be read: `active`, or since when and why it was
+    /// rolled back.
+    public init(_ app: AppConfiguration, rollbacks: [RolloutRollback]? = nil) {
         let overrides = app.routeModes.keys.sorted { $0.rawValue < $1.rawValue }.map { "\($0.rawValue): \(app.routeModes[$0]?.rawValue ?? "")" }
+        let inRollout = app.mode == .rollout || app.routeModes.values.contains(.rollout)
+        let rollback: String? = if inRollout, let rollbacks {
+            rollbacks.first { $0.app == app.name }.map { "rolled back at \(RFC3339.format(milliseconds: $0.at)) (\($0.threshold))" } ?? "active"
+        } else {
+            nil
+        }
         self.init(name: app.name, dialect: app.dialect.rawValue,
-                  stage: app.mode.rawValue + (overrides.isEmpty ? "" : " (\(overrides.joined(separator: ", ")))"))
+                  stage: app.mode.rawValue + (overrides.isEmpty ? "" : " (\(overrides.joined(separator: ", ")))"),
+                  rolloutPercent: inRollout ? app.rollout?.percent : nil, rollback: rollback)
     }
 }

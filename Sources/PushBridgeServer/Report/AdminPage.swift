@@ -25,7 +25,7 @@ enum AdminPage {
                 + "<td class=\"nw\">\(legacyUntil.map { escape(RFC3339.format(milliseconds: $0)) } ?? dash)</td>"
                 + "<td class=\"nw\">\(reach.isEmpty ? dash : reach.joined(separator: "<br>"))</td>"
                 + "<td class=\"nw\">\(judged.map { ReadinessHTML.badge($0.verdict) } ?? dash)</td>"
-                + "<td class=\"nw\">\(judged.map { ReadinessHTML.legacyBadge($0.legacy.verdict) } ?? dash)</td></tr>"
+                + "<td>\(judged.map { ReadinessHTML.legacyBadge($0.legacy.verdict) } ?? dash)</td></tr>"
         }
         body += "</tbody></table></div>"
         if inFlight == nil { body += "<p class=\"legend\">Activities in flight are not known: this audit has no activity ledger to read.</p>" }

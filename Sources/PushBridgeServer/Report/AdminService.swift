@@ -55,7 +55,8 @@ public struct AdminService: Sendable {
         }
         do {
             let judged = try reader.readiness(filter, settings: readiness, inFlight: inFlight)
-            let apps = snapshots.map { $0.snapshot.directory.apps.map(AdminAppStatus.init) }
+            let rollbacks = try? reader.rollbacks()
+            let apps = snapshots.map { $0.snapshot.directory.apps.map { AdminAppStatus($0, rollbacks: rollbacks) } }
                 ?? readiness.apps.map { AdminAppStatus(name: $0.name, dialect: $0.dialect, stage: "—") }
             let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now)
             return HTTPResponse(status: 200, headers: [("Content-Type", ReportFormat.html.contentType), ("Cache-Control", "no-store"),
