@@ -42,7 +42,10 @@ import PushBridgeCore
     /// shadow comparison and a scheduled-send mirror row.
     static func writeAudit(_ path: String) async throws -> AuditStore {
         let store = try AuditStore(path: path)
-        try await store.record(sampleEntry("COPY-FWD", receivedAt: 1_700_000_000_000), sampleCompletion())
+        var started = sampleCompletion()
+        started.ledger = [.started(ActivityRecord(app: "app-1", activityId: "act-copy", dialect: .onesignal, holder: .legacy,
+                                                  startedAt: 1_700_000_000_000, cohortKey: "c0ffee", requestId: "COPY-FWD"))]
+        try await store.record(sampleEntry("COPY-FWD", receivedAt: 1_700_000_000_000), started)
         try await store.record(sampleEntry("COPY-REJ", receivedAt: 1_700_000_001_000, findings: 1),
                                AuditCompletion(finishedAt: 1_700_000_001_005, outcome: .rejected, responseStatus: 400,
                                                responseBody: #"{"errors":["bad"]}"#, errorMessage: "name: required"))
@@ -63,6 +66,8 @@ import PushBridgeCore
             INSERT INTO scheduled_sends (request_id, ordinal, send_at, state, target_app, request, created_at, claimed_at, sent_at, upstream_status, attempts, error_message)
             VALUES ('COPY-FWD', 0, 1700000100000, 'sent', 'op-app', '{"method":"POST"}', 1700000000000, 1700000100001, 1700000100200, 201, '[]', NULL)
             """, [])
+        #expect(try store.reader.saveRollback(RolloutRollback(app: "app-1", at: 1_700_000_004_000, threshold: "max_openpush_error_rate",
+                                                              evidence: "6 of 20 failed", instance: InstanceSettings.defaultName)))
         // Rows written before the file had instance names.
         try database.execute("UPDATE requests SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
         try database.execute("UPDATE findings SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
@@ -78,15 +83,20 @@ import PushBridgeCore
             #expect(first.stderr.isEmpty, "progress was written to a standard error that is not a terminal: \(first.stderr)")
             #expect(first.stdout.contains(": requests 4 read, 4 copied, 0 updated, 0 already present; findings 6 read, 6 copied"), "\(first.stdout)")
             // Rows that record an instance keep it; only the others are stored under the label.
-            #expect(first.stdout.contains("instance_name: 9 rows kept the one their file records (\(InstanceSettings.defaultName) 9); 3 rows recorded none, stored as copied:audit.sqlite"),
+            #expect(first.stdout.contains("instance_name: 10 rows kept the one their file records (\(InstanceSettings.defaultName) 10); 3 rows recorded none, stored as copied:audit.sqlite"),
                     "\(first.stdout)")
-            let expected = ["requests": 4, "findings": 6, "shadow_comparisons": 1, "scheduled_sends": 1]
+            let expected = ["requests": 4, "findings": 6, "shadow_comparisons": 1, "scheduled_sends": 1, "activities": 1, "rollout_rollbacks": 1]
+            #expect(Set(expected.keys) == Set(AuditCopyTable.all.map(\.name)))
             for (table, rows) in expected { #expect(try Self.count(table, uri) == rows, "\(table)") }
+            let labelled: Set = ["requests", "findings", "scheduled_sends"], named: Set = ["requests", "findings", "shadow_comparisons", "rollout_rollbacks"]
             for table in AuditCopyTable.all {
                 let (file, copied) = try Self.rows(table, sqlite: path, postgres: uri)
-                let instance = table.columns.firstIndex(of: AuditCopyTable.instanceColumn)!
-                #expect(copied.contains { $0[instance] == "copied:audit.sqlite" } == (table.name != "shadow_comparisons"), "\(table.name)")
-                #expect(copied.contains { $0[instance] == InstanceSettings.defaultName } == (table.name != "scheduled_sends"), "\(table.name)")
+                guard let instance = table.columns.firstIndex(of: AuditCopyTable.instanceColumn) else {
+                    #expect(copied == file && !copied.isEmpty, "\(table.name): the copied rows differ from the file's")
+                    continue
+                }
+                #expect(copied.contains { $0[instance] == "copied:audit.sqlite" } == labelled.contains(table.name), "\(table.name)")
+                #expect(copied.contains { $0[instance] == InstanceSettings.defaultName } == named.contains(table.name), "\(table.name)")
                 let withLabel = file.map { row in row.enumerated().map { $0.offset == instance ? $0.element ?? "copied:audit.sqlite" : $0.element } }
                 #expect(copied == withLabel, "\(table.name): the copied rows differ from the file's")
             }
@@ -94,6 +104,9 @@ import PushBridgeCore
                 "SELECT upstream_latency_ms, attempts, response_status, outcome, error_message FROM requests WHERE request_id = 'COPY-FAIL'").rows
             #expect(failed.first?[0].flatMap(Double.init) == 0.1 + 0.2 && failed.first?[3] == "failed" && failed.first?[4] == "OpenPush answered 503")
             #expect(failed.first?[1]?.contains("timeout") == true)
+            // After the move, the activity still lives where it was started: its updates go there.
+            let moved = try await ActivityLedger(path: uri).record(app: "app-1", activityId: "act-copy", now: 1_700_000_000_001)
+            #expect(moved?.holder == .legacy && moved?.requestId == "COPY-FWD")
 
             let again = try await CLIRunner.runAsync(["audit", "copy", "--from", path, "--to", uri])
             #expect(again.status == 0 && again.stdout.contains("requests 4 read, 0 copied, 0 updated, 4 already present"), "\(again.stdout)\(again.stderr)")
@@ -116,7 +129,7 @@ import PushBridgeCore
             await store.close()
             let uri = try PostgresTestCluster.start().makeDatabase()
             let counts = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 7).run()
-            #expect(counts.map(\.read) == [30, 43, 6, 0] && counts.map(\.inserted) == counts.map(\.read))
+            #expect(counts.map(\.read) == [30, 43, 6, 0, 0, 0] && counts.map(\.inserted) == counts.map(\.read))
             let original = try AuditReader(path: path), copied = try AuditReader(path: uri)
             #expect(try copied.report() == original.report())
             #expect(try copied.show(requestId: "R0005") == original.show(requestId: "R0005"))
@@ -130,15 +143,15 @@ import PushBridgeCore
             try await Self.writeAudit(path).close()
             var seen: [AuditCopyProgress] = []
             let counts = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 2).run { seen.append($0) }
-            #expect(counts.map(\.inserted) == [4, 6, 1, 1] && counts.map(\.read) == [4, 6, 1, 1])
-            #expect(seen.map(\.done) == [2, 4, 6, 8, 10, 11, 12] && seen.allSatisfy { $0.total == 12 }, "\(seen)")
-            #expect(seen.map(\.table) == ["requests", "requests", "findings", "findings", "findings", "shadow_comparisons", "scheduled_sends"])
+            #expect(counts.map(\.inserted) == [4, 6, 1, 1, 1, 1] && counts.map(\.read) == [4, 6, 1, 1, 1, 1])
+            #expect(seen.map(\.done) == [2, 4, 6, 8, 10, 11, 12, 13, 14] && seen.allSatisfy { $0.total == 14 }, "\(seen)")
+            #expect(seen.map(\.table) == ["requests", "requests", "findings", "findings", "findings", "shadow_comparisons", "scheduled_sends", "activities", "rollout_rollbacks"])
             for table in AuditCopyTable.all {
                 let (file, copied) = try Self.rows(table, sqlite: path, postgres: uri)
                 #expect(file.count == copied.count && copied.count > 0, "\(table.name)")
             }
             let again = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 3).run()
-            #expect(again.map(\.unchanged) == [4, 6, 1, 1] && again.map(\.inserted) == [0, 0, 0, 0])
+            #expect(again.map(\.unchanged) == [4, 6, 1, 1, 1, 1] && again.map(\.inserted) == [0, 0, 0, 0, 0, 0])
         }
     }
 
@@ -241,7 +254,7 @@ import PushBridgeCore
             // `script` gives the command a pseudo-terminal for its standard error (and output).
             let command = [CLIRunner.binary.path, "audit", "copy", "--from", path, "--to", uri].map { "'\($0)'" }.joined(separator: " ")
             let out = try CLIRunner.runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"])
-            #expect(out.status == 0 && out.stdout.contains("12/12 rows") && out.stdout.contains("█"), "\(out.stdout)\(out.stderr)")
+            #expect(out.status == 0 && out.stdout.contains("14/14 rows") && out.stdout.contains("█"), "\(out.stdout)\(out.stderr)")
         }
     }
 

@@ -130,7 +130,7 @@ public struct AuditCopy: Sendable {
     }
 
     /// The multi-row upsert of `rows` rows: inserts new rows; updates a row only when it
-    /// carries the same instance name and a value differs; returns whether each written row
+    /// carries the same instance name (for a table that records one) and a value differs; returns whether each written row
     /// was inserted (`t`) or updated (`f`).
     func upsert(_ table: AuditCopyTable, rows: Int, types: [String: String]) -> String {
         let columns = table.columns
@@ -142,8 +142,7 @@ public struct AuditCopy: Sendable {
         return """
             INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
             ON CONFLICT (\(table.key.joined(separator: ", "))) DO UPDATE SET \(changing.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
-            WHERE \(table.name).\(instance) IS NOT DISTINCT FROM EXCLUDED.\(instance)
-              AND (\(changing.map { "\(table.name).\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(changing.map { "EXCLUDED.\($0)" }.joined(separator: ", ")))
+            WHERE \(columns.contains(instance) ? "\(table.name).\(instance) IS NOT DISTINCT FROM EXCLUDED.\(instance) AND " : "")(\(changing.map { "\(table.name).\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(changing.map { "EXCLUDED.\($0)" }.joined(separator: ", ")))
             RETURNING (xmax = 0)
             """
     }

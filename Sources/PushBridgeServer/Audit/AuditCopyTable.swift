@@ -25,7 +25,7 @@ struct AuditCopyTable: Sendable {
     static let instanceColumn = "instance_name"
 
     /// The tables, in the order they are copied (requests before the rows that refer to them).
-    static let all: [AuditCopyTable] = [requests, findings, shadowComparisons, scheduledSends]
+    static let all: [AuditCopyTable] = [requests, findings, shadowComparisons, scheduledSends, activities, rolloutRollbacks]
 
     /// Requests with their outcome, bodies, upstream answer and attempts (a JSON array).
     static let requests = AuditCopyTable(
@@ -64,6 +64,19 @@ struct AuditCopyTable: Sendable {
             "upstream_status", "attempts", "error_message", instanceColumn,
         ],
         addedLater: [instanceColumn])
+
+    /// The activity ledger: which provider holds each Live Activity still in flight, so that
+    /// after the move its updates and ends still go where it lives. A row has no instance (a
+    /// start through one instance may be ended through another); a copied row changes the
+    /// database's when any value differs. Files from before the ledger have no such table.
+    static let activities = AuditCopyTable(
+        name: "activities", key: ["app", "activity_id"], order: ["app", "activity_id"],
+        columns: ["app", "activity_id", "dialect", "holder", "started_at", "last_update_at", "ended_at", "cohort_key", "request_id"])
+
+    /// Rollouts rolled back automatically: a rolled-back app stays rolled back after the move.
+    static let rolloutRollbacks = AuditCopyTable(
+        name: "rollout_rollbacks", key: ["app_name"], order: ["app_name"],
+        columns: ["app_name", "rolled_back_at", "threshold", "evidence", instanceColumn])
 
     /// What is wrong with copying a file whose table has `source` columns (empty: the table
     /// is missing from the file) into a database whose table has `target` columns; nil when
