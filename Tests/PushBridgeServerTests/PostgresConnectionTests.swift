@@ -14,6 +14,24 @@ import Testing
         #expect(try db.execute("UPDATE t SET body = 'x' WHERE id >= $1", ["1"]).affectedRows == 2)
     }
 
+    /// A statement the server refuses before it runs (it cannot be parsed, or a parameter has
+    /// no type) fails alone in a pipeline: the ones after it are skipped, the sync point is
+    /// reached, and the connection answers the next statement.
+    @Test(arguments: ["SELEC 1", "SELECT $1 IS NULL OR EXISTS (SELECT 1 WHERE $1 IS NULL)", "SELECT no_such_column FROM pg_class"])
+    func aStatementRefusedBeforeItRunsFailsAloneInAPipeline(_ refused: String) throws {
+        let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
+        try db.execute("CREATE TABLE p (k TEXT PRIMARY KEY)")
+        // As the audit writer sends a batch: inside an open transaction, ending in COMMIT.
+        try db.execute("BEGIN")
+        let results = try db.pipeline([("INSERT INTO p VALUES ($1)", ["a"]), (refused, refused.contains("$1") ? [nil] : []), ("INSERT INTO p VALUES ($1)", ["b"]),
+                                       ("COMMIT", [])])
+        #expect(results.count == 4)
+        if case .failed(let error) = results[1] { #expect(error.sqlState != nil && !error.connectionLost) } else { Issue.record("\(results[1])") }
+        if case .skipped = results[2] {} else { Issue.record("\(results[2])") }
+        try db.execute("ROLLBACK")
+        #expect(try db.execute("SELECT count(*) FROM p").value(0, 0) == "0")
+    }
+
     @Test func refusedStatementsCarryTheirSQLStateAndSQL() throws {
         let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
         try db.execute("CREATE TABLE u (k TEXT PRIMARY KEY)")

@@ -41,11 +41,14 @@ enum AuditPipeline {
             let results = try connection.pipeline(statements)
             var failed = false
             var unknown: [Int] = []
+            // Operations one of whose statements the server refused: never tried again.
+            var refused = Set<Int>()
             for (position, result) in results.dropLast().enumerated() {
                 let (index, completesRow) = owners[position]
                 switch result {
                 case .failed(let error):
                     failures[index] = AuditError.wrap(error)
+                    refused.insert(index)
                     failed = true
                 case .done(let affected):
                     if completesRow, case .finish(let requestId, _, _) = batch[index].work, affected != 1 {
@@ -63,7 +66,8 @@ enum AuditPipeline {
             }
             // The transaction is aborted: undo, begin again, and rewrite without the failures
             // (a completion that found no row is tried again too: its row may be in this batch).
-            for index in unknown { failures[index] = nil }
+            // An operation that was refused as well stays failed, or the loop would try it forever.
+            for index in unknown where !refused.contains(index) { failures[index] = nil }
             try connection.execute("ROLLBACK")
             try connection.execute("BEGIN")
         }
