@@ -146,6 +146,29 @@ import Testing
         await proxy.stop()
     }
 
+    /// When the ledger cannot be read, where an activity lives is not known: the update is
+    /// refused in the caller's dialect with 503, audited, and sent to neither side (never a guess).
+    @Test(arguments: cases) func anUpdateWhoseLedgerCannotBeReadIsRefused503AndSentNowhere(_ c: Case) async throws {
+        let sandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "observe")
+        let id = "unreadable_\(c.dialect.rawValue)_1"
+        let started = try await proxy.send(path: c.startPath, body: c.start(id))
+        #expect((200..<300).contains(started.status) && legacy.all.count == 1)
+        let database = try SQLiteDatabase(path: proxy.auditPath)
+        try database.execute("PRAGMA busy_timeout = 5000")
+        try database.execute("ALTER TABLE activities RENAME TO activities_away")
+        let reply = try await proxy.send(path: c.updatePath(id), body: c.update(id, "update"))
+        let text = String(decoding: reply.body, as: UTF8.self)
+        #expect(reply.status == 503, "\(reply.status) \(text)")
+        #expect(legacy.all.count == 1 && sandbox.all.isEmpty, "an update whose holder is not known was sent somewhere")
+        let row = try #require(try Self.newest(proxy))
+        #expect(row.outcome == "rejected" && row.responseStatus == 503, "\(row.outcome) \(String(describing: row.responseStatus))")
+        try database.execute("ALTER TABLE activities_away RENAME TO activities")
+        let again = try await proxy.send(path: c.updatePath(id), body: c.update(id, "update"))
+        #expect(again.status == 200 && legacy.all.count == 2, "once the ledger answers again, the update reaches its holder")
+        await proxy.stop()
+    }
+
     @Test(arguments: cases) func anUpdateOfAnActivityNeverSeenGoesToTheLegacyProviderOnceWhenOpenPushDoesNotKnowIt(_ c: Case) async throws {
         let sandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
         let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "openpush")
