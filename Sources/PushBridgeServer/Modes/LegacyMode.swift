@@ -65,9 +65,13 @@ struct LegacyMode: Mode {
     /// Forwards the caller's request to the legacy provider as is; a transport failure's
     /// curl text (which names the provider's address) goes to the log here and nowhere else.
     static func forward(_ inbound: Inbound, base: String, timeout: Duration? = nil, legacy: LegacyForwarder, log: EventLog, now: Int64) async -> LegacyForwarder.Answer {
-        let answer = await legacy.forward(inbound.request, baseURL: base, timeout: timeout, now: now)
+        var answer = await legacy.forward(inbound.request, baseURL: base, timeout: timeout, now: now)
         if let detail = answer.errorDetail {
             log.warning("legacy provider call failed", ["request_id": .string(inbound.requestId), "error": .string(detail)])
+        }
+        if answer.status == nil {
+            // No answer to pass on: the caller gets its own dialect's 502, rendered by ``Refusal``.
+            answer.response = inbound.answer(.upstream("the legacy provider did not answer (\(answer.error ?? "no answer")); retry shortly"))
         }
         return answer
     }
