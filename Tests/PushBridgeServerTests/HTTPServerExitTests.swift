@@ -54,7 +54,7 @@ struct HTTPServerExitTests {
     @Test func aHandlerAlreadyInItsExitGetsOneMoreDeadlineThenTheRespondersAnswer() async throws {
         let exit = CountingExit()
         let server = try Self.server(exit, deadline: .milliseconds(300)) { request in
-            // At its exit, and stuck there (an audit that never commits).
+            // At its exit, and stuck there (an audit that never commits): the slowness under test, not a wait.
             _ = request.ticket?.claim(.handler)
             try? await Task.sleep(for: .seconds(5))
             return HTTPResponse(status: 200)
