@@ -181,7 +181,7 @@ import PushBridgeCore
         #expect(taken.status == 200, "\(String(decoding: taken.body, as: UTF8.self))")
         await sqlite.stop()
         let audit = folder.url.appendingPathComponent("audit.sqlite").path, starts = folder.url.appendingPathComponent("audit-scheduled.sqlite").path
-        let pending = try ScheduledStartStore(path: starts, recover: false).list(states: [.pending])
+        let pending = try await ScheduledStartStore(path: starts, recover: false).list(states: [.pending])
         #expect(pending.count == 1, "the SQLite instance stored no pending start")
         // Due in a second, so the test need not wait for the minute (the file is at rest: its instance stopped).
         try SQLiteDatabase(path: starts).execute("UPDATE scheduled_starts SET send_at = \(Int64(Date().timeIntervalSince1970 * 1000) + 1_000)")

@@ -82,7 +82,7 @@ struct ServeCommandTests {
         let rows = try AuditReader(path: copiedAudit).list(limit: 20)
         #expect(rows.count == 6, "the copied file alone holds \(rows.count) of the 6 rows")
         #expect(rows.filter { $0.outcome == "forwarded" }.count == 5)
-        let pending = try ScheduledStartStore(path: copiedStarts, recover: false).list(states: [.pending])
+        let pending = try await ScheduledStartStore(path: copiedStarts, recover: false).list(states: [.pending])
         #expect(pending.count == 1, "the copied scheduler file alone holds \(pending.count) pending starts")
     }
 

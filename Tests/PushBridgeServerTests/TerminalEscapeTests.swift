@@ -34,7 +34,7 @@ import Testing
         let store = try ScheduledStartStore(path: scheduler)
         var start = OpenPushStart(appId: "app_3f9c2b", activityType: "T")
         start.includeSubscriptionIds = ["sub_ios_alice"]
-        try store.insert([ScheduledStart(id: "sch_escape", requestId: "req_\u{1B}]0;x\u{7}", ordinal: 0, appName: "pw\u{9B}2J", request: OpenPushRequest(.start(start)),
+        try await store.insert([ScheduledStart(id: "sch_escape", requestId: "req_\u{1B}]0;x\u{7}", ordinal: 0, appName: "pw\u{9B}2J", request: OpenPushRequest(.start(start)),
                                          time: SendTime(unixSeconds: 2_000_000_000, sendDate: "2033-05-18 03:33", timezone: "UTC"))], now: 0)
 
         let text: [([String], [String])] = [
