@@ -91,4 +91,25 @@ import Testing
         #expect(try await store.list(states: [.pending]).map(\.id) == ["sch_2"])
         #expect(try CLIRunner.run(["scheduled", "cancel", "sch_1", "--db", uri]).status == 1)
     }
+
+    /// `--audit-db` naming the shared PostgreSQL audit: the cancel reaches the mirror and
+    /// completes the request's row there, as it does in an audit file. (Today's `main`
+    /// opened the URI as an SQLite file and failed.)
+    @Test func cancelWithTheSharedAuditMarksTheMirrorAndCompletesTheRow() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let store = try ScheduledStartStore(postgres: uri, instance: "a")
+        try await store.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 2_000_000_000)], now: 1)
+        let admin = try PostgresConnection(uri)
+        try admin.execute("INSERT INTO requests (request_id, received_at, outcome, instance_name) VALUES ('req_1', 1, 'scheduled', 'a')")
+        try AuditStatement.mirrorScheduled(requestId: "req_1", ordinal: 0, sendAt: 2_000_000_000_000, targetApp: "app_3f9c2b", redactedRequest: "{}",
+                                           createdAt: 1, instance: "a").run(on: admin)
+
+        let cancelled = try await CLIRunner.runAsync(["scheduled", "cancel", "sch_1", "--db", uri, "--audit-db", uri])
+        #expect(cancelled.status == 0 && cancelled.stdout.contains("cancelled sch_1"), "\(cancelled.stderr)")
+        #expect(try admin.execute("SELECT state FROM scheduled_sends WHERE request_id = 'req_1'").rows == [["cancelled"]])
+        let row = try admin.execute("SELECT outcome, error_message FROM requests WHERE request_id = 'req_1'").rows.first
+        #expect(row?[0] == "rejected", "\(String(describing: row))")
+        #expect(row?[1]?.contains("pushbridge scheduled cancel") == true, "\(String(describing: row))")
+        #expect(try await store.list(states: [.cancelled]).map(\.id) == ["sch_1"])
+    }
 }
