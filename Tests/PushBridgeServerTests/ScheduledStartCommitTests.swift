@@ -22,10 +22,19 @@ import Testing
         return Array(#"{"request": {"application": "XXXXX-XXXXX", "auth": "\#(ProxyHarness.pushwooshAuth)", "notifications": [\#(notifications)]}}"#.utf8)
     }
 
-    @Test func aStartOfThreeNotificationsIsOneAuditCommitAndOneSchedulerCommit() async throws {
+    /// Where the audit and the starts live.
+    enum Engine: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func aStartOfThreeNotificationsIsOneAuditCommitAndOneSchedulerCommit(_ engine: Engine) async throws {
+        #expect(!Engine.allCases.isEmpty)
         let upstream = try RecordingSandbox()
         let (_, sendAt, clock) = ProxySchedulerLiveTests.twoDaysAhead()
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock)
+        let uri = engine == .postgres ? try PostgresTestCluster.start().makeDatabase() : nil
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock, auditDatabase: uri)
         let audit = proxy.runtime.audit
         let store = proxy.runtime.scheduler.store
         let (auditBefore, storeBefore) = (audit.statistics.transactions, store.commits)
@@ -34,12 +43,14 @@ import Testing
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
         let requestId = try #require(reply.headers["x-pushbridge-request-id"])
         #expect(try await store.starts(ofRequest: requestId).count == 3)
-        let mirror = try SQLiteDatabase(path: proxy.auditPath).rows("SELECT state FROM scheduled_sends WHERE request_id = ?", [.text(requestId)])
-        #expect(mirror.count == 3)
+        let mirrorCount = "SELECT count(*) FROM scheduled_sends WHERE request_id = ?"
+        let mirrored = try uri.map { try PostgresConnection($0).select(mirrorCount, [.text(requestId)]) }
+            ?? SQLiteDatabase(path: proxy.auditPath).rows(mirrorCount, [.text(requestId)])
+        #expect(mirrored.first?.first?.integerValue == 3)
 
         let auditCommits = audit.statistics.transactions - auditBefore
         let storeCommits = store.commits - storeBefore
-        print("scheduled Pushwoosh start of 3: \(auditCommits) audit commit(s), \(storeCommits) scheduler commit(s)")
+        print("scheduled Pushwoosh start of 3 (\(engine.rawValue)): \(auditCommits) audit commit(s), \(storeCommits) scheduler commit(s)")
         #expect(auditCommits == 1, "the audit row and its three mirror rows took \(auditCommits) commits")
         #expect(storeCommits == 1)
         await proxy.stop()

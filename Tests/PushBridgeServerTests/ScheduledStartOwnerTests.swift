@@ -34,13 +34,7 @@ import Testing
         let path = folder.path("scheduled.sqlite")
         let old = try SQLiteDatabase(path: path)
         var first = SQLiteMigrator()
-        first.register(1, "scheduled starts", sql: """
-            CREATE TABLE scheduled_starts (
-                id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ordinal INTEGER NOT NULL, app_name TEXT NOT NULL,
-                target_app TEXT NOT NULL, send_at INTEGER NOT NULL, send_date TEXT, timezone TEXT, state TEXT NOT NULL,
-                activity_type TEXT, body TEXT, notification_id TEXT, upstream_status INTEGER, error TEXT,
-                created_at INTEGER NOT NULL, claimed_at INTEGER, finished_at INTEGER);
-            """)
+        first.register(1, "scheduled starts", sql: ScheduledStartSchema.sqliteFirst)
         _ = try first.migrate(old)
         try old.execute("""
             INSERT INTO scheduled_starts (id, request_id, ordinal, app_name, target_app, send_at, state, activity_type, body, created_at, claimed_at)

@@ -71,6 +71,22 @@ enum ScheduledStartSQL {
         return (sql + " AND claimed_by = ?", [.text(instance)])
     }
 
+    /// `pushbridge audit copy` moving one start of a scheduler file into the shared table
+    /// (PostgreSQL only, `$n` marks): `$1`…`$16` the file's columns `id` … `finished_at` as
+    /// ``AuditCopy`` reads them, `$17` the state it is moved in, `$18` `created_by`. A start
+    /// the table has is left alone, except one still `pending` there that the file has
+    /// finished since. Returns whether the row was inserted (`t`) or updated (`f`); no row
+    /// when it was left alone.
+    static let moveFromFile = """
+        INSERT INTO scheduled_starts (id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body,
+                                      notification_id, upstream_status, error, created_at, finished_at, created_by)
+        VALUES ($1, $2, $3::integer, $4, $5, $6::bigint, $7, $8, $17, $10, $11, $12, $13::integer, $14, $15::bigint, $16::bigint, $18)
+        ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, body = NULL, notification_id = EXCLUDED.notification_id,
+            upstream_status = EXCLUDED.upstream_status, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at
+        WHERE scheduled_starts.state = 'pending' AND $9 IN ('sent', 'failed', 'cancelled')
+        RETURNING (xmax = 0)
+        """
+
     /// The starts in `rows` (of ``selectList``), skipping any a required column of is missing.
     static func starts(_ rows: [[SQLiteValue]]) -> [ScheduledStart] {
         rows.compactMap { ScheduledStart(row: Row(values: $0)) }

@@ -50,18 +50,21 @@ enum ScheduledStartSchema {
     /// had (who stored and who claimed a start), so one statement set serves both engines.
     static var sqliteMigrator: SQLiteMigrator {
         var migrator = SQLiteMigrator()
-        migrator.register(1, "scheduled starts", sql: """
-            CREATE TABLE scheduled_starts (
-                id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ordinal INTEGER NOT NULL, app_name TEXT NOT NULL,
-                target_app TEXT NOT NULL, send_at INTEGER NOT NULL, send_date TEXT, timezone TEXT, state TEXT NOT NULL,
-                activity_type TEXT, body TEXT, notification_id TEXT, upstream_status INTEGER, error TEXT,
-                created_at INTEGER NOT NULL, claimed_at INTEGER, finished_at INTEGER);
-            CREATE INDEX scheduled_due ON scheduled_starts (state, send_at);
-            CREATE INDEX scheduled_by_request ON scheduled_starts (request_id);
-            """)
+        migrator.register(1, "scheduled starts", sql: sqliteFirst)
         migrator.register(2, "who stored and who claimed each start", sql: addColumns(["created_by", "claimed_by"], postgres: false))
         return migrator
     }
+
+    /// The scheduler file's first migration, as it shipped.
+    static let sqliteFirst = """
+        CREATE TABLE scheduled_starts (
+            id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ordinal INTEGER NOT NULL, app_name TEXT NOT NULL,
+            target_app TEXT NOT NULL, send_at INTEGER NOT NULL, send_date TEXT, timezone TEXT, state TEXT NOT NULL,
+            activity_type TEXT, body TEXT, notification_id TEXT, upstream_status INTEGER, error TEXT,
+            created_at INTEGER NOT NULL, claimed_at INTEGER, finished_at INTEGER);
+        CREATE INDEX scheduled_due ON scheduled_starts (state, send_at);
+        CREATE INDEX scheduled_by_request ON scheduled_starts (request_id);
+        """
 
     /// The shared table's migrations (numbers of ``PostgresSchema``'s shared range).
     static let postgresMigrations: [PostgresMigrator.Migration] = [

@@ -121,6 +121,12 @@ public final class ScheduledStartStore: Sendable {
         return try db.change(sql, values)
     }
 
+    /// `pushbridge audit copy`: one start of a scheduler file moved into the shared table on
+    /// `db` (``ScheduledStartSQL/moveFromFile``); true inserted, false updated, nil left alone.
+    static func move(_ values: [String?], on db: PostgresConnection) throws -> Bool? {
+        try db.execute(ScheduledStartSQL.moveFromFile, values).rows.first.flatMap { $0.first ?? nil }.map { $0 == "t" }
+    }
+
     /// The earliest pending send time.
     public func nextSendAt() async throws -> Int64? {
         try await database.perform { try $0.select(ScheduledStartSQL.nextSendAt, []).first?.first?.integerValue }
