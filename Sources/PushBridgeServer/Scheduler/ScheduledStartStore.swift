@@ -58,11 +58,12 @@ public final class ScheduledStartStore: Sendable {
     /// made `pending` again by ``InstanceRegistry/start()``, which knows the process starting.
     public init(postgres uri: String, instance: String, pollMilliseconds: Int64 = 1_000) throws {
         let link = try PostgresLink(uri: uri, label: "scheduled")
+        // Migrated before the queue exists: nothing else can reach the link yet.
+        try link.run { try PostgresSchema.migrator.migrate($0) }
         database = SerializedDatabase(.postgres(link), label: "scheduled-starts")
         self.instance = instance
         self.pollMilliseconds = pollMilliseconds
         location = (try? PostgresURI(uri).redacted) ?? "PostgreSQL"
-        try link.run { try PostgresSchema.migrator.migrate($0) }
     }
 
     /// The write transactions this store committed that changed a row (each a durable
