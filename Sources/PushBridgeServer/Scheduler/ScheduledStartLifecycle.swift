@@ -73,11 +73,11 @@ public struct ScheduledStartLifecycle: Sendable {
     }
 
     /// Claims every start due at `now` in the store (another scheduler's claims are skipped),
-    /// then marks each `sending` in the mirror; the claimed starts.
+    /// then marks them all `sending` in the mirror in one audit commit; the claimed starts.
     public func claimDue(now: Int64) async throws -> [ScheduledStart] {
         let claimed = try await store.claimDue(now: now, limit: 100)
-        for start in claimed {
-            try? await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .sending, at: now))
+        if !claimed.isEmpty {
+            try? await audit?.run(.mirrorClaimed(claimed.map { ($0.requestId, $0.ordinal) }, at: now))
         }
         return claimed
     }
