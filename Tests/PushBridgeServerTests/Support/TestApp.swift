@@ -33,22 +33,24 @@ struct TestApp: Sendable, Editable {
 
     /// A caller credential: `key_env` (the variable's name) or `key_sha256`.
     enum Caller: Sendable {
+        /// `{"key_env": NAME}`: the secret is in the environment variable NAME.
         case keyEnv(String)
+        /// `{"key_sha256": HEX}`: the secret's SHA-256.
         case keySHA256(String)
     }
 
-    /// An app's `shadow` object.
+    /// An app's `shadow` object, each field the key of the same name (`openPushBaseURL` is
+    /// `openpush_base_url`: an isolated OpenPush for the shadow, or `"sandbox"`).
     struct Shadow: Sendable {
         var primary: ShadowPrimary?
         var samplePercent: Int?
-        /// `openpush_base_url`: an isolated OpenPush for the shadow, or `"sandbox"`.
         var openPushBaseURL: String?
         var openPushAppId: String?
         var restKeyEnv: String?
         var segment: String?
     }
 
-    /// An app's `rollout` object; nil keys keep their defaults.
+    /// An app's `rollout` object, each field the key of the same name; nil keeps its default.
     struct Rollout: Sendable {
         var percent: Int
         var cohortKey: RolloutSettings.CohortKey?

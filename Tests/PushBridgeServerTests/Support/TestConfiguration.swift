@@ -55,9 +55,11 @@ struct TestConfiguration: Sendable, Editable {
     var shadowQueue = ShadowQueue()
     /// `tls`: HTTPS on ``listen``.
     var tls: TLS?
-    /// `audit_retention_days`, `audit_max_mib`, `audit_min_free_mib`.
+    /// `audit_retention_days`.
     var auditRetentionDays: Int?
+    /// `audit_max_mib`.
     var auditMaxMiB: Int?
+    /// `audit_min_free_mib`.
     var auditMinFreeMiB: Int?
     /// `readiness`: the members of the object, by their configuration key (see
     /// ``ReadinessThresholds``); nil leaves it out.
@@ -86,104 +88,6 @@ struct TestConfiguration: Sendable, Editable {
     /// Sets every app's `mode`.
     mutating func setMode(_ mode: MigrationMode) {
         for i in apps.indices { apps[i].mode = mode }
-    }
-
-    /// `limits`; nil keys keep the loader's defaults.
-    struct Limits: Sendable {
-        var maxBodyBytes: Int?
-        var maxConnections: Int?
-        var perIPConnections: Int?
-        var headerMemoryBytes: Int?
-        var maxHeadBytes: Int?
-        var maxRequestTargetBytes: Int?
-        var idleTimeoutSeconds: Int?
-        var requestTimeoutSeconds: Int?
-        var upstreamConnectTimeoutMs: Int?
-        var upstreamTimeoutMs: Int?
-        var maxActivities: Int?
-    }
-
-    /// `delivery` (pacing, retries, the repeat window).
-    struct Delivery: Sendable {
-        var sendsPerWindow: Int?
-        var windowMs: Int?
-        var marginMs: Int?
-        var queueLimit: Int?
-        var maxWaitMs: Int?
-        var maxAttempts: Int?
-        var backoffBaseMs: Int?
-        var backoffMaxMs: Int?
-        var repeatWindowMs: Int?
-    }
-
-    /// `shadow_queue`.
-    struct ShadowQueue: Sendable {
-        var limit: Int?
-        var workers: Int?
-        var timeoutMs: Int?
-    }
-
-    /// `instances` (heartbeats of instances sharing a PostgreSQL audit).
-    struct Instances: Sendable {
-        var heartbeatMs: Int?
-        var deadAfterMs: Int?
-    }
-
-    /// `sandbox`: the embedded OpenPush double.
-    struct Sandbox: Sendable {
-        var embedded = true
-        /// `seed`: a seed file path.
-        var seed: String?
-        var rateWindowSeconds: Int?
-        var listen: String? = "127.0.0.1:0"
-    }
-
-    /// `admin`: the admin listener, its bearer token read from `tokenEnv`.
-    struct Admin: Sendable {
-        var tokenEnv: String
-        var listen: String? = "127.0.0.1:0"
-        var tls: TLS?
-    }
-
-    /// `legacy_doubles`.
-    struct LegacyDoubles: Sendable {
-        var listen: String?
-        var keep: Int?
-    }
-
-    /// A `tls` object: a PEM chain and its key.
-    struct TLS: Sendable {
-        var certificateChain: String
-        var privateKey: String
-    }
-
-    /// `readiness`: thresholds by name; nil keeps the default (``ReadinessThresholds``).
-    struct Readiness: Sendable, Editable {
-        var minRequests: Int?
-        var minShadowed: Int?
-        var maxWarningShare: Double?
-        var maxRejectionShare: Double?
-        var maxDisagreementShare: Double?
-        var maxOpenPushErrorRate: Double?
-        var maxRateLimitedRate: Double?
-        var minReach: Double?
-        var openPushRequestsPerMinute: Int?
-        /// `accepted_losses`: app name or source app id → field paths.
-        var acceptedLosses: [String: [String]]?
-    }
-
-    /// JSON text that older call sites hand to a harness (`limits: "{…}"`, `topExtra: ", …"`,
-    /// `pushwooshExtra`, `apps: "[…]"`), merged over the typed fields when the file is
-    /// rendered. The loader still reads the result, so a wrong key is still refused.
-    struct Fragments: Sendable {
-        /// Top-level members; a key here replaces the typed one.
-        var top = JSONObject()
-        /// Members of `limits`.
-        var limits = JSONObject()
-        /// More members per app name.
-        var apps: [String: JSONObject] = [:]
-        /// An `apps` array that replaces ``TestConfiguration/apps``.
-        var appsArray: JSONValue?
     }
 }
 
