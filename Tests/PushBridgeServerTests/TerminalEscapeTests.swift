@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func everyCommandPrintsStoredControlCharactersVisibly() async throws {
-        let run = try ReadinessRun(readiness: #""min_requests": 1, "min_shadowed": 0"#)
+        let run = try ReadinessRun(readiness: .init(minRequests: 1, minShadowed: 0))
         let wrongKey = [("Authorization", "Key wrong")]
         let titled = try await run.proxy.send(path: "/apps/%1B%5D0%3Bpwned%07/activities/activity/T", body: ReadinessRun.start("t"), headers: wrongKey)
         let csi = try await run.proxy.send(path: "/apps/%C2%9B2J/activities/activity/T", body: ReadinessRun.start("c"), headers: wrongKey)
