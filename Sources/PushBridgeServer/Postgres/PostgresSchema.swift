@@ -9,8 +9,8 @@
 /// layer reads and writes both: integers are `BIGINT` (Unix milliseconds), reals `DOUBLE
 /// PRECISION`, JSON documents (`attempts`, `differences`) `TEXT` as written.
 enum PostgresSchema {
-    /// Every migration, ascending.
-    static let migrations: [PostgresMigrator.Migration] = audit + SharedSchema.migrations
+    /// Every migration (the migrator applies them in ascending order).
+    static let migrations: [PostgresMigrator.Migration] = audit + SharedSchema.migrations + PostgresSendPacer.migrations
 
     /// The migrator for ``migrations``.
     static var migrator: PostgresMigrator { PostgresMigrator(migrations) }
