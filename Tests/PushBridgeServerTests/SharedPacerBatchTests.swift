@@ -106,6 +106,19 @@ import Testing
         #expect(held == [["free", "{2000,2000,2000,2000,2000}"], ["locked", "{1000,2000,2000,2000,2000,2000}"]])
     }
 
+    @Test func aBatchWhoseWriteFailsGrantsNothingToAnyCallerAndLeavesTheConnectionUsable() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let pacer = try SharedPacerTests.pacer(uri, SharedPacerTests.settings(10), instance: "refused")
+        let admin = try PostgresConnection(uri)
+        try admin.execute("ALTER TABLE pacer_holds ADD CONSTRAINT not_refused CHECK (instance <> 'refused')")
+        async let a = pacer.reserve(app: "a", count: 1, now: 1_000)
+        async let b = pacer.reserve(app: "b", count: 2, now: 1_000)
+        #expect(await [a, b] == [.unavailable, .unavailable], "no caller sends on a grant that was not stored")
+        #expect(try admin.execute("SELECT count(*) FROM pacer_windows").value(0, 0) == "0", "the whole batch was rolled back")
+        try admin.execute("ALTER TABLE pacer_holds DROP CONSTRAINT not_refused")
+        #expect(await pacer.reserve(app: "a", count: 1, now: 2_000) == .granted([2_000]), "the next batch runs on a clean connection")
+    }
+
     @Test func appNamesWithQuotesAndCommasKeepTheirOwnRows() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
         let pacer = try SharedPacerTests.pacer(uri, SharedPacerTests.settings(1))

@@ -2,13 +2,16 @@ import Foundation
 
 /// One batch of reservations: one transaction, whatever the number of reservations and apps.
 extension PostgresSendPacer {
-    /// Carries `asks` in one transaction on `db`: their apps' rows locked in app order (one
-    /// statement), ``PacerWindow``'s rule applied to each ask in order, every changed window
-    /// and the grants held by `instance` written back (one statement), one commit. One answer
-    /// per ask, in order. Throws (nothing written) when any statement fails.
+    /// Carries `asks` in one transaction on `db`, in three round trips whatever their number:
+    /// `BEGIN`; their apps' rows locked in app order and read (one statement);
+    /// ``PacerWindow``'s rule applied to each ask in order, then every changed window and the
+    /// grants held by `instance` written back (one statement) and `COMMIT`, sent together as
+    /// one libpq pipeline. One answer per ask, in order. Throws (nothing written) when any
+    /// statement fails.
     static func reserve(_ asks: [PacerBatchQueue.Ask], settings: DeliverySettings, instance: String,
                         on db: PostgresConnection) throws -> [SendPacer.Reservation] {
-        try db.transaction {
+        try db.execute("BEGIN")
+        do {
             var windows = try lock(Array(Set(asks.map(\.app))), on: db)
             var granted: [String: (grants: [Int64], latest: Int64)] = [:]
             var answers: [SendPacer.Reservation] = []
@@ -21,16 +24,23 @@ extension PostgresSendPacer {
                 }
                 answers.append(answer)
             }
-            guard !granted.isEmpty else { return answers }
+            guard !granted.isEmpty else {
+                try db.execute("COMMIT")
+                return answers
+            }
             let apps = granted.keys.sorted(), span = settings.windowMs + settings.marginMs
-            try db.execute(SQL.store, [
+            let store: [String?] = [
                 textArray(apps),
                 textArray(apps.map { arrayText(windows[$0]?.slots.all ?? []) }),
                 textArray(apps.map { arrayText(granted[$0]?.grants ?? []) }),
                 arrayText(apps.map { (granted[$0]?.latest ?? 0) - span }),
                 instance,
-            ])
+            ]
+            for case .failed(let error) in try db.pipeline([(SQL.store, store), ("COMMIT", [])]) { throw error }
             return answers
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            throw error
         }
     }
 

@@ -58,7 +58,7 @@ public final class PostgresSendPacer: SendPacing {
         await batches.submit(.init(app: app, count: count, now: now))
     }
 
-    /// Batches written so far (one transaction and four round trips each), the reservations
+    /// Batches written so far (one transaction and three round trips each), the reservations
     /// they carried, and the reservations waiting for the next one.
     public var batchStatistics: (batches: Int, reservations: Int, waiting: Int) { batches.statistics }
 
