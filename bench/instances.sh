@@ -83,3 +83,19 @@ printf "$fmt" "requests/s, 16 conns, PostgreSQL" "$rps1" "$rps2" "$(awk -v a="$r
   "$(nproc) cores shared by both instances, PostgreSQL, the upstream and wrk; non-2xx $errors; audit rows $rows"
 printf "$fmt" "p50, 16 conns (ms)" "$(awk -v u="$(field "$one" p50_us)" 'BEGIN { printf "%.3f", u / 1000 }')" \
   "$(awk -v a="$(field "$two_a" p50_us)" -v b="$(field "$two_b" p50_us)" 'BEGIN { printf "%.3f", (a + b) / 2000 }')" "" "two: the mean of the instances' p50"
+
+# The shared pacer's transactions per request: each writes `pacer_holds` once per app (the
+# bench has one), so its rows inserted and updated count them. Read once both instances have
+# stopped, so their backends have flushed their statistics.
+for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+pids=()
+bench_sql() { runuser -u postgres -- psql -tA -h 127.0.0.1 -p "$pg_port" -c "$1" bench; }
+for _ in $(seq 100); do
+  [ "$(bench_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'bench' AND pid <> pg_backend_pid()")" = 0 ] && break
+  sleep 0.1
+done
+pacer_tx=$(bench_sql "SELECT n_tup_ins + n_tup_upd FROM pg_stat_user_tables WHERE relname = 'pacer_holds'")
+requests=$(bench_sql "SELECT count(*) FROM requests")
+printf "$fmt" "pacer transactions per request" "$(awk -v t="$pacer_tx" -v r="$requests" 'BEGIN { printf "%.3f", t / r }')" "" "" \
+  "both runs: $pacer_tx pacer transactions for $requests requests"

@@ -8,7 +8,8 @@ import Synchronization
 /// Callers suspend on a continuation; the batches run one after another on the queue's own
 /// serial dispatch queue, never on a cooperative-pool thread, and each batch resumes every
 /// caller it carried. A batch holds at most ``maxBatch`` reservations; the rest wait for the
-/// next one.
+/// next one. Other work given to ``perform(_:)`` runs between two batches, never starved by a
+/// steady stream of them.
 final class PacerBatchQueue: Sendable {
     /// One reservation asked for.
     struct Ask: Sendable {
@@ -57,20 +58,31 @@ final class PacerBatchQueue: Sendable {
     /// the next batch.
     var statistics: (batches: Int, reservations: Int, waiting: Int) { state.withLock { ($0.batches, $0.carried, $0.waiting.count) } }
 
-    /// Runs batches until nobody waits.
-    private func drain() {
-        while true {
-            let batch = state.withLock { s -> [(ask: Ask, caller: CheckedContinuation<SendPacer.Reservation, Never>)] in
-                let taken = Array(s.waiting.prefix(maxBatch))
-                s.waiting.removeFirst(taken.count)
-                if taken.isEmpty { s.running = false } else { s.batches += 1; s.carried += taken.count }
-                return taken
-            }
-            guard !batch.isEmpty else { return }
-            let answers = run(batch.map(\.ask))
-            for (i, entry) in batch.enumerated() {
-                entry.caller.resume(returning: i < answers.count ? answers[i] : .unavailable)
-            }
+    /// Runs `body` on the queue between batches (the pacer's other statements share its
+    /// connection and its order).
+    func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (caller: CheckedContinuation<T, any Error>) in
+            queue.async { caller.resume(with: Result { try body() }) }
         }
+    }
+
+    /// Runs one batch, then queues the next behind whatever else was queued meanwhile.
+    private func drain() {
+        let batch = state.withLock { s -> [(ask: Ask, caller: CheckedContinuation<SendPacer.Reservation, Never>)] in
+            let taken = Array(s.waiting.prefix(maxBatch))
+            s.waiting.removeFirst(taken.count)
+            s.batches += 1
+            s.carried += taken.count
+            return taken
+        }
+        let answers = run(batch.map(\.ask))
+        for (i, entry) in batch.enumerated() {
+            entry.caller.resume(returning: i < answers.count ? answers[i] : .unavailable)
+        }
+        let more = state.withLock { s in
+            if s.waiting.isEmpty { s.running = false }
+            return s.running
+        }
+        if more { queue.async { self.drain() } }
     }
 }

@@ -22,7 +22,8 @@
 /// in step (NTP); `margin_ms` absorbs the rest. When the database cannot be reached every
 /// reservation of the batch is ``SendPacer/Reservation/unavailable`` (nothing is sent; the
 /// caller gets the dialect's 503, not a rate limit OpenPush never imposed), a drain is logged
-/// and lost.
+/// and lost. Every statement of the pacer runs on its batch queue's one serial dispatch queue,
+/// over one connection.
 public final class PostgresSendPacer: SendPacing {
     /// The settings.
     public let settings: DeliverySettings
@@ -64,8 +65,9 @@ public final class PostgresSendPacer: SendPacing {
 
     /// After an upstream 429: no send for `app` before `until` (Unix ms), for every instance.
     public func drain(app: String, until: Int64) async {
+        let link = link
         do {
-            try await link.runOffPool { db in _ = try db.execute(SQL.block, [app, String(until)]) }
+            try await batches.perform { try link.run { db in _ = try db.execute(SQL.block, [app, String(until)]) } }
         } catch {
             log?.error("the shared pacer could not record an upstream 429", ["app": .string(app), "error": .string("\(error)")])
         }
@@ -73,7 +75,8 @@ public final class PostgresSendPacer: SendPacing {
 
     /// The time before which nothing may be sent for `app`; 0 when the database cannot say.
     public func blockedUntil(app: String) async -> Int64 {
-        let value = try? await link.runOffPool { db in try db.execute(SQL.blockedUntil, [app]).value(0, 0) }
+        let link = link
+        let value = try? await batches.perform { try link.run { db in try db.execute(SQL.blockedUntil, [app]).value(0, 0) } }
         return value.flatMap { $0 }.flatMap { Int64($0) } ?? 0
     }
 }
