@@ -69,7 +69,14 @@ wrk_line() { # PORT CONNECTIONS → the RESULT line
 field() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" <<<"$1"; }
 echo "instances: one, then two, on one PostgreSQL database, 16 connections in all, ${seconds}s each"
 BENCH_BODY=$body BENCH_AUTH=$auth wrk -t1 -c4 -d1s -s bench/http/post.lua "http://127.0.0.1:$b_port$path" >/dev/null
+# CPU of the one instance and of PostgreSQL (the postmaster and every backend) over that run.
+cpu_ticks() { local n=0 p; for p in "$@"; do n=$((n + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo "$n"; }
+postmaster=$(head -1 "$work/data/postmaster.pid")
+pg_pids() { echo "$postmaster" $(pgrep -P "$postmaster"); }
+pg_procs=$(pg_pids)
+pb0=$(cpu_ticks "${pids[0]}") pg0=$(cpu_ticks $pg_procs)
 one=$(wrk_line "$a_port" 16)
+pb1=$(cpu_ticks "${pids[0]}") pg1=$(cpu_ticks $pg_procs)
 wrk_line "$a_port" 8 >"$work/two-a" & wa=$!
 wrk_line "$b_port" 8 >"$work/two-b" & wb=$!
 wait "$wa" "$wb"
@@ -81,5 +88,24 @@ fmt='%-34s %12s %12s %10s  %s\n'
 printf "$fmt" "measure" "1 instance" "2 instances" "2/1" "notes"
 printf "$fmt" "requests/s, 16 conns, PostgreSQL" "$rps1" "$rps2" "$(awk -v a="$rps2" -v b="$rps1" 'BEGIN { printf "%.2f", a / b }')" \
   "$(nproc) cores shared by both instances, PostgreSQL, the upstream and wrk; non-2xx $errors; audit rows $rows"
+per_request_us() { awk -v t="$1" -v r="$(field "$one" requests)" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.0f", t * 1e6 / hz / r }'; }
+printf "$fmt" "CPU per request, 1 instance (us)" "$(per_request_us $((pb1 - pb0 + pg1 - pg0)))" "" "" \
+  "PushBridge $(per_request_us $((pb1 - pb0))) + PostgreSQL $(per_request_us $((pg1 - pg0))) (every backend)"
 printf "$fmt" "p50, 16 conns (ms)" "$(awk -v u="$(field "$one" p50_us)" 'BEGIN { printf "%.3f", u / 1000 }')" \
   "$(awk -v a="$(field "$two_a" p50_us)" -v b="$(field "$two_b" p50_us)" 'BEGIN { printf "%.3f", (a + b) / 2000 }')" "" "two: the mean of the instances' p50"
+
+# The shared pacer's transactions per request: each writes `pacer_holds` once per app (the
+# bench has one), so its rows inserted and updated count them. Read once both instances have
+# stopped, so their backends have flushed their statistics.
+for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+pids=()
+bench_sql() { runuser -u postgres -- psql -tA -h 127.0.0.1 -p "$pg_port" -c "$1" bench; }
+for _ in $(seq 100); do
+  [ "$(bench_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'bench' AND pid <> pg_backend_pid()")" = 0 ] && break
+  sleep 0.1
+done
+pacer_tx=$(bench_sql "SELECT n_tup_ins + n_tup_upd FROM pg_stat_user_tables WHERE relname = 'pacer_holds'")
+requests=$(bench_sql "SELECT count(*) FROM requests")
+printf "$fmt" "pacer transactions per request" "$(awk -v t="$pacer_tx" -v r="$requests" 'BEGIN { printf "%.3f", t / r }')" "" "" \
+  "both runs: $pacer_tx pacer transactions for $requests requests"

@@ -18,7 +18,7 @@ import Testing
     }
 
     static func pacer(_ uri: String, _ settings: DeliverySettings, instance: String = "test") throws -> PostgresSendPacer {
-        try PostgresLink(uri: uri, label: "test").run { try SharedSchema.apply(on: $0) }
+        try PostgresLink(uri: uri, label: "test").run { try PostgresSchema.apply(on: $0) }
         return try PostgresSendPacer(uri: uri, settings: settings, instance: instance, log: nil)
     }
 

@@ -71,18 +71,10 @@ public final class InstanceRegistry: Sendable {
         let name = name
         _ = try? await link.runOffPool { db in
             try db.transaction {
-                _ = try Self.releaseGrants(of: name, laterThan: SharedSchema.serverNow, on: db)
+                _ = try PostgresSendPacer.releaseGrants(of: name, laterThan: InstanceSQL.serverNow, on: db)
                 return try db.execute(InstanceSQL.remove, [name]).affectedRows
             }
         }
-    }
-
-    /// Gives back the pacer grants of `instance` later than `cutoff` (SQL: a Unix ms value
-    /// or expression); how many.
-    static func releaseGrants(of instance: String, laterThan cutoff: String, on db: PostgresConnection) throws -> Int {
-        try db.execute(SharedSchema.lockHeldWindowsSQL, [instance])
-        let cutoffValue = try db.execute("SELECT (\(cutoff))::bigint").value(0, 0) ?? "0"
-        return try db.execute(SharedSchema.releaseGrantsSQL, [instance, cutoffValue]).rows.reduce(0) { $0 + ($1.first.flatMap { $0 }.flatMap { Int($0) } ?? 0) }
     }
 
     /// Records a heartbeat. An instance found missing (a survivor took it over while it was
@@ -109,7 +101,7 @@ public final class InstanceRegistry: Sendable {
                     let starts = try ScheduledStartStore.release(claimedBy: instance, on: db)
                     // Dead, by the registry's rule, from its last heartbeat plus dead_after on: its grants
                     // timed after that are sends it will never make.
-                    let slots = try Self.releaseGrants(of: instance, laterThan: String(heartbeatAt + deadAfter), on: db)
+                    let slots = try PostgresSendPacer.releaseGrants(of: instance, laterThan: String(heartbeatAt + deadAfter), on: db)
                     let rows = try statements.reduce(0) { $0 + (try db.execute($1, [instance]).affectedRows) }
                     try db.execute(InstanceSQL.remove, [instance])
                     return Takeover(instance: instance, starts: starts, rows: rows, slots: slots)

@@ -9,11 +9,17 @@
 /// layer reads and writes both: integers are `BIGINT` (Unix milliseconds), reals `DOUBLE
 /// PRECISION`, JSON documents (`attempts`, `differences`) `TEXT` as written.
 enum PostgresSchema {
-    /// Every migration, ascending.
-    static let migrations: [PostgresMigrator.Migration] = audit + SharedSchema.migrations + InstanceSQL.migrations + ScheduledStartSchema.postgresMigrations
+    /// Every migration, each owner's (the migrator applies them in ascending order).
+    static let migrations: [PostgresMigrator.Migration] = audit + InstanceSQL.migrations + ScheduledStartSchema.postgresMigrations + PostgresSendPacer.migrations
 
     /// The migrator for ``migrations``.
     static var migrator: PostgresMigrator { PostgresMigrator(migrations) }
+
+    /// Applies every pending migration of the whole schema (the audit and the state several
+    /// instances share) on `db`.
+    static func apply(on db: PostgresConnection) throws {
+        try migrator.migrate(db)
+    }
 
     /// The audit's tables and the indexes the reports read.
     static let audit: [PostgresMigrator.Migration] = [

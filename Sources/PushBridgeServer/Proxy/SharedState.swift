@@ -27,7 +27,7 @@ public struct SharedState: Sendable {
     /// What the audit does for a dead instance (`$1` is its name): its rows still `pending`
     /// become `unknown`, as one instance's own are when it starts again after a crash.
     static let auditTakeoverStatements = ["""
-        UPDATE requests SET outcome = 'unknown', finished_at = \(SharedSchema.serverNow),
+        UPDATE requests SET outcome = 'unknown', finished_at = \(InstanceSQL.serverNow),
             error_message = 'the instance ' || $1 || ' stopped before this request was completed; whether it reached OpenPush is unknown'
         WHERE instance_name = $1 AND outcome = 'pending'
         """]

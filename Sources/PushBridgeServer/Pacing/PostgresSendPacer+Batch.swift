@@ -1,0 +1,74 @@
+import Foundation
+
+/// One batch of reservations: one transaction, whatever the number of reservations and apps.
+extension PostgresSendPacer {
+    /// Carries `asks` in one transaction on `db`, in three round trips whatever their number:
+    /// `BEGIN`; their apps' rows locked in app order and read (one statement);
+    /// ``PacerWindow``'s rule applied to each ask in order, then every changed window and the
+    /// grants held by `instance` written back (one statement) and `COMMIT`, sent together as
+    /// one libpq pipeline. One answer per ask, in order. Throws (nothing written) when any
+    /// statement fails.
+    static func reserve(_ asks: [PacerBatchQueue.Ask], settings: DeliverySettings, instance: String,
+                        on db: PostgresConnection) throws -> [SendPacer.Reservation] {
+        try db.execute("BEGIN")
+        do {
+            var windows = try lock(Array(Set(asks.map(\.app))), on: db)
+            var granted: [String: (grants: [Int64], latest: Int64)] = [:]
+            var answers: [SendPacer.Reservation] = []
+            answers.reserveCapacity(asks.count)
+            for ask in asks {
+                let answer = windows[ask.app, default: PacerWindow()].reserve(count: ask.count, now: ask.now, settings: settings)
+                if case .granted(let grants) = answer {
+                    let held = granted[ask.app] ?? ([], ask.now)
+                    granted[ask.app] = (held.grants + grants, max(held.latest, ask.now))
+                }
+                answers.append(answer)
+            }
+            guard !granted.isEmpty else {
+                try db.execute("COMMIT")
+                return answers
+            }
+            let apps = granted.keys.sorted(), span = settings.windowMs + settings.marginMs
+            let store: [String?] = [
+                textArray(apps),
+                textArray(apps.map { arrayText(windows[$0]?.slots.all ?? []) }),
+                textArray(apps.map { arrayText(granted[$0]?.grants ?? []) }),
+                arrayText(apps.map { (granted[$0]?.latest ?? 0) - span }),
+                instance,
+            ]
+            for case .failed(let error) in try db.pipeline([(SQL.store, store), ("COMMIT", [])]) { throw error }
+            return answers
+        } catch {
+            _ = try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The windows of `apps`, their rows locked for this transaction (created empty when missing).
+    private static func lock(_ apps: [String], on db: PostgresConnection) throws -> [String: PacerWindow] {
+        let rows = try db.execute(SQL.lockWindows, [textArray(apps)]).rows
+        var windows: [String: PacerWindow] = [:]
+        for row in rows {
+            guard let app = row[0] else { continue }
+            windows[app] = PacerWindow(slots: parseArray(row[1] ?? "{}"), blockedUntil: row[2].flatMap { Int64($0) } ?? 0)
+        }
+        return windows
+    }
+
+    /// A `BIGINT[]` in PostgreSQL's text form.
+    static func arrayText(_ values: [Int64]) -> String {
+        "{" + values.map(String.init).joined(separator: ",") + "}"
+    }
+
+    /// A `TEXT[]` in PostgreSQL's text form, every element quoted (`{"a","b\"c"}`).
+    static func textArray(_ values: [String]) -> String {
+        "{" + values.map { value in
+            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",") + "}"
+    }
+
+    /// A `BIGINT[]` in PostgreSQL's text form (`{1,2,3}`).
+    static func parseArray(_ text: String) -> [Int64] {
+        text.trimmingCharacters(in: ["{", "}"]).split(separator: ",").compactMap { Int64($0) }
+    }
+}

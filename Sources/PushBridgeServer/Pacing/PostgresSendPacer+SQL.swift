@@ -1,0 +1,83 @@
+/// The shared pacer's statements and migrations, all of them: nothing else writes
+/// `pacer_windows` or `pacer_holds`.
+extension PostgresSendPacer {
+    /// The pacer's migrations in ``PostgresSchema`` (numbers and text as shipped: they are
+    /// applied in existing databases).
+    static let migrations: [PostgresMigrator.Migration] = [
+        .init(100, "shared pacer windows", sql: """
+            CREATE TABLE pacer_windows (
+                app TEXT PRIMARY KEY,
+                slots BIGINT[] NOT NULL DEFAULT '{}',
+                blocked_until BIGINT NOT NULL DEFAULT 0);
+            """),
+        .init(103, "pacer grants by instance", sql: """
+            CREATE TABLE pacer_holds (
+                app TEXT NOT NULL,
+                instance TEXT NOT NULL,
+                slots BIGINT[] NOT NULL DEFAULT '{}',
+                PRIMARY KEY (app, instance));
+            CREATE INDEX pacer_holds_by_instance ON pacer_holds (instance);
+            """),
+    ]
+
+    /// Gives back the pacer grants of `instance` later than `cutoff` (SQL: a Unix ms value or
+    /// expression), inside the caller's transaction on `db`; how many. For an instance that
+    /// is gone (dead, or stopped cleanly), whose waiting sends will never be made: they leave
+    /// every app's window and the instance's holds go. The windows are locked first, in app
+    /// order, as a batch of reservations takes them.
+    static func releaseGrants(of instance: String, laterThan cutoff: String, on db: PostgresConnection) throws -> Int {
+        try db.execute(SQL.lockHeldWindows, [instance])
+        let cutoffValue = try db.execute("SELECT (\(cutoff))::bigint").value(0, 0) ?? "0"
+        return try db.execute(SQL.releaseGrants, [instance, cutoffValue]).rows.reduce(0) { $0 + ($1.first.flatMap { $0 }.flatMap { Int($0) } ?? 0) }
+    }
+
+    /// The statements.
+    enum SQL {
+        /// Locks the windows of the apps in `$1` (`TEXT[]`) in app order, creating the missing
+        /// ones empty; returns `app, slots, blocked_until` of each. An upsert that touches
+        /// every row takes its lock and reads it in one round trip.
+        static let lockWindows = """
+            INSERT INTO pacer_windows (app) SELECT a.app FROM unnest($1::text[]) AS a(app) ORDER BY a.app
+            ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
+            RETURNING app, slots, blocked_until
+            """
+
+        /// Writes back the windows of the apps in `$1` (their slots in `$2`, one `BIGINT[]`
+        /// text each) and adds to what instance `$5` holds for each app the grants in `$3`,
+        /// forgetting its held slots at or before the app's cutoff in `$4` (out of the window).
+        static let store = """
+            WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS v(app, slots, grants, expired)),
+            w AS (UPDATE pacer_windows AS p SET slots = v.slots::bigint[] FROM v WHERE p.app = v.app)
+            INSERT INTO pacer_holds (app, instance, slots) SELECT v.app, $5, v.grants::bigint[] FROM v
+            ON CONFLICT (app, instance) DO UPDATE
+                SET slots = ARRAY(SELECT s FROM unnest(pacer_holds.slots) AS s
+                                  WHERE s > (SELECT v.expired FROM v WHERE v.app = EXCLUDED.app) ORDER BY s) || EXCLUDED.slots
+            """
+
+        /// No send for app `$1` before `$2` (never moves the block earlier).
+        static let block = """
+            INSERT INTO pacer_windows (app, blocked_until) VALUES ($1, $2::bigint)
+            ON CONFLICT (app) DO UPDATE SET blocked_until = GREATEST(pacer_windows.blocked_until, EXCLUDED.blocked_until)
+            """
+
+        /// App `$1`'s block.
+        static let blockedUntil = "SELECT blocked_until FROM pacer_windows WHERE app = $1"
+
+        /// Locks, in app order, the windows of the apps instance `$1` holds slots for.
+        static let lockHeldWindows = """
+            SELECT app FROM pacer_windows WHERE app IN (SELECT app FROM pacer_holds WHERE instance = $1) ORDER BY app FOR UPDATE
+            """
+
+        /// Gives back the slots instance `$1` was granted for later than `$2` (Unix ms): they
+        /// leave every app's window and the instance's holds go. Run ``lockHeldWindows``
+        /// first in the same transaction. One row per app: the slots given back.
+        static let releaseGrants = """
+            WITH held AS (DELETE FROM pacer_holds WHERE instance = $1 RETURNING app, slots),
+            gone AS (SELECT app, ARRAY(SELECT g FROM unnest(slots) AS g WHERE g > $2::bigint) AS later FROM held)
+            UPDATE pacer_windows AS w SET slots = ARRAY(
+                SELECT kept FROM (SELECT s FROM unnest(w.slots) AS s EXCEPT ALL SELECT g FROM unnest(gone.later) AS g) AS k(kept) ORDER BY kept)
+            FROM gone WHERE w.app = gone.app AND cardinality(gone.later) > 0
+            RETURNING cardinality(gone.later)
+            """
+    }
+}
