@@ -58,6 +58,18 @@ public final class PostgresPool: Sendable {
         }
     }
 
+    /// A connection of the caller's own, held across calls (the audit writer holds one per
+    /// batch) until ``giveBack(_:)``; waits and throws as ``withConnection(_:)`` does.
+    func borrow() throws(PostgresError) -> PostgresConnection {
+        try acquire()
+    }
+
+    /// Returns a connection from ``borrow()``: kept for the next borrower while healthy,
+    /// closed (and its slot freed) otherwise.
+    func giveBack(_ connection: PostgresConnection) {
+        release(connection)
+    }
+
     private func acquire() throws(PostgresError) -> PostgresConnection {
         let timeout = configuration.acquireTimeout
         let nanoseconds = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
