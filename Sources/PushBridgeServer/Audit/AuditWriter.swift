@@ -151,8 +151,8 @@ final class AuditWriter: @unchecked Sendable {
                 continue
             }
             let committed = write(batch, on: engine)
-            let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
-            if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
+            let queued = state.withLock { $0.ready.count + $0.waiting.count }
+            if !engine.handOff(committed, alone: queued == 0) { acknowledge(committed, durabilityError: nil) }
         }
         // Every commit made durable and acknowledged and the engine closed (on SQLite the WAL
         // checkpointed into the file) before anyone waiting in close() resumes.
