@@ -26,7 +26,7 @@ enum AuditPipeline {
     /// (nothing committed): the writer loop rolls back and writes the batch again without the
     /// refused ones; a completion that found no row is tried again then (its row may be in
     /// the batch), unless refused as well, or the loop would try it forever.
-    static func apply(_ operations: [(index: Int, work: AuditOperation.Work)], on connection: PostgresConnection) throws(AuditError) -> AuditApplied {
+    static func apply(_ operations: [(index: Int, work: AuditOperation.Work)], on connection: PostgresConnection, prepared: Bool) throws(AuditError) -> AuditApplied {
         var statements: [(sql: String, parameters: [String?])] = []
         // Which operation each statement belongs to and, for the first of a completion's (its
         // `UPDATE requests`, which must change its row), the request it completes.
@@ -41,7 +41,7 @@ enum AuditPipeline {
         }
         statements.append(("COMMIT", []))
         let results: [PostgresConnection.PipelineResult]
-        do throws(PostgresError) { results = try connection.pipeline(statements) } catch { throw .postgres(error) }
+        do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
         var applied = AuditApplied()
         var unknown: [Int] = []
         // Operations one of whose statements the server refused: never tried again.

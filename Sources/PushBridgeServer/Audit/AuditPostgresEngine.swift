@@ -17,6 +17,7 @@ import Foundation
 /// connection dead is begun once more on a new one, since nothing was sent.
 final class AuditPostgresEngine: AuditWriteEngine {
     private let pool: PostgresPool
+    private let prepared: Bool
     private var connection: PostgresConnection?
 
     /// Migrates the database and marks this instance's rows left `pending` as `unknown`;
@@ -26,11 +27,12 @@ final class AuditPostgresEngine: AuditWriteEngine {
             try PostgresSchema.migrator.migrate(connection)
             return try AuditRecovery.recover(connection, instance: configuration.instanceName, now: AuditClock.nowMilliseconds())
         }
-        return (AuditPostgresEngine(pool: pool), recovered)
+        return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements), recovered)
     }
 
-    private init(pool: PostgresPool) {
+    private init(pool: PostgresPool, prepared: Bool) {
         self.pool = pool
+        self.prepared = prepared
     }
 
     func begin() throws(AuditError) {
@@ -52,7 +54,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
     func apply(_ operations: [(index: Int, work: AuditOperation.Work)]) throws(AuditError) -> AuditApplied {
         guard let connection else { throw AuditError.closed }
         if AuditPipeline.carries(operations.map(\.work)) {
-            return try AuditPipeline.apply(operations, on: connection)
+            return try AuditPipeline.apply(operations, on: connection, prepared: prepared)
         }
         var applied = AuditApplied()
         for (index, work) in operations {
