@@ -19,6 +19,9 @@ final class AuditPostgresEngine: AuditWriteEngine {
     private let pool: PostgresPool
     private let prepared: Bool
     private var connection: PostgresConnection?
+    /// Set when this batch's connection failed without a server's SQLSTATE (lost, or left
+    /// mid-pipeline): it is dropped at the end of the batch, never reused.
+    private var lost = false
 
     /// Migrates the database and marks this instance's rows left `pending` as `unknown`;
     /// returns the engine and how many rows it marked.
@@ -44,6 +47,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
                 try current.execute("BEGIN")
                 return
             } catch {
+                lost = lost || error.connectionLost
                 endBatch()
                 // A dead pooled connection fails at BEGIN, before anything was sent: once more.
                 if attempt == 1 || !error.connectionLost { throw AuditError.postgres(error) }
@@ -54,7 +58,12 @@ final class AuditPostgresEngine: AuditWriteEngine {
     func apply(_ operations: [(index: Int, work: AuditOperation.Work)]) throws(AuditError) -> AuditApplied {
         guard let connection else { throw AuditError.closed }
         if AuditPipeline.carries(operations.map(\.work)) {
-            return try AuditPipeline.apply(operations, on: connection, prepared: prepared)
+            do throws(AuditError) {
+                return try AuditPipeline.apply(operations, on: connection, prepared: prepared)
+            } catch {
+                if case .postgres(let postgres) = error, postgres.connectionLost { lost = true }
+                throw error
+            }
         }
         var applied = AuditApplied()
         for (index, work) in operations {
@@ -62,7 +71,10 @@ final class AuditPostgresEngine: AuditWriteEngine {
                 try AuditStatements.apply(work, on: connection)
             } catch {
                 let failure = AuditError.wrap(error)
-                if case .postgres(let postgres) = failure, postgres.connectionLost { throw failure }
+                if case .postgres(let postgres) = failure, postgres.connectionLost {
+                    lost = true
+                    throw failure
+                }
                 applied.failures[index] = failure
                 if connection.transactionFailed {
                     applied.aborted = true
@@ -75,17 +87,23 @@ final class AuditPostgresEngine: AuditWriteEngine {
 
     func commit() throws(AuditError) {
         guard let connection else { throw AuditError.closed }
-        do { try connection.execute("COMMIT") } catch { throw AuditError.postgres(error) }
+        do throws(PostgresError) {
+            try connection.execute("COMMIT")
+        } catch {
+            lost = lost || error.connectionLost
+            throw AuditError.postgres(error)
+        }
     }
 
     func rollBack() {
-        guard let connection, connection.isHealthy else { return }
-        _ = try? connection.execute("ROLLBACK")
+        guard let connection, connection.isHealthy, !lost else { return }
+        do throws(PostgresError) { try connection.execute("ROLLBACK") } catch { lost = true }
     }
 
     func endBatch() {
-        if let connection { pool.giveBack(connection) }
+        if let connection { pool.giveBack(connection, lost: lost) }
         connection = nil
+        lost = false
     }
 
     func close() -> String? {

@@ -133,32 +133,38 @@ final class AuditWriter: @unchecked Sendable {
     // MARK: The writer thread
 
     private func run(_ open: (AuditWriter) throws -> (any AuditWriteEngine, Int), opened: (Result<Int, AuditError>) -> Void) {
-        let engine: any AuditWriteEngine
+        let failure: String?
         do {
-            let (made, recovered) = try open(self)
-            engine = made
+            let (engine, recovered) = try open(self)
             opened(.success(recovered))
+            drive(engine)
+            failure = engine.close()
         } catch {
             state.withLock { $0.closing = true; $0.closed = true }
             opened(.failure(AuditError.wrap(error)))
             return
         }
+        // Every commit made durable and acknowledged, the engine closed (on SQLite the WAL
+        // checkpointed into the file) and released with its connection (its scope ended above)
+        // before anyone waiting in close() resumes: a closed store's file is quiet and complete.
+        state.withLock { $0.checkpointFailure = failure }
+        resumeCloseWaiters()
+    }
+
+    /// The loop: a batch from the queue, written in one transaction, its callers answered once
+    /// it is durable; until the store closes and everything queued is written.
+    private func drive(_ engine: any AuditWriteEngine) {
         while true {
             engine.waitForRoom()
-            guard let batch = nextBatch() else { break }
+            guard let batch = nextBatch() else { return }
             if batch.isEmpty {
                 wake.wait()
                 continue
             }
             let committed = write(batch, on: engine)
-            let queued = state.withLock { $0.ready.count + $0.waiting.count }
-            if !engine.handOff(committed, alone: queued == 0) { acknowledge(committed, durabilityError: nil) }
+            let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
+            if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
         }
-        // Every commit made durable and acknowledged and the engine closed (on SQLite the WAL
-        // checkpointed into the file) before anyone waiting in close() resumes.
-        let failure = engine.close()
-        state.withLock { $0.checkpointFailure = failure }
-        resumeCloseWaiters()
     }
 
     /// Marks the writer closed and resumes everyone waiting in ``close()``.

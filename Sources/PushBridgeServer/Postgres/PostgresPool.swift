@@ -64,10 +64,11 @@ public final class PostgresPool: Sendable {
         try acquire()
     }
 
-    /// Returns a connection from ``borrow()``: kept for the next borrower while healthy,
-    /// closed (and its slot freed) otherwise.
-    func giveBack(_ connection: PostgresConnection) {
-        release(connection)
+    /// Returns a connection from ``borrow()``: kept for the next borrower while healthy and not
+    /// `lost` (an error without a SQLSTATE left it in an unknown state, as ``withConnection(_:)``
+    /// treats one), closed and its slot freed otherwise.
+    func giveBack(_ connection: PostgresConnection, lost: Bool) {
+        if lost { discard() } else { release(connection) }
     }
 
     private func acquire() throws(PostgresError) -> PostgresConnection {
