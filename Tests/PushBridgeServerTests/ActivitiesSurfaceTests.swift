@@ -92,18 +92,17 @@ import Testing
     @Test func aReloadThatMovesNewStartsLogsWhatIsInFlightOnEachSide() async throws {
         let sandbox = try RecordingSandbox()
         let legacy = try FakeLegacyProvider(.onesignal)
-        let top = #", "legacy": {"onesignal": "\#(legacy.baseURL)"}"#
-        let proxy = try ProxyHarness(.inProcess, upstream: sandbox.baseURL, oneSignalExtra: #", "mode": "observe""#, topExtra: top)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: sandbox.baseURL).with {
+            $0.legacy[.onesignal] = legacy.baseURL
+            $0.app("os") { $0.mode = .observe }
+        })
         let now = AuditClock.nowMilliseconds()
         try await Self.start(proxy.runtime.audit, app: "os", source: "app_3f9c2b", id: "legacy-1", holder: .legacy, ago: 60_000)
         try await Self.start(proxy.runtime.audit, app: "os", source: "app_3f9c2b", id: "legacy-2", holder: .legacy, ago: 30_000)
         // A reload that changes nothing about where starts go says nothing.
-        let reloaded = { (mode: String) in
-            try ProxyConfiguration.load(json: Array(proxy.configJSON.replacingOccurrences(of: #""mode": "observe""#, with: #""mode": "\#(mode)""#).utf8),
-                                        environment: ProxyHarness.environment)
-        }
-        proxy.runtime.reload(try reloaded("observe"))
-        proxy.runtime.reload(try reloaded("openpush"))
+        let reloaded = { (mode: MigrationMode) in try proxy.configuration.with { $0.app("os") { $0.mode = mode } }.load() }
+        proxy.runtime.reload(try reloaded(.observe))
+        proxy.runtime.reload(try reloaded(.openpush))
         let line = "new starts now go elsewhere; activities in flight stay with the provider that holds them"
         #expect(await eventually { proxy.log.lines.contains { $0.contains(line) } })
         let logged = proxy.log.lines.filter { $0.contains(line) }

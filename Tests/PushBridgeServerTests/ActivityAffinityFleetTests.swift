@@ -8,15 +8,14 @@ import Testing
 @Suite(.serialized) struct ActivityAffinityFleetTests {
     @Test func aStartThroughOneInstanceIsUpdatedThroughAnotherAtItsHolderAfterAModeChangeOnBoth() async throws {
         let legacy = try FakeLegacyProvider(.onesignal)
-        let urls = DialectName.allCases.map { #""\#($0.rawValue)": "\#(legacy.baseURL)""# }.joined(separator: ", ")
-        let fleet = try InstanceFleet(delivery: "{}", apps: ActivityAffinityTests.apps(mode: "observe"), topExtra: #", "legacy": {\#(urls)}"#)
+        let fleet = try InstanceFleet(configuration: ActivityAffinityTests.configuration(InstanceFleet.standard, legacy: legacy.baseURL, mode: .observe))
         do {
             let a = try await fleet.start("a"), b = try await fleet.start("b")
             let c = try #require(ActivityAffinityTests.cases.first { $0.dialect == .onesignal })
             let auth = [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")]
             let started = try await RawHTTPClient.send(port: a.port, method: "POST", target: c.startPath, headers: auth, body: c.start("fleet_1"))
             #expect(started.status == 200 && legacy.all.count == 1, "the observed start did not reach the legacy provider")
-            try await fleet.reconfigure(apps: ActivityAffinityTests.apps(mode: "openpush"))
+            try await fleet.reconfigure { $0.setMode(.openpush) }
             let body = c.update("fleet_1", "update")
             let updated = try await RawHTTPClient.send(port: b.port, method: "POST", target: c.updatePath("fleet_1"), headers: auth, body: body)
             #expect(updated.status == 200, "instance B did not route the update to the holder: \(String(decoding: updated.body, as: UTF8.self))")

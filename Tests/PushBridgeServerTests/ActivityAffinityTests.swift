@@ -44,30 +44,28 @@ import Testing
              update: { id, event in Array(#"{"to": "alice", "event": "\#(event)", "activityId": "\#(id)", "contentState": {"score": 1}}"#.utf8) }),
     ]
 
-    /// The three dialects' apps, each in `mode` (`extra` more members of every app).
-    static func apps(mode: String, extra: String = "") -> String {
-        """
-          [
-            {"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b", "mode": "\(mode)" \(extra),
-             "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]},
-            {"name": "pw", "dialect": "pushwoosh", "source_app_id": "XXXXX-XXXXX", "mode": "\(mode)" \(extra),
-             "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "PW_AUTH"}]},
-            {"name": "bk", "dialect": "buzzkit", "source_app_id": "buzzkit", "mode": "\(mode)" \(extra),
-             "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "BK_TOKEN"}]}
-          ]
-        """
+    /// `base` with one app per dialect (`os`, `pw`, `bk`), every one in `mode` (with
+    /// `shadow`, when given), and `legacy` as every dialect's legacy provider.
+    static func configuration(_ base: TestConfiguration, legacy: String, mode: MigrationMode, shadow: TestApp.Shadow? = nil) -> TestConfiguration {
+        base.with {
+            $0.apps = TestApp.onePerDialect
+            for dialect in DialectName.allCases { $0.legacy[dialect] = legacy }
+            $0.setMode(mode)
+            for i in $0.apps.indices { $0.apps[i].shadow = shadow }
+        }
     }
 
     /// A proxy before `sandbox` with `legacy` as every dialect's legacy provider.
-    static func proxy(_ sandbox: RecordingSandbox, legacy: FakeLegacyProvider, mode: String, extra: String = "") throws -> ProxyHarness {
-        let urls = DialectName.allCases.map { #""\#($0.rawValue)": "\#(legacy.baseURL)""# }.joined(separator: ", ")
-        return try ProxyHarness(.inProcess, upstream: sandbox.baseURL, topExtra: #", "legacy": {\#(urls)}"#, apps: apps(mode: mode, extra: extra))
+    static func proxy(_ sandbox: RecordingSandbox, legacy: FakeLegacyProvider, mode: MigrationMode, shadow: TestApp.Shadow? = nil) throws -> ProxyHarness {
+        try ProxyHarness(.inProcess, configuration: configuration(TestConfiguration(upstream: sandbox.baseURL), legacy: legacy.baseURL, mode: mode, shadow: shadow))
     }
 
-    /// Reloads `proxy` with every app's mode `from` replaced by `to`.
-    static func switchMode(_ proxy: ProxyHarness, from: String, to: String, extra: String = "") throws {
-        let json = proxy.configJSON.replacingOccurrences(of: #""mode": "\#(from)" \#(extra)"#, with: #""mode": "\#(to)""#)
-        proxy.runtime.reload(try ProxyConfiguration.load(json: Array(json.utf8), environment: ProxyHarness.environment))
+    /// Reloads `proxy` with every app in mode `to` (and no shadow).
+    static func switchMode(_ proxy: ProxyHarness, to: MigrationMode) throws {
+        proxy.runtime.reload(try proxy.configuration.with {
+            $0.setMode(to)
+            for i in $0.apps.indices { $0.apps[i].shadow = nil }
+        }.load())
     }
 
     /// The requests the legacy provider got on `path`, with their bodies.
@@ -92,11 +90,11 @@ import Testing
 
     @Test(arguments: cases) func anActivityStartedInObserveIsUpdatedAndEndedAtTheLegacyProviderAfterTheSwitchToOpenPush(_ c: Case) async throws {
         let sandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
-        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "observe")
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: .observe)
         let id = "obs_\(c.dialect.rawValue)_1"
         let started = try await proxy.send(path: c.startPath, body: c.start(id))
         #expect((200..<300).contains(started.status) && legacy.all.count == 1)
-        try Self.switchMode(proxy, from: "observe", to: "openpush")
+        try Self.switchMode(proxy, to: .openpush)
         for (n, event) in ["update", "end"].enumerated() {
             let body = c.update(id, event)
             let reply = try await proxy.send(path: c.updatePath(id), body: body)
@@ -112,13 +110,12 @@ import Testing
 
     @Test(arguments: cases) func anActivityStartedInShadowStaysOnTheLegacyPrimaryAfterTheSwitchToOpenPush(_ c: Case) async throws {
         let sandbox = try RecordingSandbox(), shadowSandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
-        let shadow = #", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)"}"#
-        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "shadow", extra: shadow)
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: .shadow, shadow: .init(primary: .legacy, openPushBaseURL: shadowSandbox.baseURL))
         let id = "shd_\(c.dialect.rawValue)_1"
         let started = try await proxy.send(path: c.startPath, body: c.start(id))
         #expect(started.status == 200 && legacy.all.count == 1)
         #expect(await eventually { shadowSandbox.all.count == 1 }, "the shadow start never reached the isolated OpenPush")
-        try Self.switchMode(proxy, from: "shadow", to: "openpush", extra: shadow)
+        try Self.switchMode(proxy, to: .openpush)
         let body = c.update(id, "update")
         let reply = try await proxy.send(path: c.updatePath(id), body: body)
         #expect(reply.status == 200 && legacy.all.count == 2 && legacy.all.last?.body == body, "the update did not reach the real audience's provider")
@@ -128,12 +125,12 @@ import Testing
 
     @Test(arguments: cases) func anActivityStartedOnOpenPushIsUpdatedAndEndedThereAfterTheRollbackToObserve(_ c: Case) async throws {
         let sandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
-        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "openpush")
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: .openpush)
         let id = "opn_\(c.dialect.rawValue)_1"
         let started = try await proxy.send(path: c.startPath, body: c.start(id))
         #expect((200..<300).contains(started.status), "the sandbox refused the start: \(String(decoding: started.body, as: UTF8.self))")
         #expect(try await !Self.sandboxActivities(sandbox, id: id).isEmpty)
-        try Self.switchMode(proxy, from: "openpush", to: "observe")
+        try Self.switchMode(proxy, to: .observe)
         for event in ["update", "end"] {
             let reply = try await proxy.send(path: c.updatePath(id), body: c.update(id, event))
             #expect((200..<300).contains(reply.status), "the \(event) failed: \(String(decoding: reply.body, as: UTF8.self))")
@@ -150,7 +147,7 @@ import Testing
     /// refused in the caller's dialect with 503, audited, and sent to neither side (never a guess).
     @Test(arguments: cases) func anUpdateWhoseLedgerCannotBeReadIsRefused503AndSentNowhere(_ c: Case) async throws {
         let sandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
-        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "observe")
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: .observe)
         let id = "unreadable_\(c.dialect.rawValue)_1"
         let started = try await proxy.send(path: c.startPath, body: c.start(id))
         #expect((200..<300).contains(started.status) && legacy.all.count == 1)
@@ -171,7 +168,7 @@ import Testing
 
     @Test(arguments: cases) func anUpdateOfAnActivityNeverSeenGoesToTheLegacyProviderOnceWhenOpenPushDoesNotKnowIt(_ c: Case) async throws {
         let sandbox = try RecordingSandbox(), legacy = try FakeLegacyProvider(c.dialect)
-        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "openpush")
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: .openpush)
         let id = "old_\(c.dialect.rawValue)_1"
         let body = c.update(id, "update")
         let reply = try await proxy.send(path: c.updatePath(id), body: body)
@@ -194,7 +191,7 @@ import Testing
         let legacy = try FakeLegacyProvider(c.dialect) { _ in
             HTTPResponse(status: 404, headers: [("Content-Type", "application/json")], body: Array(#"{"errors":["Not Found"]}"#.utf8))
         }
-        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: "observe")
+        let proxy = try Self.proxy(sandbox, legacy: legacy, mode: .observe)
         // order_77001 is open on the sandbox (its seed): an activity started on OpenPush before PushBridge was in the path.
         let body = c.update("order_77001", "update")
         let reply = try await proxy.send(path: c.updatePath("order_77001"), body: body)

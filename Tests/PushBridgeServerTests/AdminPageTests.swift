@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func thePageShowsEachRunningAppsStageReachAndVerdictsBehindTheToken() async throws {
-        let run = try ReadinessRun(readiness: ReadinessLiveTests.shadowed, mode: #", "mode": "shadow", "shadow": {"primary": "legacy"}"#,
+        let run = try ReadinessRun(readiness: ReadinessLiveTests.shadowed, shadow: .legacy,
                                    openPushFault: PopulationGapReadinessTests.noToken)
         for i in 0..<3 { try await run.send("fine_\(i)") }
         try await run.send(ReadinessRun.marker + "gap")

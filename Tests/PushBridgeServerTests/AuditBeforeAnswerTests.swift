@@ -9,7 +9,7 @@ import PushBridgeCore
 struct AuditBeforeAnswerTests {
     @Test func aRefused413HasItsRowBeforeTheAnswerArrives() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"max_body_bytes": 4096}"#)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.limits.maxBodyBytes = 4096 })
         let path = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
         let big = Array(#"{"pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 6000) + Array(#""}"#.utf8)
         let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Key \(ProxyHarness.oneSignalKey)\r\n"

@@ -34,7 +34,7 @@ struct AuditCommandTests {
 /// configured name, `--since` in the time formats every command takes.
 @Suite(.serialized) struct AuditListVocabularyTests {
     @Test func listShowsTheAppNameAndSinceTakesEveryTimeFormat() async throws {
-        let run = try ReadinessRun(readiness: "")
+        let run = try ReadinessRun(readiness: .init())
         let id = try await run.send("vocabulary_1")
         let now = Int64(Date().timeIntervalSince1970)
         let past = now - 3600, future = now + 3600

@@ -34,6 +34,11 @@ import PushBridgeCore
         return (fileRows, copied)
     }
 
+    /// The standard apps (`pw` with the tests' segment map) before `upstream`.
+    static func configuration(_ upstream: RecordingSandbox) -> TestConfiguration {
+        TestConfiguration(upstream: upstream.baseURL).with { $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap } }
+    }
+
     static func count(_ table: String, _ uri: String) throws -> Int {
         Int(try PostgresConnection(uri).execute("SELECT count(*) FROM \(table)").value(0, 0) ?? "") ?? -1
     }
@@ -175,13 +180,13 @@ import PushBridgeCore
         let folder = try TemporaryDirectory("pushbridge-copy-starts")
         // An SQLite instance takes a start for the next whole minute (send_date has minutes), then stops.
         let upstream = try RecordingSandbox()
-        let sqlite = try ProxyHarness(.inProcess, upstream: upstream.baseURL, pushwooshExtra: ProxyFailureTests.segmentMap, directory: folder.url)
+        let sqlite = try ProxyHarness(.inProcess, configuration: Self.configuration(upstream), directory: folder.url)
         let sendAt = (Int64(Date().timeIntervalSince1970) / 60 + 2) * 60
         let taken = try await sqlite.send(path: "/json/1.3/startLiveActivity", body: CrashSafetyTests.scheduledBody(sendAt: sendAt))
         #expect(taken.status == 200, "\(String(decoding: taken.body, as: UTF8.self))")
         await sqlite.stop()
         let audit = folder.url.appendingPathComponent("audit.sqlite").path, starts = folder.url.appendingPathComponent("audit-scheduled.sqlite").path
-        let pending = try ScheduledStartStore(path: starts, recover: false).list(states: [.pending])
+        let pending = try await ScheduledStartStore(path: starts, recover: false).list(states: [.pending])
         #expect(pending.count == 1, "the SQLite instance stored no pending start")
         // Due in a second, so the test need not wait for the minute (the file is at rest: its instance stopped).
         try SQLiteDatabase(path: starts).execute("UPDATE scheduled_starts SET send_at = \(Int64(Date().timeIntervalSince1970 * 1000) + 1_000)")
@@ -199,7 +204,7 @@ import PushBridgeCore
         #expect(again.stdout.contains("1 read, 0 pending moved") && again.stdout.contains("0 finished since the last copy, 1 already present"), "\(again.stdout)")
 
         // An instance on PostgreSQL sends the moved start at its time, once.
-        let postgres = try ProxyHarness(.inProcess, upstream: upstream.baseURL, pushwooshExtra: ProxyFailureTests.segmentMap, auditDatabase: uri)
+        let postgres = try ProxyHarness(.inProcess, configuration: Self.configuration(upstream).with { $0.auditDatabase = uri })
         let sendPath = "/apps/app_3f9c2b/activities/activity/FoodDeliveryAttributes"
         #expect(await eventually(30) { upstream.all.contains { $0.path == sendPath } }, "the moved start never reached the upstream")
         let row: @Sendable () -> String? = { try? PostgresConnection(uri).execute("SELECT outcome FROM requests WHERE request_id = $1", [pending[0].requestId]).value(0, 0) }

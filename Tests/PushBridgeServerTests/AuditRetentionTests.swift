@@ -26,7 +26,7 @@ struct AuditRetentionTests {
 
         let clock = ManualDeliveryClock(startMilliseconds: now)
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_retention_days": 30"#, folder: folder, auditClock: clock)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.auditRetentionDays = 30 }, folder: folder, auditClock: clock)
         let start = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
         // Requests go through while the first pass (run at start) deletes the old rows.
         async let during = proxy.send(path: start, body: Self.startBody("during"))
@@ -49,13 +49,13 @@ struct AuditRetentionTests {
         let recentGone = try await Self.waitUntil { try Self.count(reader, "SELECT count(*) FROM requests WHERE request_id LIKE 'recent-%'") == 0 }
         let live = try Self.count(reader, "SELECT count(*) FROM requests WHERE request_id NOT LIKE 'old-%' AND request_id NOT LIKE 'recent-%'")
         let afterSecond = try await proxy.send(path: start, body: Self.startBody("later"))
-        let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics")
+        let metrics = String(decoding: try await proxy.get("/metrics").body, as: UTF8.self)
         await proxy.stop()
 
         #expect(recentGone, "rows past the window after the clock moved must go")
         #expect(live == 2, "the proxy's own rows are inside the window")
         #expect(afterSecond.status == 201)
-        #expect(metrics.text.contains("pushbridge_audit_pruned_rows_total 570"), "\(metrics.text.split(separator: "\n").filter { $0.contains("pruned") })")
+        #expect(metrics.contains("pushbridge_audit_pruned_rows_total 570"), "\(metrics.split(separator: "\n").filter { $0.contains("pruned") })")
     }
 
     @Test func pastTheCeilingOrUnderTheFloorHealthzMetricsAndTheLogWarnAndPruneStillWorks() async throws {
@@ -65,22 +65,26 @@ struct AuditRetentionTests {
         // About 2 MiB of rows, a day old, against a 1 MiB ceiling and a floor no disk can meet.
         try await Self.seed(auditPath, ids: (0..<700).map { "big-\($0)" }, receivedAt: AuditClock.nowMilliseconds() - Self.day, bodyBytes: 3000)
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_max_mib": 1, "audit_min_free_mib": 2147483647"#,
-                                     folder: folder)
-        let health = try JSONParser.parse(try await RawHTTPClient.send(port: proxy.port, target: "/healthz").body).objectValue
-        let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics").text
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.auditMaxMiB = 1
+            $0.auditMinFreeMiB = 2_147_483_647
+        }, folder: folder)
+        let health = try JSONParser.parse(try await proxy.get("/healthz").body).objectValue
+        let metrics = String(decoding: try await proxy.get("/metrics").body, as: UTF8.self)
         let logged = try await Self.waitUntil { proxy.log.lines.contains { $0.contains("level=warning") && $0.contains("audit disk:") } }
 
         let prune = try await CLIRunner.runAsync(["audit", "prune", "--older-than-days", "0", "--db", auditPath])
-        let afterPrune = try JSONParser.parse(try await RawHTTPClient.send(port: proxy.port, target: "/healthz").body).objectValue
+        let afterPrune = try JSONParser.parse(try await proxy.get("/healthz").body).objectValue
         await proxy.stop()
 
         #expect(health?["status"] == .string("warning"))
         let warnings = health?["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
         #expect(warnings.count == 2 && warnings[0].contains("past audit_max_mib (1)") && warnings[1].contains("under audit_min_free_mib"), "\(warnings)")
         #expect((health?["audit_used_bytes"]?.numberValue?.int64Value ?? 0) > 1 << 20)
-        #expect(metrics.contains("pushbridge_audit_disk_warning 1"))
-        #expect(metrics.contains("pushbridge_audit_max_bytes 1048576"))
+        // Whole sample lines: the gauge's HELP text itself reads "pushbridge_audit_disk_warning 1 when …".
+        let sample = { (name: String) in metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.map(String.init) }
+        #expect(sample("pushbridge_audit_disk_warning") == "pushbridge_audit_disk_warning 1")
+        #expect(sample("pushbridge_audit_max_bytes") == "pushbridge_audit_max_bytes 1048576")
         #expect(metrics.contains("pushbridge_audit_free_bytes "))
         #expect(logged, "the periodic check logs the warning")
         #expect(prune.status == 0 && prune.stdout.contains("pruned 700 requests"), "\(prune.stdout) \(prune.stderr)")
@@ -90,14 +94,14 @@ struct AuditRetentionTests {
 
     @Test func withinItsLimitsTheAuditIsReportedButNotWarnedAbout() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "audit_min_free_mib": 0"#)
-        let health = try JSONParser.parse(try await RawHTTPClient.send(port: proxy.port, target: "/healthz").body).objectValue
-        let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics").text
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.auditMinFreeMiB = 0 })
+        let health = try JSONParser.parse(try await proxy.get("/healthz").body).objectValue
+        let metrics = String(decoding: try await proxy.get("/metrics").body, as: UTF8.self)
         await proxy.stop()
         #expect(health?["status"] == .string("ok"))
         #expect(health?["warnings"] == nil)
         #expect((health?["audit_free_bytes"]?.numberValue?.int64Value ?? 0) > 0)
-        #expect(metrics.contains("pushbridge_audit_disk_warning 0"))
+        #expect(metrics.split(separator: "\n").contains("pushbridge_audit_disk_warning 0"))
         #expect(!proxy.log.lines.contains { $0.contains("audit disk:") })
     }
 

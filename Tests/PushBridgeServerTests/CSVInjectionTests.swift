@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func everyCSVNeutralisesTheIssuesPayloads() async throws {
-        let run = try ReadinessRun(readiness: #""min_requests": 1, "min_shadowed": 0"#)
+        let run = try ReadinessRun(readiness: .init(minRequests: 1, minShadowed: 0))
         let line = await run.proxy.runtime.service.handle(HTTPRequest(method: Self.requestLine, target: "/x", headers: [("Host", "127.0.0.1")]))
         #expect(line.status == 404)
         let id = try await run.send("csv_1", extra: "\"\(Self.command.replacingOccurrences(of: "\"", with: "\\\""))\":1,\"\(Self.sum)\":2,")

@@ -22,8 +22,7 @@ struct CrashSafetyTests {
         let dir = folder.url
         let audit = dir.appendingPathComponent("audit.sqlite").path
         let scheduler = dir.appendingPathComponent("audit-scheduled.sqlite").path
-        let config = dir.appendingPathComponent("config.json").path
-        try Data(Self.config(audit: audit, upstream: upstream.baseURL).utf8).write(to: URL(fileURLWithPath: config))
+        let config = try Self.config(audit: audit, upstream: upstream.baseURL).write(to: dir.appendingPathComponent("config.json").path)
         let environment = ProxyHarness.environment
         let suiteStart = ContinuousClock.now
 
@@ -102,13 +101,14 @@ struct CrashSafetyTests {
         await upstream.server.stop(gracePeriod: .seconds(1))
     }
 
-    static func config(audit: String, upstream: String) -> String {
-        """
-        {"listen": "127.0.0.1:0", "audit_db": "\(audit)", "openpush": {"base_url": "\(upstream)"},
-         "limits": {"upstream_timeout_ms": 2000, "upstream_connect_timeout_ms": 500},
-         "delivery": {"sends_per_window": 100000, "queue_limit": 1000, "backoff_base_ms": 50, "backoff_max_ms": 100},
-         "apps": \(ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))}
-        """
+    /// The standard apps (`pw` with the tests' segment map) before `upstream`, pacing wide open.
+    static func config(audit: String, upstream: String) -> TestConfiguration {
+        TestConfiguration(upstream: upstream).with {
+            $0.auditDatabase = audit
+            $0.limits = .init(upstreamConnectTimeoutMs: 500, upstreamTimeoutMs: 2000)
+            $0.delivery = .init(sendsPerWindow: 100_000, queueLimit: 1000, backoffBaseMs: 50, backoffMaxMs: 100)
+            $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
+        }
     }
 
     static func scheduledBody(sendAt: Int64) -> [UInt8] {

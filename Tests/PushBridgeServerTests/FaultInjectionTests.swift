@@ -13,8 +13,14 @@ import Testing
 @Suite(.serialized)
 struct FaultInjectionTests {
     static let timeoutMs = 500, attempts = 3, backoffMaxMs = 100
-    static let limits = #"{"upstream_timeout_ms": \#(timeoutMs), "upstream_connect_timeout_ms": 300}"#
-    static let delivery = #", "delivery": {"max_attempts": \#(attempts), "backoff_base_ms": 50, "backoff_max_ms": \#(backoffMaxMs), "sends_per_window": 1000, "queue_limit": 1000}"#
+    /// The standard apps (`pw` with the tests' segment map) before `upstream`, with the deadlines above.
+    static func configuration(upstream: String) -> TestConfiguration {
+        TestConfiguration(upstream: upstream).with {
+            $0.limits = .init(upstreamConnectTimeoutMs: 300, upstreamTimeoutMs: Self.timeoutMs)
+            $0.delivery = .init(sendsPerWindow: 1000, queueLimit: 1000, maxAttempts: Self.attempts, backoffBaseMs: 50, backoffMaxMs: Self.backoffMaxMs)
+            $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
+        }
+    }
     /// Every attempt's deadline and backoff, plus slack for a shared 2-core machine.
     static let deadline: Duration = .milliseconds(timeoutMs * attempts + backoffMaxMs * (attempts - 1)) + .milliseconds(1500)
 
@@ -46,7 +52,7 @@ struct FaultInjectionTests {
     func eachDialectGetsItsErrorInTimeAndNothingIsSentTwice(_ fault: UpstreamFault) async throws {
         let upstream = try FaultyUpstream(fault)
         let base = fault == .refuse ? "http://127.0.0.1:\(try TestHTTPServer.refusedPort())" : upstream.baseURL
-        let proxy = try ProxyHarness(upstream: base, limits: Self.limits, pushwooshExtra: ProxyFailureTests.segmentMap, topExtra: Self.delivery)
+        let proxy = try ProxyHarness(configuration: Self.configuration(upstream: base))
         for c in Self.cases {
             let before = upstream.faulted.count
             let started = ContinuousClock.now

@@ -37,15 +37,19 @@ struct HopByHopLiveTests {
         return Array(head.utf8) + body
     }
 
-    @Test(arguments: ["observe", "shadow"])
-    func hopByHopFieldsCrossNeitherWayAndTheRequestIdIsPushBridgesOnly(mode: String) async throws {
+    @Test(arguments: [MigrationMode.observe, .shadow])
+    func hopByHopFieldsCrossNeitherWayAndTheRequestIdIsPushBridgesOnly(mode: MigrationMode) async throws {
         let legacy = try Self.provider()
         defer { legacy.stop() }
         let shadowSandbox = try RecordingSandbox()
-        let extra = mode == "observe" ? #", "mode": "observe""#
-            : #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)"}"#
-        let proxy = try ProxyHarness(.live, upstream: shadowSandbox.baseURL, oneSignalExtra: extra,
-                                     topExtra: #", "legacy": {"onesignal": "http://127.0.0.1:\#(legacy.port)"}"#)
+        let configuration = TestConfiguration(upstream: shadowSandbox.baseURL).with {
+            $0.legacy[.onesignal] = "http://127.0.0.1:\(legacy.port)"
+            $0.app("os") {
+                $0.mode = mode
+                if mode == .shadow { $0.shadow = .init(primary: .legacy, openPushBaseURL: shadowSandbox.baseURL) }
+            }
+        }
+        let proxy = try ProxyHarness(.live, configuration: configuration)
         let reply = try await RawHTTPClient.exchange(port: proxy.port, bytes: Self.request(proxy.port))
         #expect(reply.status == 200, "\(mode): \(reply.text)")
         let arrived = try #require(legacy.received.first, "\(mode): the legacy provider was not called")

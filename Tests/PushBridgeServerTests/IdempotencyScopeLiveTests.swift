@@ -9,7 +9,7 @@ import PushBridgeCore
 @Suite(.serialized)
 struct IdempotencyScopeLiveTests {
     static let key = "5F7A2C1E-9B40-4A2D-8C31-6E0B7D94A1F2"
-    /// The two OneSignal source apps of ``ProxyHarness/defaultApps(pushwooshExtra:oneSignalExtra:)``,
+    /// The two OneSignal source apps of ``TestApp/standard`` (`os` and `os-mapped`),
     /// both sending to OpenPush app `app_3f9c2b`.
     static let tenants = ["app_3f9c2b", "5eb5a37e-b458-11e3-ac11-000c2940e62c"]
 

@@ -22,14 +22,14 @@ import Testing
 
     @Test func aStartClaimedByADeadInstanceIsSentAgainWithItsOwnIdempotencyKey() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
-        let a = try PostgresScheduledStartStore(uri: uri, instance: "a"), b = try PostgresScheduledStartStore(uri: uri, instance: "b")
+        let a = try ScheduledStartStore(postgres: uri, instance: "a"), b = try ScheduledStartStore(postgres: uri, instance: "b")
         let (registryA, _) = try Self.registry(uri, "a")
         try registryA.beat()
-        try a.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 10)], now: 1)
-        let claimedByA = try a.claimDue(now: 20_000, limit: 10)
+        try await a.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 10)], now: 1)
+        let claimedByA = try await a.claimDue(now: 20_000, limit: 10)
         #expect(claimedByA.map(\.id) == ["sch_1"])
         // A dies mid-send: no finish, no more heartbeats. B sees nothing to claim meanwhile.
-        #expect(try b.claimDue(now: 30_000, limit: 10).isEmpty)
+        #expect(try await b.claimDue(now: 30_000, limit: 10).isEmpty)
         let (registryB, lines) = try Self.registry(uri, "b", deadAfter: 300)
         try registryB.beat()
         #expect(try registryB.takeOverDead().isEmpty, "A beat less than 300 ms ago")
@@ -39,7 +39,7 @@ import Testing
         })
         #expect(takeovers == [InstanceRegistry.Takeover(instance: "a", starts: 1, rows: 0)])
         #expect(try registryB.registered().map(\.name) == ["b"], "the dead instance's row is gone")
-        let resent = try b.claimDue(now: 30_000, limit: 10)
+        let resent = try await b.claimDue(now: 30_000, limit: 10)
         #expect(resent.map(\.id) == ["sch_1"], "the same start, not a new one")
         #expect(resent.first?.request == claimedByA.first?.request, "the same body, so the same idempotency key")
         if case .start(let s)? = resent.first?.request?.payload {
@@ -47,9 +47,9 @@ import Testing
         } else {
             Issue.record("the resent start has no start body")
         }
-        try b.finish("sch_1", sent: true, notificationId: "n1", status: 200, error: nil, now: 40_000)
+        try await b.finish("sch_1", sent: true, notificationId: "n1", status: 200, error: nil, now: 40_000)
         #expect(try registryB.takeOverDead().isEmpty, "nothing left to take over")
-        #expect(try a.claimDue(now: 50_000, limit: 10).isEmpty)
+        #expect(try await a.claimDue(now: 50_000, limit: 10).isEmpty)
         #expect(!lines.output.contains("level=error"))
     }
 

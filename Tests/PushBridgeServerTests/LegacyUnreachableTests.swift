@@ -18,9 +18,7 @@ import Testing
     @Test(arguments: ActivityAffinityTests.cases) func anUnreachableLegacyProviderIsAnsweredInTheCallersDialect(_ c: ActivityAffinityTests.Case) async throws {
         let sandbox = try RecordingSandbox()
         let base = "http://127.0.0.1:\(try await Self.closedPort())"
-        let urls = DialectName.allCases.map { #""\#($0.rawValue)": "\#(base)""# }.joined(separator: ", ")
-        let proxy = try ProxyHarness(.inProcess, upstream: sandbox.baseURL, topExtra: #", "legacy": {\#(urls)}"#,
-                                     apps: ActivityAffinityTests.apps(mode: "observe"))
+        let proxy = try ProxyHarness(.inProcess, configuration: ActivityAffinityTests.configuration(TestConfiguration(upstream: sandbox.baseURL), legacy: base, mode: .observe))
         let reply = try await proxy.send(path: c.startPath, body: c.start("unreachable_\(c.dialect.rawValue)"))
         await proxy.stop()
         let text = String(decoding: reply.body, as: UTF8.self)

@@ -31,7 +31,7 @@ import Testing
         // pacer rules on grant times, the window below is measured on arrivals, so the margin
         // stands for the machine, not the proxy (400 ms and then 1 s were each seen too little
         // once, the second with two full test runs and a build from scratch beside it).
-        let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 5, "window_ms": 500, "margin_ms": 2000, "queue_limit": 100, "max_wait_ms": 60000}"#)
+        let fleet = try InstanceFleet(configuration: InstanceFleet.standard.with { $0.delivery = .init(sendsPerWindow: 5, windowMs: 500, marginMs: 2000, queueLimit: 100, maxWaitMs: 60000) })
         defer { Task { await fleet.shutDown() } }
         let ports = try await ["a", "b", "c"].asyncMap { try await fleet.start($0).port }
         let session = makeBurstSession()
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func aScheduledStartTakenByAnInstanceKilledBeforeItsTimeReachesTheUpstreamOnce() async throws {
-        let fleet = try InstanceFleet(delivery: #"{"backoff_base_ms": 50, "backoff_max_ms": 100}"#)
+        let fleet = try InstanceFleet(configuration: InstanceFleet.standard.with { $0.delivery = .init(backoffBaseMs: 50, backoffMaxMs: 100) })
         defer { Task { await fleet.shutDown() } }
         let a = try await fleet.start("a")
         try await fleet.start("b")
@@ -96,7 +96,7 @@ import Testing
 
     @Test func aKilledInstancesWaitingSendsStopHoldingTheSharedWindowOnceItIsTakenOver() async throws {
         // One send per 5 s window for all instances together: 12 starts through A take a minute.
-        let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 1, "window_ms": 5000, "margin_ms": 0, "queue_limit": 100, "max_wait_ms": 65000}"#)
+        let fleet = try InstanceFleet(configuration: InstanceFleet.standard.with { $0.delivery = .init(sendsPerWindow: 1, windowMs: 5000, marginMs: 0, queueLimit: 100, maxWaitMs: 65000) })
         defer { Task { await fleet.shutDown() } }
         let a = try await fleet.start("a")
         let b = try await fleet.start("b")
@@ -127,7 +127,7 @@ import Testing
 
     @Test func aKilledInstancesPendingRowsBecomeUnknownWithoutItsRestartAndEveryAnswerIsAudited() async throws {
         // A slow upstream, so a kill finds requests in flight.
-        let fleet = try InstanceFleet(delivery: #"{"sends_per_window": 100000, "queue_limit": 1000}"#, upstreamDelay: .milliseconds(400))
+        let fleet = try InstanceFleet(configuration: InstanceFleet.standard.with { $0.delivery = .init(sendsPerWindow: 100_000, queueLimit: 1000) }, upstreamDelay: .milliseconds(400))
         defer { Task { await fleet.shutDown() } }
         let a = try await fleet.start("a")
         let b = try await fleet.start("b")

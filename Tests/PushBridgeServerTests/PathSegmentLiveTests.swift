@@ -98,7 +98,10 @@ struct PathSegmentLiveTests {
     func aPathSegmentArrivesExactlyOrNotAtAll(_ c: Case) async throws {
         let capture = try TestHTTPServer()
         defer { capture.stop() }
-        let proxy = try ProxyHarness(upstream: capture.url(""), limits: #"{"upstream_timeout_ms": 2000}"#, pushwooshExtra: ProxyFailureTests.segmentMap)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: capture.url("")).with {
+            $0.limits.upstreamTimeoutMs = 2000
+            $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
+        })
         let route = try #require(InboundRoute.match(path: c.path), "\(c.name): no route")
         var headers = ProxyHarness.credentials(for: c.path).map { ($0.0, $0.1) }
         headers.append(("Content-Type", "application/json"))

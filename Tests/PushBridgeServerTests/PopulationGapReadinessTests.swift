@@ -15,8 +15,8 @@ import Testing
     /// A real shadow run: the phone behind the marked start is not on OpenPush yet (its 400),
     /// the legacy provider delivers it. Whichever side is primary, that is an expected
     /// disagreement, no OpenPush error, and readiness does not say "shadow disagreed".
-    @Test(arguments: ["openpush", "legacy"]) func aShadowComparisonWhoseOpenPushSideIsAPopulationGapIsExpectedNotADisagreement(primary: String) async throws {
-        let run = try ReadinessRun(readiness: ReadinessLiveTests.shadowed, mode: #", "mode": "shadow", "shadow": {"primary": "\#(primary)"}"#, openPushFault: Self.noToken)
+    @Test(arguments: ShadowPrimary.allCases) func aShadowComparisonWhoseOpenPushSideIsAPopulationGapIsExpectedNotADisagreement(primary: ShadowPrimary) async throws {
+        let run = try ReadinessRun(readiness: ReadinessLiveTests.shadowed, shadow: primary, openPushFault: Self.noToken)
         for i in 0..<3 { try await run.send("fine_\(i)") }
         try await run.send(ReadinessRun.marker + "gap")
         #expect(await run.comparisons(4))
@@ -41,7 +41,7 @@ import Testing
     /// A real error on the OpenPush side stays a disagreement and an error beside a gap.
     @Test func aRealRefusalBesideAGapStaysADisagreement() async throws {
         let refused = HTTPResponse(status: 422, headers: [("Content-Type", "application/json")], body: Array(#"{"errors":["name: too long"]}"#.utf8))
-        let run = try ReadinessRun(readiness: ReadinessLiveTests.shadowed, mode: #", "mode": "shadow", "shadow": {"primary": "legacy"}"#, openPushFault: refused)
+        let run = try ReadinessRun(readiness: ReadinessLiveTests.shadowed, shadow: .legacy, openPushFault: refused)
         for i in 0..<2 { try await run.send("fine_\(i)") }
         let id = try await run.send(ReadinessRun.marker + "real")
         #expect(await run.comparisons(3))
@@ -134,7 +134,7 @@ import Testing
     /// `readiness.accepted_losses` names the fields a team accepts to lose per app: shown
     /// with their share, no longer blocking; a bad value is named by `check-config`'s reader.
     @Test func acceptedLossesAreShownWithTheirShareAndNoLongerBlock() async throws {
-        let run = try ReadinessRun(readiness: ReadinessLiveTests.openPushOnly + #", "accepted_losses": {"os": ["ios_interruption_level"]}"#)
+        let run = try ReadinessRun(readiness: ReadinessLiveTests.openPushOnly.with { $0.acceptedLosses = ["os": ["ios_interruption_level"]] })
         for i in 0..<3 { try await run.send("acc_\(i)") }
         let id = try await run.send("acc_3", extra: #""ios_interruption_level":"time-sensitive","#)
         let readiness = try run.readiness()

@@ -12,16 +12,22 @@ import Testing
     static var body: [UInt8] {
         get throws { Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-interruption-level-and-subtitle/body.json"))) }
     }
-    static let delivery = #", "delivery": {"sends_per_window": 100000, "queue_limit": 1000}"#
+    /// The standard apps before `upstream`, their audit `database`, pacing wide open.
+    static func configuration(_ upstream: RecordingSandbox, database: String) -> TestConfiguration {
+        TestConfiguration(upstream: upstream.baseURL).with {
+            $0.auditDatabase = database
+            $0.delivery = .init(sendsPerWindow: 100_000, queueLimit: 1000)
+        }
+    }
 
     @Test func aStoppedServerMeans503AndUnhealthyThenServiceResumesByItself() async throws {
         let cluster = try PostgresTestCluster.startPrivate()
         defer { cluster.stop() }
         let upstream = try RecordingSandbox(advancePerRequest: 0)
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: try cluster.makeDatabase())
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(upstream, database: try cluster.makeDatabase()))
         let body = try Self.body
         #expect(try await proxy.send(path: Self.path, body: body).status == 201)
-        #expect(try await RawHTTPClient.send(port: proxy.port, target: "/healthz").status == 200)
+        #expect(try await proxy.get("/healthz").status == 200)
 
         try await offPool { try cluster.pause() }
         let sentBefore = upstream.all.count
@@ -30,16 +36,16 @@ import Testing
         #expect(String(decoding: refused.body, as: UTF8.self).contains("audit database cannot be reached"))
         #expect(upstream.all.count == sentBefore)
         let unhealthy = try await firstValue { () async throws -> Int? in
-            let status = try await RawHTTPClient.send(port: proxy.port, target: "/healthz").status
+            let status = try await proxy.get("/healthz").status
             return status == 503 ? status : nil
         }
         #expect(unhealthy == 503)
-        let metrics = String(decoding: try await RawHTTPClient.send(port: proxy.port, target: "/metrics").body, as: UTF8.self)
+        let metrics = String(decoding: try await proxy.get("/metrics").body, as: UTF8.self)
         #expect(metrics.contains("pushbridge_audit_unavailable_total 1"))
 
         try await offPool { try cluster.resume() }
         let healthy = try await firstValue(within: 20) { () async throws -> Int? in
-            let status = try await RawHTTPClient.send(port: proxy.port, target: "/healthz").status
+            let status = try await proxy.get("/healthz").status
             return status == 200 ? status : nil
         }
         #expect(healthy == 200)
@@ -60,7 +66,7 @@ import Testing
         defer { cluster.stop() }
         let upstream = try RecordingSandbox(advancePerRequest: 0)
         let database = try cluster.makeDatabase()
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: database)
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(upstream, database: database))
         let body = try Self.body
         #expect(try await proxy.send(path: Self.path, body: body).status == 201)
         let sentBefore = upstream.all.count
@@ -83,7 +89,7 @@ import Testing
         let cluster = try PostgresTestCluster.startPrivate()
         defer { cluster.stop() }
         let upstream = try RecordingSandbox(advancePerRequest: 0)
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: Self.delivery, auditDatabase: try cluster.makeDatabase())
+        let proxy = try ProxyHarness(configuration: Self.configuration(upstream, database: try cluster.makeDatabase()))
         let body = try Self.body
         let headers = [("Content-Type", "application/json")] + ProxyHarness.credentials(for: Self.path)
         let state = LoadState()

@@ -20,7 +20,7 @@ struct ProxyAuthFirstTests {
 
     @Test func anUnknownAppAndAWrongKeyLookTheSameToAnUnauthenticatedCaller() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, pushwooshExtra: ProxyFailureTests.segmentMap)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap } })
         let osBody = try ProxyFailureTests.fixture("onesignal-start-reference")
         let known = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes", unknown = "/apps/no_such_app_7/activities/activity/DeliveryAttributes"
         let pairs: [(String, (String, [UInt8], [(String, String)]), (String, [UInt8], [(String, String)]))] = [
@@ -49,7 +49,7 @@ struct ProxyAuthFirstTests {
 
     @Test func aPushwooshTokenHeaderIsTheCredentialWhenTheBodyHasNoAuth() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, pushwooshExtra: ProxyFailureTests.segmentMap)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap } })
         let accepted = try await proxy.send(path: Self.pwStart, body: try Self.pushwooshBody(auth: nil),
                                             headers: [("Authorization", "Token \(ProxyHarness.pushwooshAuth)")])
         let answer = try JSONParser.parse(accepted.body).objectValue

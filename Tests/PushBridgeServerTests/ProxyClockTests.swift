@@ -16,7 +16,7 @@ struct ProxyClockTests {
     @Test func aForwardedRequestIsStampedByTheInjectedClock() async throws {
         let upstream = try RecordingSandbox()
         let clock = ManualDeliveryClock(startMilliseconds: Self.injected)
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, clock: clock)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock)
         let reply = try await proxy.send(path: ProxyModesLiveTests.startPath, body: ProxyModesLiveTests.startBody)
         #expect((200..<300).contains(reply.status), "\(String(decoding: reply.body, as: UTF8.self))")
         let id = try #require(reply.headers["x-pushbridge-request-id"])
@@ -32,7 +32,7 @@ struct ProxyClockTests {
     @Test func aRefusalTheServerAnswersItselfIsStampedByTheInjectedClock() async throws {
         let upstream = try RecordingSandbox()
         let clock = ManualDeliveryClock(startMilliseconds: Self.injected)
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"max_body_bytes": 4096}"#, clock: clock)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.limits.maxBodyBytes = 4096 }, clock: clock)
         let body = Array(repeating: UInt8(ascii: "x"), count: 6000)
         let head = "POST \(ProxyModesLiveTests.startPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             + "Authorization: Key \(ProxyHarness.oneSignalKey)\r\nContent-Length: \(body.count)\r\n\r\n"

@@ -7,6 +7,10 @@ import PushBridgeCore
 /// deadline and an audit row, nothing half-translated leaves, and the proxy keeps serving.
 @Suite(.serialized)
 struct ProxyFailureTests {
+    /// A 4 KiB body limit and short upstream deadlines.
+    static let failureLimits = TestConfiguration.Limits(maxBodyBytes: 4096, upstreamConnectTimeoutMs: 300, upstreamTimeoutMs: 800)
+    /// ``failureLimits`` and ``segmentMap`` as JSON text, for the older string-fragment harness
+    /// initialiser (new tests use ``failureLimits`` and ``TestApp/pushwooshSegmentMap``).
     static let limits = #"{"max_body_bytes": 4096, "upstream_timeout_ms": 800, "upstream_connect_timeout_ms": 300}"#
     static let segmentMap = #", "segment_map": {"FILTER_NAME_1": "seg_01hq8n4t2v"}"#
     static let osStart = "/apps/app_3f9c2b/activities/activity/DeliveryAttributes"
@@ -31,7 +35,10 @@ struct ProxyFailureTests {
 
     @Test func badInputAndBadCredentialsAreRefusedInEachDialect() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: Self.limits, pushwooshExtra: Self.segmentMap)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.limits = Self.failureLimits
+            $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
+        })
         let oversized = Array(#"{"pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 5000) + Array(#""}"#.utf8)
         let cases: [(String, String, [UInt8], [(String, String)]?, String)] = [
             ("malformed JSON", Self.osStart, Array(#"{"event": "start","#.utf8), nil, "malformed JSON"),
@@ -69,7 +76,7 @@ struct ProxyFailureTests {
 
     @Test func anUpstreamThatRefusesConnectionsGetsEachDialectsErrorFast() async throws {
         let closedPort = try await ClosedPort.find()
-        let proxy = try ProxyHarness(upstream: "http://127.0.0.1:\(closedPort)", limits: Self.limits)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: "http://127.0.0.1:\(closedPort)").with { $0.limits = Self.failureLimits })
         for (path, body) in try Self.validBodies() {
             let started = ContinuousClock.now
             let reply = try await proxy.send(path: path, body: body)
@@ -91,7 +98,10 @@ struct ProxyFailureTests {
         }
         // One attempt: the deadline of a single call is what this checks (retries of starts
         // after a timeout are ProxyPacingLiveTests').
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: Self.limits, topExtra: #", "delivery": {"max_attempts": 1}"#)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.limits = Self.failureLimits
+            $0.delivery.maxAttempts = 1
+        })
         for (path, body) in try Self.validBodies() {
             let started = ContinuousClock.now
             let reply = try await proxy.send(path: path, body: body)

@@ -18,7 +18,7 @@ struct ProxyFixtureLiveTests {
         let upstream = try RecordingSandbox()
         // Fixtures are separate callers' requests, several of them the same update to the same
         // activity: the repeat memory (UpdateRepeatLiveTests) would answer those without a send.
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, topExtra: #", "delivery": {"repeat_window_ms": 0}"#)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.delivery.repeatWindowMs = 0 })
         var checked = (forwarded: 0, rejected: 0)
         for name in Self.cases {
             let dir = Self.fixtures.appendingPathComponent(name)

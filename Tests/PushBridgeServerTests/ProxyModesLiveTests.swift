@@ -14,8 +14,21 @@ import Testing
           "attributes-type": "FoodDeliveryAttributes", "attributes": {}}, "live_activity_id": "SHADOWED", "devices": ["sub_ios_alice"]}]}}
         """#.utf8)
 
+    /// The `legacy` members naming `os` and `pw` (for the older string-fragment harness
+    /// initialiser; new tests use ``configuration(_:_:_:osApp:pwApp:)``).
     static func legacy(_ os: FakeLegacyProvider, _ pw: FakeLegacyProvider) -> String {
         #", "legacy": {"onesignal": "\#(os.baseURL)", "pushwoosh": "\#(pw.baseURL)"}"#
+    }
+
+    /// The standard apps before `openPush`, `os` and `pw` the OneSignal and Pushwoosh legacy
+    /// providers; `osApp` and `pwApp` change apps `os` and `pw` (their mode, their shadow).
+    static func configuration(_ openPush: RecordingSandbox, _ os: FakeLegacyProvider, _ pw: FakeLegacyProvider,
+                              osApp: (inout TestApp) -> Void = { _ in }, pwApp: (inout TestApp) -> Void = { _ in }) -> TestConfiguration {
+        TestConfiguration(upstream: openPush.baseURL).with {
+            $0.legacy = [.onesignal: os.baseURL, .pushwoosh: pw.baseURL]
+            $0.app("os", osApp)
+            $0.app("pw", pwApp)
+        }
     }
 
     static func comparisons(_ auditPath: String) throws -> [[String: SQLiteValue]] {
@@ -27,7 +40,7 @@ import Testing
     @Test func observeForwardsTheOriginalByteForByteAndAuditsTheTranslationButSendsNothingToOpenPush() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "observe""#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, os, pw, osApp: { $0.mode = .observe }))
         let invalid = Array(String(decoding: Self.startBody, as: UTF8.self).replacingOccurrences(of: "\"event\":\"start\",", with: "\"event\":\"start\",\"priority\":7,").utf8)
         for body in [Self.startBody, invalid] {
             let reply = try await proxy.send(path: Self.startPath, body: body)
@@ -49,9 +62,10 @@ import Testing
     @Test func shadowWithLegacyPrimarySendsTheTranslationToTheSandboxAndCompares() async throws {
         let openPush = try RecordingSandbox(), shadowSandbox = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL,
-                                     pushwooshExtra: #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)"}"#,
-                                     topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, os, pw, pwApp: {
+            $0.mode = .shadow
+            $0.shadow = .init(primary: .legacy, openPushBaseURL: shadowSandbox.baseURL)
+        }))
         let reply = try await proxy.send(path: "/json/1.3/startLiveActivity", body: Self.pushwooshBody)
         let got = try #require(pw.all.first)
         #expect(got.body == Self.pushwooshBody && reply.status == 200 && reply.body == got.response.body)
@@ -72,7 +86,7 @@ import Testing
     @Test func shadowWithOpenPushPrimarySendsTheOriginalToTheLegacyProviderAndWarnsAboutTheAudience() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": {"primary": "openpush"}"#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, os, pw, osApp: { $0.mode = .shadow; $0.shadow = .init(primary: .openpush) }))
         #expect(proxy.log.lines.contains { $0.contains("SHADOW REACHES THE SAME PHONES") && $0.contains("os") })
         let reply = try await proxy.send(path: Self.startPath, body: Self.startBody)
         #expect(reply.status == 201 && openPush.all.count == 1)
@@ -87,11 +101,10 @@ import Testing
     @Test func aReloadSwitchesModesWithoutARestart() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "openpush""#, topExtra: Self.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, os, pw, osApp: { $0.mode = .openpush }))
         _ = try await proxy.send(path: Self.startPath, body: ProxyPacingLiveTests.startBody("reload_1"))
         #expect(openPush.all.count == 1 && os.all.isEmpty)
-        let observe = proxy.configJSON.replacingOccurrences(of: #""mode": "openpush""#, with: #""mode": "observe""#)
-        proxy.runtime.reload(try ProxyConfiguration.load(json: Array(observe.utf8), environment: ProxyHarness.environment))
+        proxy.runtime.reload(try proxy.configuration.with { $0.app("os") { $0.mode = .observe } }.load())
         _ = try await proxy.send(path: Self.startPath, body: ProxyPacingLiveTests.startBody("reload_2"))
         #expect(openPush.all.count == 1 && os.all.count == 1)
         // A broken file changes nothing.
@@ -106,8 +119,8 @@ import Testing
     @Test func anOpenPushShadowCanBeAimedAtAnotherAppAndOneSegment() async throws {
         let openPush = try RecordingSandbox(), shadowSandbox = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let shadow = #"{"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)", "openpush_app_id": "app_staging", "rest_key_env": "OP_KEY", "segment": "seg_testers"}"#
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "shadow", "shadow": \#(shadow)"#, topExtra: Self.legacy(os, pw))
+        let shadow = TestApp.Shadow(primary: .legacy, openPushBaseURL: shadowSandbox.baseURL, openPushAppId: "app_staging", restKeyEnv: "OP_KEY", segment: "seg_testers")
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, os, pw, osApp: { $0.mode = .shadow; $0.shadow = shadow }))
         #expect(!proxy.log.lines.contains { $0.contains("SHADOW REACHES THE SAME PHONES") })
         let reply = try await proxy.send(path: Self.startPath, body: Self.startBody)
         #expect(reply.status == 200 && reply.body == os.all.first?.response.body)

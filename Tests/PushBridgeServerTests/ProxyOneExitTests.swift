@@ -14,8 +14,10 @@ struct ProxyOneExitTests {
     @Test func observeAndLegacyPrimaryShadowAnswersCarryTheRequestIdOfTheirAuditRow() async throws {
         let openPush = try RecordingSandbox(), shadowSandbox = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, pushwooshExtra: #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadowSandbox.baseURL)"}"#,
-                                     oneSignalExtra: #", "mode": "observe""#, topExtra: ProxyModesLiveTests.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, configuration: ProxyModesLiveTests.configuration(openPush, os, pw, osApp: { $0.mode = .observe }, pwApp: {
+            $0.mode = .shadow
+            $0.shadow = .init(primary: .legacy, openPushBaseURL: shadowSandbox.baseURL)
+        }))
         let observed = try await proxy.send(path: ProxyModesLiveTests.startPath, body: ProxyModesLiveTests.startBody)
         let shadowed = try await proxy.send(path: "/json/1.3/startLiveActivity", body: ProxyModesLiveTests.pushwooshBody)
         let reader = try AuditReader(path: proxy.auditPath)
@@ -48,7 +50,7 @@ struct ProxyOneExitTests {
             return HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: Array(#"{"errors": ["key \#(key) is wrong"]}"#.utf8))
         }
         let pw = try FakeLegacyProvider(.pushwoosh)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "observe""#, topExtra: ProxyModesLiveTests.legacy(os, pw))
+        let proxy = try ProxyHarness(.inProcess, configuration: ProxyModesLiveTests.configuration(openPush, os, pw, osApp: { $0.mode = .observe }))
         let reply = try await proxy.send(path: ProxyModesLiveTests.startPath, body: ProxyModesLiveTests.startBody)
         let echoed = try #require(os.all.first, "the legacy provider was not called")
         #expect(String(decoding: echoed.response.body, as: UTF8.self).contains(ProxyHarness.oneSignalKey), "the provider did not echo the key")

@@ -8,18 +8,18 @@ import PushBridgeCore
 struct ProxyOperationsTests {
     @Test func metricsCountRequestsFindingsUpstreamLatencyAndAuditWrites() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
         let body = Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("fixtures/onesignal-start-interruption-level-and-subtitle/body.json")))
         let reply = try await proxy.send(path: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes", body: body)
         #expect(reply.status == 201)
 
-        let health = try await RawHTTPClient.send(port: proxy.port, target: "/healthz")
+        let health = try await proxy.get("/healthz")
         #expect(health.status == 200)
         #expect(try JSONParser.parse(health.body).objectValue?["status"] == .string("ok"))
 
-        let metrics = try await RawHTTPClient.send(port: proxy.port, target: "/metrics")
+        let metrics = try await proxy.get("/metrics")
         #expect(metrics.status == 200)
-        #expect(metrics.header("content-type")?.hasPrefix("text/plain") == true)
+        #expect(metrics.headers["content-type"]?.hasPrefix("text/plain") == true)
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(text.contains(#"pushbridge_requests_total{dialect="onesignal",route="start",status="201"} 1"#))
         #expect(text.contains(#"pushbridge_findings_total{dialect="onesignal",field="ios_interruption_level",kind="dropped"} 1"#))

@@ -31,8 +31,10 @@ import Testing
             if !firstSeen.withLock({ s in defer { s = true }; return s }) { try? await Task.sleep(for: .milliseconds(1500)) }
         })
         let clock = ManualDeliveryClock(startMilliseconds: stalling.clock.now * 1000)
-        let proxy = try ProxyHarness(.inProcess, upstream: stalling.baseURL, limits: #"{"upstream_timeout_ms": 800, "upstream_connect_timeout_ms": 500}"#,
-                                     topExtra: #", "delivery": {"backoff_base_ms": 50, "backoff_max_ms": 100}"#, clock: clock)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: stalling.baseURL).with {
+            $0.limits = .init(upstreamConnectTimeoutMs: 500, upstreamTimeoutMs: 800)
+            $0.delivery = .init(backoffBaseMs: 50, backoffMaxMs: 100)
+        }, clock: clock)
 
         let replies = Collected<(Int, [UInt8])>()
         let burst = Task {
@@ -81,7 +83,7 @@ extension ProxyPacingLiveTests {
     @Test func aFullQueueGetsTheDialectsRateLimitAnswerWithRetryAfterAndSendsNothing() async throws {
         let upstream = try RecordingSandbox(advancePerRequest: 0)
         let clock = ManualDeliveryClock(startMilliseconds: upstream.clock.now * 1000)
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, topExtra: #", "delivery": {"sends_per_window": 1, "queue_limit": 1}"#, clock: clock)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.delivery = .init(sendsPerWindow: 1, queueLimit: 1) }, clock: clock)
         let first = try await proxy.send(path: Self.startPath, body: Self.startBody("queue_1"))
         #expect(first.status == 201)
         let waiting = Task { try await proxy.send(path: Self.startPath, body: Self.startBody("queue_2"), session: makeBurstSession()) }
@@ -104,8 +106,10 @@ extension ProxyPacingLiveTests {
             try? await Task.sleep(for: .milliseconds(1500))
             return HTTPResponse(status: 200, body: Array(#"{"id":"late"}"#.utf8))
         }
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, limits: #"{"upstream_timeout_ms": 500, "upstream_connect_timeout_ms": 300}"#,
-                                     topExtra: #", "delivery": {"backoff_base_ms": 10, "backoff_max_ms": 20}"#)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.limits = .init(upstreamConnectTimeoutMs: 300, upstreamTimeoutMs: 500)
+            $0.delivery = .init(backoffBaseMs: 10, backoffMaxMs: 20)
+        })
         let update = Array(#"{"event":"update","name":"n","event_updates":{"stage":"x"},"headings":{"en":"h"},"contents":{"en":"c"}}"#.utf8)
         let reply = try await proxy.send(path: "/apps/app_3f9c2b/live_activities/order_1/notifications", body: update)
         #expect(reply.status >= 500)
@@ -115,7 +119,7 @@ extension ProxyPacingLiveTests {
         await proxy.stop()
 
         let closedPort = try await ClosedPort.find()
-        let refusing = try ProxyHarness(.inProcess, upstream: "http://127.0.0.1:\(closedPort)", topExtra: #", "delivery": {"backoff_base_ms": 10, "backoff_max_ms": 20}"#)
+        let refusing = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: "http://127.0.0.1:\(closedPort)").with { $0.delivery = .init(backoffBaseMs: 10, backoffMaxMs: 20) })
         let r2 = try await refusing.send(path: "/apps/app_3f9c2b/live_activities/order_1/notifications", body: update)
         let row2 = try AuditReader(path: refusing.auditPath).show(requestId: try #require(r2.headers["x-pushbridge-request-id"]))
         #expect(row2?.attempts?.components(separatedBy: "\"at\"").count == 4, "three attempts: \(row2?.attempts ?? "-")")

@@ -7,14 +7,13 @@ import PushBridgeCore
 /// checked by PushBridge; OpenPush then decides.
 @Suite(.serialized)
 struct ProxyPassThroughTests {
-    static let apps = """
-    [{"name": "bk", "dialect": "buzzkit", "source_app_id": "ws_pass", "openpush": {"app_id": "app_3f9c2b"}, "pass_through_key": true}]
-    """
+    /// One BuzzKit app that forwards the caller's own key: no OpenPush key, no callers.
+    static let apps = [TestApp(name: "bk", dialect: .buzzkit, sourceAppId: "ws_pass", restKeyEnv: nil, callers: [], passThroughKey: true)]
     static let body = Array(#"{"to":"alice","event":"start","attributesType":"DeliveryAttributes","attributes":{"orderNumber":"1"},"contentState":{"stage":"x"},"alert":{"title":"Hi","body":"There"}}"#.utf8)
 
     @Test func theCallersKeyIsForwardedAndOpenPushJudgesIt() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, apps: Self.apps)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL, apps: Self.apps))
         let good = try await proxy.send(path: "/v1/live-activities/send", body: Self.body, headers: [("Authorization", "Bearer \(RecordingSandbox.restKey)")])
         #expect(good.status == 200)
         let bad = try await proxy.send(path: "/v1/live-activities/send", body: Self.body, headers: [("Authorization", "Bearer not-the-key")])

@@ -44,7 +44,7 @@ import Testing
         #expect(messages.count == 1 && messages[0].hasPrefix("sch_"), "\(answer)")
         let requestId = try #require(reply.headers["x-pushbridge-request-id"])
         #expect(try AuditReader(path: first.auditPath).show(requestId: requestId)?.outcome == "scheduled")
-        let pending = try first.runtime.scheduler.store.list(states: [.pending])
+        let pending = try await first.runtime.scheduler.store.list(states: [.pending])
         #expect(pending.count == 1 && pending.first?.id == messages.first && pending.first?.sendAt == sendAt * 1000)
         // An hour passes: nothing is due; then the proxy stops before the send time.
         clockA.advance(byMilliseconds: 3_600_000)
@@ -64,7 +64,7 @@ import Testing
         // A new proxy on the same files, its clock past the send time, sends it once.
         let clockB = ManualDeliveryClock(startMilliseconds: now * 1000)
         let second = try ProxyHarness(.inProcess, upstream: upstream.baseURL, folder: first.folder, clock: clockB)
-        #expect(try second.runtime.scheduler.store.list(states: [.pending]).count == 1)
+        #expect(try await second.runtime.scheduler.store.list(states: [.pending]).count == 1)
         #expect(await clockB.settled(), "the restarted scheduler never finished its first pass")
         #expect(upstream.all.isEmpty, "sent before its time")
         clockB.set(sendAt * 1000 + 1000)
@@ -76,7 +76,7 @@ import Testing
         let body = try #require(try JSONParser.parse(sent.body).objectValue)
         #expect(body["include_subscription_ids"] == .array([.string("sub_ios_alice")]))
         #expect(body["idempotency_key"]?.stringValue == IdempotencyKeys.derive(requestId: requestId, index: 0))
-        let stored = try #require(try second.runtime.scheduler.store.list().first)
+        let stored = try #require(try await second.runtime.scheduler.store.list().first)
         #expect(stored.state == .sent && stored.request == nil && stored.notificationId != nil)
         let mirror = try SQLiteDatabase(path: second.auditPath).rows("SELECT state, upstream_status, request FROM scheduled_sends WHERE request_id = ?", [.text(requestId)])
         #expect(mirror.first?[0] == .text("sent") && mirror.first?[1] == .integer(201))
@@ -105,18 +105,18 @@ import Testing
         start.includeSubscriptionIds = ["sub_ios_alice"]
         let s = ScheduledStart(id: "sch_1", requestId: "req_1", ordinal: 0, appName: "pw", request: OpenPushRequest(.start(start)),
                                time: SendTime(unixSeconds: 2_000_000_000, sendDate: "2033-05-18 03:33", timezone: "UTC"))
-        try store.insert([s], now: 1)
-        #expect(try store.list(states: [.pending]).map(\.id) == ["sch_1"])
-        #expect(try store.cancel("sch_1", now: 2))
-        #expect(try !store.cancel("sch_1", now: 3))
-        #expect(try !store.claim("sch_1", now: 4))
-        #expect(try store.due(now: 3_000_000_000_000).isEmpty)
-        let cancelled = try #require(try store.list().first)
+        try await store.insert([s], now: 1)
+        #expect(try await store.list(states: [.pending]).map(\.id) == ["sch_1"])
+        #expect(try await store.cancel("sch_1", now: 2))
+        #expect(try await !store.cancel("sch_1", now: 3))
+        #expect(try await !store.claim("sch_1", now: 4))
+        #expect(try await store.list(states: [.pending, .sending]).isEmpty, "a cancelled start is never due")
+        let cancelled = try #require(try await store.list().first)
         #expect(cancelled.state == .cancelled && cancelled.request == nil)
         // Two schedulers racing for one start: only one claim wins.
-        try store.insert([ScheduledStart(id: "sch_2", requestId: "req_2", ordinal: 0, appName: "pw", request: OpenPushRequest(.start(start)),
+        try await store.insert([ScheduledStart(id: "sch_2", requestId: "req_2", ordinal: 0, appName: "pw", request: OpenPushRequest(.start(start)),
                                          time: SendTime(unixSeconds: 1, sendDate: "1970-01-01 00:00", timezone: "UTC"))], now: 1)
-        #expect(try store.claim("sch_2", now: 5))
-        #expect(try !store.claim("sch_2", now: 5))
+        #expect(try await store.claim("sch_2", now: 5))
+        #expect(try await !store.claim("sch_2", now: 5))
     }
 }

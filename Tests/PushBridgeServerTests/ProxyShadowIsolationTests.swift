@@ -18,10 +18,14 @@ import Testing
         var p90Ms: Double
     }
 
-    static func measure(shadow: RecordingSandbox, requests: Int, queue: String) async throws -> (Run, ProxyHarness) {
+    static func measure(shadow: RecordingSandbox, requests: Int, queue: TestConfiguration.ShadowQueue) async throws -> (Run, ProxyHarness) {
         let os = try FakeLegacyProvider(.onesignal), pw = try FakeLegacyProvider(.pushwoosh) { _ in fixedAnswer }
-        let proxy = try ProxyHarness(.inProcess, upstream: "http://127.0.0.1:9", pushwooshExtra: #", "mode": "shadow", "shadow": {"primary": "legacy", "openpush_base_url": "\#(shadow.baseURL)"}"#,
-                                     topExtra: ProxyModesLiveTests.legacy(os, pw) + #", "shadow_queue": \#(queue)"#)
+        let configuration = TestConfiguration(upstream: "http://127.0.0.1:9").with {
+            $0.legacy = [.onesignal: os.baseURL, .pushwoosh: pw.baseURL]
+            $0.shadowQueue = queue
+            $0.app("pw") { $0.mode = .shadow; $0.shadow = .init(primary: .legacy, openPushBaseURL: shadow.baseURL) }
+        }
+        let proxy = try ProxyHarness(.inProcess, configuration: configuration)
         var statuses = Set<Int>(), bodies = Set<[UInt8]>(), latencies: [Double] = []
         for _ in 0..<requests {
             let started = ContinuousClock.now
@@ -42,7 +46,7 @@ import Testing
             return nil
         }
         let failing = try RecordingSandbox { _ in HTTPResponse(status: 500, body: Array(#"{"errors":["internal"]}"#.utf8)) }
-        let queue = #"{"limit": 4, "workers": 2, "timeout_ms": 1000}"#
+        let queue = TestConfiguration.ShadowQueue(limit: 4, workers: 2, timeoutMs: 1000)
         let n = 40
         let (base, p1) = try await Self.measure(shadow: healthy, requests: n, queue: queue)
         let (stalled, p2) = try await Self.measure(shadow: stalling, requests: n, queue: queue)

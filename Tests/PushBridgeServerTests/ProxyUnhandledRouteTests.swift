@@ -29,10 +29,10 @@ struct ProxyUnhandledRouteTests {
     @Test(arguments: cases)
     func anUnhandledRouteIsAnsweredInItsDialectWithTheRequestIdAndAudited(_ c: Case) async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
-        let reply = try await RawHTTPClient.send(port: proxy.port, method: c.method, target: c.target, body: c.method == "POST" ? Array("{}".utf8) : [])
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
+        let reply = try await proxy.request(c.method, c.target, body: c.method == "POST" ? Array("{}".utf8) : [])
         #expect(reply.status == 404)
-        let requestId = try #require(reply.header("x-pushbridge-request-id"), "\(c): no request id")
+        let requestId = try #require(reply.headers["x-pushbridge-request-id"], "\(c): no request id")
         if let dialect = c.dialect {
             #expect(ProxyFixtureLiveTests.isDialectError(dialect, status: reply.status, body: reply.body), "\(c): \(String(decoding: reply.body, as: UTF8.self))")
         } else {
@@ -55,9 +55,9 @@ struct ProxyUnhandledRouteTests {
 
     @Test func theReportCountsUnhandledRoutesApartFromTheTranslatedOnes() async throws {
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL)
-        for _ in 0..<3 { _ = try await RawHTTPClient.send(port: proxy.port, method: "POST", target: "/notifications", body: Array("{}".utf8)) }
-        _ = try await RawHTTPClient.send(port: proxy.port, method: "POST", target: "/json/1.3/createMessage", body: Array("{}".utf8))
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
+        for _ in 0..<3 { _ = try await proxy.request("POST", "/notifications", body: Array("{}".utf8)) }
+        _ = try await proxy.request("POST", "/json/1.3/createMessage", body: Array("{}".utf8))
         let body = try ProxyFailureTests.fixture("onesignal-start-reference")
         #expect(try await proxy.send(path: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes", body: body).status == 201)
         let report = try AuditReader(path: proxy.auditPath).report()

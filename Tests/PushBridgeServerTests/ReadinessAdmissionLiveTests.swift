@@ -10,7 +10,7 @@ import Testing
     static let buzzKit = "/v1/live-activities/send"
 
     @Test func requestsRefusedBeforeAdmissionAreReportedApartAndNeverChangeTheVerdictOrTheExitStatus() async throws {
-        let run = try ReadinessRun(readiness: #""min_requests": 2, "min_shadowed": 0"#)
+        let run = try ReadinessRun(readiness: .init(minRequests: 2, minShadowed: 0))
         for i in 0..<2 { try await run.send("real_\(i)") }
         // The issue's noise: a wrong key on the real app's route, and `Authorization: Bearer wrong` on BuzzKit's.
         let wrongKey = try await run.proxy.send(path: ReadinessRun.path, body: ReadinessRun.start("noise"), headers: [("Authorization", "Key wrong")])
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func anAppAskedForWithoutTrafficGetsItsOwnVerdictUnderItsNameAndExitsNonZero() async throws {
-        let run = try ReadinessRun(readiness: #""min_requests": 3, "min_shadowed": 0"#)
+        let run = try ReadinessRun(readiness: .init(minRequests: 3, minShadowed: 0))
         for i in 0..<3 { try await run.send("os_\(i)") }
         let db = run.proxy.auditPath, config = try run.configFile()
         let cases: [(arguments: [String], line: String, needed: Int)] = [

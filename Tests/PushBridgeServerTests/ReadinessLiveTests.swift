@@ -6,12 +6,11 @@ import Testing
 /// `readiness` over audits written by real proxy runs (``ReadinessRun``): ready, not ready for
 /// each reason, not enough traffic, and the exit status a deploy pipeline gates on.
 @Suite(.serialized) struct ReadinessLiveTests {
-    static let openPushOnly = #""min_requests": 3, "min_shadowed": 0"#
-    static let shadowed = #""min_requests": 3, "min_shadowed": 3"#
-    static let shadowMode = #", "mode": "shadow", "shadow": {"primary": "openpush"}"#
+    static let openPushOnly = TestConfiguration.Readiness(minRequests: 3, minShadowed: 0)
+    static let shadowed = TestConfiguration.Readiness(minRequests: 3, minShadowed: 3)
 
     @Test func shadowedCleanTrafficIsReadyAndTheCommandExitsZeroOnlyForReadyApps() async throws {
-        let run = try ReadinessRun(readiness: Self.shadowed, mode: Self.shadowMode)
+        let run = try ReadinessRun(readiness: Self.shadowed, shadow: .openpush)
         for i in 0..<3 { try await run.send("ready_\(i)") }
         #expect(await run.comparisons(3))
         let readiness = try run.readiness()
@@ -79,7 +78,7 @@ import Testing
 
     @Test func aShadowDisagreementIsNotReadyWithBothSidesStatusClasses() async throws {
         let refused = HTTPResponse(status: 400, headers: [("Content-Type", "application/json")], body: Array(#"{"errors":["bad"]}"#.utf8))
-        let run = try ReadinessRun(readiness: Self.shadowed, mode: Self.shadowMode, legacyFault: refused)
+        let run = try ReadinessRun(readiness: Self.shadowed, shadow: .openpush, legacyFault: refused)
         for i in 0..<2 { try await run.send("agree_\(i)") }
         let id = try await run.send(ReadinessRun.marker + "0")
         #expect(await run.comparisons(3))
@@ -92,7 +91,7 @@ import Testing
 
     @Test func openPushErrorsAboveTheirRateAreNotReady() async throws {
         let failing = HTTPResponse(status: 500, headers: [("Content-Type", "application/json")], body: Array(#"{"errors":["internal"]}"#.utf8))
-        let run = try ReadinessRun(readiness: Self.openPushOnly + #", "max_rate_limited_rate": 1"#, openPushFault: failing)
+        let run = try ReadinessRun(readiness: Self.openPushOnly.with { $0.maxRateLimitedRate = 1 }, openPushFault: failing)
         for i in 0..<3 { try await run.send("ok_\(i)") }
         try await run.send(ReadinessRun.marker + "1")
         let route = try #require(try run.readiness().apps.first?.routes.first)
@@ -103,7 +102,7 @@ import Testing
 
     @Test func openPush429sAboveTheirRateAreNotReady() async throws {
         let limited = HTTPResponse(status: 429, headers: [("Retry-After", "1"), ("Content-Type", "application/json")], body: Array(#"{"errors":["rate_limit"]}"#.utf8))
-        let run = try ReadinessRun(readiness: Self.openPushOnly + #", "max_openpush_error_rate": 1"#, openPushFault: limited)
+        let run = try ReadinessRun(readiness: Self.openPushOnly.with { $0.maxOpenPushErrorRate = 1 }, openPushFault: limited)
         for i in 0..<3 { try await run.send("fine_\(i)") }
         try await run.send(ReadinessRun.marker + "2")
         let route = try #require(try run.readiness().apps.first?.routes.first)

@@ -56,13 +56,18 @@ import Testing
     func aReloadWithABadRolloutKeepsTheRunningConfigurationAndSaysWhy(_ bad: Bad) async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal)
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: #", "mode": "rollout", "rollout": {"percent": 0}"#,
-                                     topExtra: #", "legacy": {"onesignal": "\#(os.baseURL)"}"#)
-        var broken = proxy.configJSON.replacingOccurrences(of: #", "mode": "rollout", "rollout": {"percent": 0}"#, with: bad.app)
-        if !bad.legacy { broken = broken.replacingOccurrences(of: #", "legacy": {"onesignal": "\#(os.baseURL)"}"#, with: "") }
-        #expect(broken != proxy.configJSON)
-        let path = proxy.directory.appendingPathComponent("bad.json").path
-        try Data(broken.utf8).write(to: URL(fileURLWithPath: path))
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: openPush.baseURL).with {
+            $0.legacy[.onesignal] = os.baseURL
+            $0.app("os") { $0.mode = .rollout; $0.rollout = .init(percent: 0) }
+        })
+        // The bad rollout is JSON text: the typed builder cannot spell a bad value.
+        let broken = try proxy.configuration.with {
+            $0.app("os") { $0.mode = nil; $0.rollout = nil }
+            $0.fragments.apps["os"] = try TestConfiguration.Fragments.members(bad.app)
+            if !bad.legacy { $0.legacy = [:] }
+        }
+        #expect(broken.json != proxy.configJSON)
+        let path = try broken.write(to: proxy.directory.appendingPathComponent("bad.json").path)
         #expect(!proxy.runtime.reload(fromFileAt: path, environment: ProxyHarness.environment))
         let logged = bad.line.replacingOccurrences(of: "\"", with: "\\\"")
         #expect(proxy.log.lines.contains { $0.contains("configuration reload failed") && $0.contains(logged) }, "\(proxy.log.lines)")
@@ -84,15 +89,16 @@ import Testing
     @Test func segmentStartsToBothSidesIsWarnedAboutAtStartAndAtEachReload() async throws {
         let openPush = try RecordingSandbox()
         let os = try FakeLegacyProvider(.onesignal)
-        let both = #", "mode": "rollout", "rollout": {"percent": 10, "segment_starts": "both"}"#
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: both, topExtra: #", "legacy": {"onesignal": "\#(os.baseURL)"}"#)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: openPush.baseURL).with {
+            $0.legacy[.onesignal] = os.baseURL
+            $0.app("os") { $0.mode = .rollout; $0.rollout = .init(percent: 10, segmentStarts: .both) }
+        })
         let warning = "ROLLOUT SENDS SEGMENT STARTS TO BOTH SIDES: app os: rollout.segment_starts is \\\"both\\\""
         let warned = { proxy.log.lines.filter { $0.contains("level=warning") && $0.contains(warning) && $0.contains("shows two activities") }.count }
         #expect(warned() == 1, "\(proxy.log.lines)")
-        proxy.runtime.reload(try ProxyConfiguration.load(json: Array(proxy.configJSON.utf8), environment: ProxyHarness.environment))
+        proxy.runtime.reload(try proxy.configuration.load())
         #expect(warned() == 2)
-        let legacyOnly = proxy.configJSON.replacingOccurrences(of: #""segment_starts": "both""#, with: #""segment_starts": "legacy""#)
-        proxy.runtime.reload(try ProxyConfiguration.load(json: Array(legacyOnly.utf8), environment: ProxyHarness.environment))
+        proxy.runtime.reload(try proxy.configuration.with { $0.app("os") { $0.rollout?.segmentStarts = .legacy } }.load())
         #expect(proxy.log.lines.contains { $0.contains("configuration reloaded") })
         #expect(warned() == 2, "segment_starts legacy warned about two activities")
         await proxy.stop()

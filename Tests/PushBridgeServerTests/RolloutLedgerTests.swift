@@ -11,7 +11,7 @@ import Testing
     func anOldAppUsersActivityIsPlacedOnTheLegacySideAndItsUpdateGoesThere(_ c: RolloutLiveTests.Case) async throws {
         let affinity = try #require(ActivityAffinityTests.cases.first { $0.dialect == c.dialect })
         let openPush = try RecordingSandbox(), legacy = try RolloutLiveTests.Legacy()
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: RolloutLiveTests.apps(rollout: #"{"percent": 100}"#))
+        let proxy = try ProxyHarness(.inProcess, configuration: RolloutLiveTests.configuration(openPush, legacy, rollout: .init(percent: 100)))
         _ = try await proxy.send(path: c.path, body: c.body("carol", "carol_1"))
         let placed = try #require(try await proxy.runtime.audit.activities.record(app: c.app, activityId: "carol_1", now: RFC3339.nowMilliseconds()))
         let (_, digest) = RolloutCohort.bucket(app: c.app, key: "alias:external_id:carol")
@@ -40,7 +40,7 @@ import Testing
             failing.withLock { $0 } && request.path.contains("/activities/activity/") ? .json(400, .object(["errors": .array([.string("event_updates: broken on purpose")])])) : nil
         }
         let legacy = try RolloutLiveTests.Legacy()
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: RolloutLiveTests.apps(rollout: #"{"percent": 100}"#))
+        let proxy = try ProxyHarness(.inProcess, configuration: RolloutLiveTests.configuration(openPush, legacy, rollout: .init(percent: 100)))
         _ = try await proxy.send(path: c.path, body: c.body("alice", "kept_1"))
         failing.withLock { $0 = true }
         for i in 0..<RolloutWindow.minimum { _ = try await proxy.send(path: c.path, body: c.body("alice", "fail_\(i)")) }

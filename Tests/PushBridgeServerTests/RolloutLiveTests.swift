@@ -36,7 +36,8 @@ import Testing
             pw = try FakeLegacyProvider(.pushwoosh)
             bk = try FakeLegacyProvider(.buzzkit)
         }
-        var top: String { #", "legacy": {"onesignal": "\#(os.baseURL)", "pushwoosh": "\#(pw.baseURL)", "buzzkit": "\#(bk.baseURL)"}"# }
+        /// The `legacy` URLs naming them.
+        var urls: [DialectName: String] { [.onesignal: os.baseURL, .pushwoosh: pw.baseURL, .buzzkit: bk.baseURL] }
         subscript(_ dialect: DialectName) -> FakeLegacyProvider {
             switch dialect {
             case .onesignal: os
@@ -46,12 +47,14 @@ import Testing
         }
     }
 
-    /// The three apps, each in rollout with `rollout`.
-    static func apps(rollout: String) -> String {
-        let app = { (name: String, dialect: String, source: String, key: String) in
-            #"{"name": "\#(name)", "dialect": "\#(dialect)", "source_app_id": "\#(source)", "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "\#(key)"}], "mode": "rollout", "rollout": \#(rollout)}"#
+    /// The three apps (`os`, `pw`, `bk`) before `openPush`, each in rollout with `rollout`,
+    /// `legacy` their legacy providers.
+    static func configuration(_ openPush: RecordingSandbox, _ legacy: Legacy, rollout: TestApp.Rollout) -> TestConfiguration {
+        TestConfiguration(upstream: openPush.baseURL, apps: TestApp.onePerDialect).with {
+            $0.legacy = legacy.urls
+            $0.setMode(.rollout)
+            for i in $0.apps.indices { $0.apps[i].rollout = rollout }
         }
-        return "[" + [app("os", "onesignal", "app_3f9c2b", "OS_KEY"), app("pw", "pushwoosh", "XXXXX-XXXXX", "PW_AUTH"), app("bk", "buzzkit", "buzzkit", "BK_TOKEN")].joined(separator: ", ") + "]"
     }
 
     static func row(_ proxy: ProxyHarness, _ requestId: String?) throws -> AuditRecord? {
@@ -62,7 +65,7 @@ import Testing
     @Test(arguments: cases)
     func anOldAppUserWithNoPushToStartTokenOnOpenPushIsDeliveredByTheLegacyProvider(_ c: Case) async throws {
         let openPush = try RecordingSandbox(), legacy = try Legacy()
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": 100}"#))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: 100)))
         // carol is not in the sandbox: still on the old app, no push-to-start token at OpenPush.
         let body = c.body("carol", "old_app_1")
         let reply = try await proxy.send(path: c.path, body: body)
@@ -86,7 +89,7 @@ import Testing
     @Test(arguments: cases)
     func withoutFallbackTheCallerGetsOpenPushsAnswerAndTheRowSaysNotOnOpenPush(_ c: Case) async throws {
         let openPush = try RecordingSandbox(), legacy = try Legacy()
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": 100, "fallback_to_legacy": false}"#))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: 100, fallbackToLegacy: false)))
         let reply = try await proxy.send(path: c.path, body: c.body("carol", "old_app_2"))
         #expect(openPush.all.count == 1 && legacy[c.dialect].all.isEmpty)
         #expect(String(decoding: reply.body, as: UTF8.self).contains("push-to-start token"), "\(String(decoding: reply.body, as: UTF8.self))")
@@ -101,7 +104,7 @@ import Testing
         var sides: [[String]] = []
         for _ in 0..<2 {
             let openPush = try RecordingSandbox(advancePerRequest: 2), legacy = try Legacy()
-            let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": 50, "fallback_to_legacy": false}"#))
+            let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: 50, fallbackToLegacy: false)))
             for (i, user) in users.enumerated() { _ = try await proxy.send(path: c.path, body: c.body(user, "sticky_\(i)")) }
             let onOpenPush = openPush.all.compactMap { try? JSONParser.parse($0.body).objectValue?["include_aliases"]?.objectValue?["external_id"]?.arrayValue?.first?.stringValue }
             let onLegacy = legacy.os.all.compactMap { try? JSONParser.parse($0.body).objectValue?["include_aliases"]?.objectValue?["external_id"]?.arrayValue?.first?.stringValue }
@@ -120,7 +123,7 @@ import Testing
             request.path.contains("/activities/activity/") ? .json(400, .object(["errors": .array([.string("event_updates: broken on purpose")])])) : nil
         }
         let legacy = try Legacy()
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": 100}"#))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: 100)))
         let window = RolloutWindow.minimum
         for i in 0..<window - 1 { _ = try await proxy.send(path: c.path, body: c.body("alice", "broken_\(i)")) }
         #expect(proxy.runtime.rollouts.rollback(of: c.app) == nil, "rolled back before the window was full")
@@ -138,7 +141,7 @@ import Testing
         // The state is in the audit database, where `rollout resume` clears it for the running proxy.
         #expect(try AuditReader(path: proxy.auditPath).rollbacks().map(\.app) == [c.app])
         let config = proxy.directory.appendingPathComponent("proxy.json")
-        try Data(proxy.configJSON.utf8).write(to: config)
+        try proxy.configuration.write(to: config.path)
         let resumed = try await CLIRunner.runAsync(["rollout", "resume", c.app, "--config", config.path], environment: [:])
         #expect(resumed.status == 0 && resumed.stdout.contains("resumed app \(c.app)'s rollout"), "\(resumed.stdout)\(resumed.stderr)")
         #expect(await eventually { proxy.runtime.rollouts.rollback(of: c.app) == nil })
@@ -155,13 +158,12 @@ import Testing
             request.path.contains("/activities/activity/") ? .json(400, .object(["errors": .array([.string("event_updates: broken on purpose")])])) : nil
         }
         let legacy = try Legacy()
-        let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": 100}"#))
+        let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: 100)))
         for i in 0..<RolloutWindow.minimum { _ = try await proxy.send(path: c.path, body: c.body("alice", "reload_\(i)")) }
         #expect(proxy.runtime.rollouts.rollback(of: "os") != nil)
-        proxy.runtime.reload(try ProxyConfiguration.load(json: Array(proxy.configJSON.utf8), environment: ProxyHarness.environment))
+        proxy.runtime.reload(try proxy.configuration.load())
         #expect(proxy.runtime.rollouts.rollback(of: "os") != nil, "a reload that left the rollout alone resumed it")
-        let changed = proxy.configJSON.replacingOccurrences(of: #""percent": 100"#, with: #""percent": 90"#)
-        proxy.runtime.reload(try ProxyConfiguration.load(json: Array(changed.utf8), environment: ProxyHarness.environment))
+        proxy.runtime.reload(try proxy.configuration.with { c in for i in c.apps.indices { c.apps[i].rollout?.percent = 90 } }.load())
         #expect(proxy.runtime.rollouts.rollback(of: "os") == nil && proxy.runtime.rollouts.rollback(of: "pw") == nil)
         #expect(proxy.log.lines.contains { $0.contains("rollout resumed") && $0.contains("app=os") })
         #expect(try AuditReader(path: proxy.auditPath).rollbacks().isEmpty)
@@ -176,8 +178,8 @@ import Testing
         }
         let openPushA = try RecordingSandbox(behaviour: broken), openPushB = try RecordingSandbox(behaviour: broken)
         let legacyA = try Legacy(), legacyB = try Legacy()
-        let a = try ProxyHarness(.inProcess, upstream: openPushA.baseURL, topExtra: legacyA.top, apps: Self.apps(rollout: #"{"percent": 100}"#), auditDatabase: database)
-        let b = try ProxyHarness(.inProcess, upstream: openPushB.baseURL, topExtra: legacyB.top, apps: Self.apps(rollout: #"{"percent": 100}"#), auditDatabase: database)
+        let a = try ProxyHarness(.inProcess, configuration: Self.configuration(openPushA, legacyA, rollout: .init(percent: 100)).with { $0.auditDatabase = database })
+        let b = try ProxyHarness(.inProcess, configuration: Self.configuration(openPushB, legacyB, rollout: .init(percent: 100)).with { $0.auditDatabase = database })
         for i in 0..<RolloutWindow.minimum { _ = try await a.send(path: c.path, body: c.body("alice", "fleet_\(i)")) }
         #expect(a.runtime.rollouts.rollback(of: "os") != nil)
         // B never saw an OpenPush error; it reads the rollback from the shared audit.
@@ -198,10 +200,9 @@ import Testing
         let c = Self.cases[0]
         let segment = Array(String(decoding: c.body("x", "seg_1"), as: UTF8.self)
             .replacingOccurrences(of: #""include_aliases":{"external_id":["x"]}"#, with: #""included_segments":["seg_01hq8n4t2v"]"#).utf8)
-        for (where_, openPushCount, legacyCount) in [("legacy", 0, 1), ("openpush", 1, 0), ("both", 1, 1)] {
+        for (where_, openPushCount, legacyCount) in [(RolloutSettings.SegmentStarts.legacy, 0, 1), (.openpush, 1, 0), (.both, 1, 1)] {
             let openPush = try RecordingSandbox(), legacy = try Legacy()
-            let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top,
-                                         apps: Self.apps(rollout: #"{"percent": 100, "segment_starts": "\#(where_)"}"#))
+            let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: 100, segmentStarts: where_)))
             let reply = try await proxy.send(path: c.path, body: segment)
             #expect(openPush.all.count == openPushCount && legacy.os.all.count == legacyCount, "segment_starts \(where_)")
             #expect(reply.status == (openPushCount == 1 ? 201 : 200), "segment_starts \(where_): \(reply.status)")
@@ -214,7 +215,7 @@ import Testing
         let c = Self.cases[0]
         for percent in [0, 100] {
             let openPush = try RecordingSandbox(), legacy = try Legacy()
-            let proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, topExtra: legacy.top, apps: Self.apps(rollout: #"{"percent": \#(percent)}"#))
+            let proxy = try ProxyHarness(.inProcess, configuration: Self.configuration(openPush, legacy, rollout: .init(percent: percent)))
             let reply = try await proxy.send(path: c.path, body: c.body("alice", "edge_\(percent)"))
             let record = try #require(try Self.row(proxy, reply.headers["x-pushbridge-request-id"]))
             if percent == 0 {

@@ -12,20 +12,11 @@ struct SandboxClockLiveTests {
     func moreThanSixtyStartsOverSeveralWindowsAreAllAccepted() async throws {
         let folder = try TemporaryDirectory("pushbridge-clock")
         let dir = folder.url
-        let demo = try JSONParser.parse(Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("config/demo.json"))))
-        var root = try #require(demo.objectValue)
-        var sandbox = try #require(root["sandbox"]?.objectValue)
-        #expect(sandbox["embedded"]?.boolValue == true)
-        sandbox["seed"] = .string(CLIRunner.repoRoot.appendingPathComponent("config/demo-seed.json").path)
-        sandbox["rate_window_seconds"] = .int(2)
-        sandbox["listen"] = .string("127.0.0.1:0")
-        root["sandbox"] = .object(sandbox)
-        root["delivery"] = .object(["window_ms": .int(2000)])
-        root["listen"] = .string("127.0.0.1:0")
-        root["audit_db"] = .string(dir.appendingPathComponent("audit.sqlite").path)
-        let config = dir.appendingPathComponent("config.json")
-        try Data(JSONWriter.bytes(.object(root))).write(to: config)
-        let serve = try await ServeProcess.start(config: config.path, environment: ["PUSHBRIDGE_DEMO_OPENPUSH_KEY": "op_sandbox_demo_rest_key"],
+        let config = try TestConfiguration.demo(audit: dir.appendingPathComponent("audit.sqlite").path).with {
+            $0.sandbox?.rateWindowSeconds = 2
+            $0.delivery.windowMs = 2000
+        }.write(to: dir.appendingPathComponent("config.json").path)
+        let serve = try await ServeProcess.start(config: config, environment: TestConfiguration.demoEnvironment,
                                                  logPath: dir.appendingPathComponent("serve.log").path)
 
         let template = try #require(JSONParser.parse(HostileProxyHarness.oneSignalBody).objectValue)

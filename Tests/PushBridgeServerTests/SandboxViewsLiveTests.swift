@@ -11,25 +11,17 @@ import Glibc
 /// sandbox` says where it listens at once and logs a line per request.
 @Suite(.serialized) struct SandboxViewsLiveTests {
     @Test func theEmbeddedSandboxsViewsShowWhatEachDeviceReceived() async throws {
-        let folder = try TemporaryDirectory("pushbridge-views")
-        let dir = folder.url
-        let seed = CLIRunner.repoRoot.appendingPathComponent("config/demo-seed.json").path
-        let json = """
-            {"listen": "127.0.0.1:0", "audit_db": "\(dir.appendingPathComponent("audit.sqlite").path)",
-             "sandbox": {"embedded": true, "seed": "\(seed)", "listen": "127.0.0.1:0"},
-             "admin": {"token_env": "VIEWS_ADMIN_TOKEN", "listen": "127.0.0.1:0"},
-             "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b", "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "UNSET_KEY"},
-                       "callers": [{"key_env": "OS_KEY"}]}]}
-            """
+        let views = TestConfiguration.demo(audit: nil).with {
+            $0.apps = [TestApp.os.with { $0.restKeyEnv = "UNSET_KEY" }]
+            $0.readiness = nil
+            $0.admin = .init(tokenEnv: "VIEWS_ADMIN_TOKEN")
+        }
         // No OpenPush key in the environment: the embedded sandbox's seed gives it.
-        let configuration = try ProxyConfiguration.load(json: Array(json.utf8), environment: ["VIEWS_ADMIN_TOKEN": "views-token", "OS_KEY": ProxyHarness.oneSignalKey])
-        let runtime = try ProxyRuntime.start(configuration, log: EventLog(sink: { _ in }))
-        let sandboxPort = try #require(runtime.sandboxServer?.port)
-        let adminPort = try #require(runtime.adminServer?.port)
-        let started = try await RawHTTPClient.send(port: runtime.port, method: "POST", target: ReadinessRun.path,
-                                                   headers: [("Authorization", "Key \(ProxyHarness.oneSignalKey)"), ("Content-Type", "application/json")],
-                                                   body: ReadinessRun.start("views_1"))
-        #expect(started.status == 201, "\(started.text)")
+        let proxy = try ProxyHarness(.inProcess, configuration: views, environment: ["VIEWS_ADMIN_TOKEN": "views-token", "OS_KEY": ProxyHarness.oneSignalKey])
+        let sandboxPort = try #require(proxy.runtime.sandboxServer?.port)
+        let adminPort = try #require(proxy.runtime.adminServer?.port)
+        let started = try await proxy.send(path: ReadinessRun.path, body: ReadinessRun.start("views_1"))
+        #expect(started.status == 201, "\(String(decoding: started.body, as: UTF8.self))")
 
         let sends = try await RawHTTPClient.send(port: sandboxPort, target: "/_sandbox/sends")
         let send = try #require(try JSONParser.parse(sends.body).objectValue?["sends"]?.arrayValue?.last?.objectValue)
@@ -53,7 +45,7 @@ import Glibc
         let clock = try await RawHTTPClient.send(port: adminPort, method: "POST", target: "/_sandbox/clock", headers: auth, body: Array(#"{"advance_seconds": 60}"#.utf8))
         #expect(adminSends.status == 200 && adminSends.body == sends.body)
         #expect(denied.status == 401 && clock.status == 404)
-        await runtime.stop(gracePeriod: .seconds(1))
+        await proxy.stop()
     }
 
     @Test(.timeLimit(.minutes(1))) func pushbridgeSandboxSaysWhereItListensAtOnceAndLogsEveryRequest() async throws {

@@ -58,4 +58,20 @@ struct ScheduledAuditStatementTests {
             #expect(row == [.text("sent"), .integer(5_000), .integer(6_000), .integer(7_000), .integer(201), .null])
         }
     }
+
+    @Test func aClaimPassMarksEveryClaimedMirrorRowSendingInOneCommit() async throws {
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await scheduledRow(store, "S4")
+            for ordinal in 0..<4 {
+                try await store.run(.mirrorScheduled(requestId: "S4", ordinal: ordinal, sendAt: 5_000, targetApp: "op-app", redactedRequest: "{}", createdAt: 1_000, instance: "test"))
+            }
+            let before = store.statistics.transactions
+            try await store.run(.mirrorClaimed([("S4", 0), ("S4", 2), ("S4", 3)], at: 6_000))
+            #expect(store.statistics.transactions - before == 1)
+            let rows = try SQLiteDatabase(path: path).rows("SELECT ordinal, state, claimed_at FROM scheduled_sends WHERE request_id = 'S4' ORDER BY ordinal")
+            #expect(rows == [[.integer(0), .text("sending"), .integer(6_000)], [.integer(1), .text("pending"), .null],
+                             [.integer(2), .text("sending"), .integer(6_000)], [.integer(3), .text("sending"), .integer(6_000)]])
+        }
+    }
 }

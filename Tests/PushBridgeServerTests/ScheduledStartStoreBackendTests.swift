@@ -12,15 +12,15 @@ import Testing
 
         /// `count` stores on one database (several instances), named `i0`, `i1`, …, and the
         /// folder of an SQLite file (removed when the caller releases it).
-        func stores(_ count: Int) throws -> (stores: [any ScheduledStartStoring], folder: TemporaryDirectory?) {
+        func stores(_ count: Int) throws -> (stores: [ScheduledStartStore], folder: TemporaryDirectory?) {
             switch self {
             case .sqlite:
                 let folder = try TemporaryDirectory("pushbridge-sched")
                 let path = folder.path("scheduled.sqlite")
-                return (try (0..<count).map { _ in try ScheduledStartStore(path: path) }, folder)
+                return (try (0..<count).map { try ScheduledStartStore(path: path, instance: "i\($0)") }, folder)
             case .postgres:
                 let uri = try PostgresTestCluster.start().makeDatabase()
-                return (try (0..<count).map { try PostgresScheduledStartStore(uri: uri, instance: "i\($0)") }, nil)
+                return (try (0..<count).map { try ScheduledStartStore(postgres: uri, instance: "i\($0)") }, nil)
             }
         }
     }
@@ -35,38 +35,38 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases)
-    func aStartIsStoredClaimedOnceFinishedAndLosesItsBody(_ backend: Backend) throws {
+    func aStartIsStoredClaimedOnceFinishedAndLosesItsBody(_ backend: Backend) async throws {
         let (opened, folder) = try backend.stores(1)
         defer { withExtendedLifetime(folder) {} }
         let store = opened[0]
-        try store.insert([Self.start(1, sendAt: 100), Self.start(2, sendAt: 50), Self.start(3, sendAt: 2_000_000_000)], now: 1)
-        #expect(try store.count() == 3)
-        #expect(try store.nextSendAt() == 50_000)
-        let claimed = try store.claimDue(now: 100_000, limit: 100)
+        try await store.insert([Self.start(1, sendAt: 100), Self.start(2, sendAt: 50), Self.start(3, sendAt: 2_000_000_000)], now: 1)
+        #expect(try await store.count() == 3)
+        #expect(try await store.nextSendAt() == 50_000)
+        let claimed = try await store.claimDue(now: 100_000, limit: 100)
         #expect(claimed.map(\.id) == ["sch_2", "sch_1"], "due ones, earliest first")
         #expect(claimed.allSatisfy { $0.state == .sending && $0.request != nil })
-        #expect(try store.claimDue(now: 100_000, limit: 100).isEmpty, "a claimed start is not claimed again")
-        try store.finish("sch_1", sent: true, notificationId: "n1", status: 200, error: nil, now: 5)
-        let sent = try #require(try store.starts(ofRequest: "req_1").first)
+        #expect(try await store.claimDue(now: 100_000, limit: 100).isEmpty, "a claimed start is not claimed again")
+        try await store.finish("sch_1", sent: true, notificationId: "n1", status: 200, error: nil, now: 5)
+        let sent = try #require(try await store.starts(ofRequest: "req_1").first)
         #expect(sent.state == .sent && sent.request == nil && sent.notificationId == "n1" && sent.upstreamStatus == 200 && sent.finishedAt == 5)
-        #expect(try store.cancel("sch_3", now: 6))
-        #expect(try !store.cancel("sch_3", now: 7))
-        #expect(try store.list(states: [.cancelled]).map(\.id) == ["sch_3"])
-        #expect(try store.list(states: [.cancelled]).first?.request == nil)
-        #expect(try store.list(states: [.sending]).map(\.id) == ["sch_2"])
-        #expect(try store.list().count == 3)
+        #expect(try await store.cancel("sch_3", now: 6))
+        #expect(try await !store.cancel("sch_3", now: 7))
+        #expect(try await store.list(states: [.cancelled]).map(\.id) == ["sch_3"])
+        #expect(try await store.list(states: [.cancelled]).first?.request == nil)
+        #expect(try await store.list(states: [.sending]).map(\.id) == ["sch_2"])
+        #expect(try await store.list().count == 3)
     }
 
     @Test(arguments: Backend.allCases)
     func schedulersPollingTogetherClaimEachStartExactlyOnce(_ backend: Backend) async throws {
         let (stores, folder) = try backend.stores(3)
         defer { withExtendedLifetime(folder) {} }
-        try stores[0].insert((0..<60).map { Self.start($0, sendAt: 10) }, now: 1)
+        try await stores[0].insert((0..<60).map { Self.start($0, sendAt: 10) }, now: 1)
         let all = await withTaskGroup(of: [String].self) { group in
             for store in stores {
                 group.addTask {
                     var ids: [String] = []
-                    for _ in 0..<10 { ids += (try? store.claimDue(now: 20_000, limit: 7))?.map(\.id) ?? [] }
+                    for _ in 0..<10 { ids += (try? await store.claimDue(now: 20_000, limit: 7))?.map(\.id) ?? [] }
                     return ids
                 }
             }
@@ -78,17 +78,38 @@ import Testing
 
 /// `pushbridge scheduled list|cancel --db URI` on the shared PostgreSQL table.
 @Suite(.serialized) struct ScheduledCommandPostgresTests {
-    @Test func listAndCancelWorkOnTheSharedTable() throws {
+    @Test func listAndCancelWorkOnTheSharedTable() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
-        let store = try PostgresScheduledStartStore(uri: uri, instance: "a")
-        try store.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 2_000_000_000), ScheduledStartStoreBackendTests.start(2, sendAt: 2_000_000_001)], now: 1)
+        let store = try ScheduledStartStore(postgres: uri, instance: "a")
+        try await store.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 2_000_000_000), ScheduledStartStoreBackendTests.start(2, sendAt: 2_000_000_001)], now: 1)
         let listed = try CLIRunner.run(["scheduled", "list", "--db", uri])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains("sch_1") && listed.stdout.contains("sch_2") && listed.stdout.contains("2 scheduled start(s)"))
         #expect(!listed.stdout.contains("sub_ios_alice"), "never a body")
         let cancelled = try CLIRunner.run(["scheduled", "cancel", "sch_1", "--db", uri])
         #expect(cancelled.status == 0 && cancelled.stdout.contains("cancelled sch_1"), "\(cancelled.stderr)")
-        #expect(try store.list(states: [.pending]).map(\.id) == ["sch_2"])
+        #expect(try await store.list(states: [.pending]).map(\.id) == ["sch_2"])
         #expect(try CLIRunner.run(["scheduled", "cancel", "sch_1", "--db", uri]).status == 1)
+    }
+
+    /// `--audit-db` naming the shared PostgreSQL audit: the cancel reaches the mirror and
+    /// completes the request's row there, as it does in an audit file. (Today's `main`
+    /// opened the URI as an SQLite file and failed.)
+    @Test func cancelWithTheSharedAuditMarksTheMirrorAndCompletesTheRow() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let store = try ScheduledStartStore(postgres: uri, instance: "a")
+        try await store.insert([ScheduledStartStoreBackendTests.start(1, sendAt: 2_000_000_000)], now: 1)
+        let admin = try PostgresConnection(uri)
+        try admin.execute("INSERT INTO requests (request_id, received_at, outcome, instance_name) VALUES ('req_1', 1, 'scheduled', 'a')")
+        try AuditStatement.mirrorScheduled(requestId: "req_1", ordinal: 0, sendAt: 2_000_000_000_000, targetApp: "app_3f9c2b", redactedRequest: "{}",
+                                           createdAt: 1, instance: "a").run(on: admin)
+
+        let cancelled = try await CLIRunner.runAsync(["scheduled", "cancel", "sch_1", "--db", uri, "--audit-db", uri])
+        #expect(cancelled.status == 0 && cancelled.stdout.contains("cancelled sch_1"), "\(cancelled.stderr)")
+        #expect(try admin.execute("SELECT state FROM scheduled_sends WHERE request_id = 'req_1'").rows == [["cancelled"]])
+        let row = try admin.execute("SELECT outcome, error_message FROM requests WHERE request_id = 'req_1'").rows.first
+        #expect(row?[0] == "rejected", "\(String(describing: row))")
+        #expect(row?[1]?.contains("pushbridge scheduled cancel") == true, "\(String(describing: row))")
+        #expect(try await store.list(states: [.cancelled]).map(\.id) == ["sch_1"])
     }
 }

@@ -76,7 +76,7 @@ import Testing
 
         let second = try Self.restart(s, upstream: upstream)
         #expect(await eventually(10) { (try? AuditReader(path: second.auditPath).show(requestId: s.requestId)?.outcome) == "sent" })
-        let stored = try #require(try second.runtime.scheduler.store.starts(ofRequest: s.requestId).first)
+        let stored = try #require(try await second.runtime.scheduler.store.starts(ofRequest: s.requestId).first)
         #expect(stored.state == .sent)
         let notificationId = try #require(stored.notificationId)
         let row = try #require(try AuditReader(path: second.auditPath).show(requestId: s.requestId))
@@ -178,7 +178,7 @@ import Testing
         let s = try await Self.schedule(upstream: upstream)
         let pending = try #require(try SQLiteDatabase(path: s.schedulerPath).rows("SELECT body FROM scheduled_starts WHERE request_id = ?", [.text(s.requestId)]).first?.first)
         try await Self.sendAndStop(s, upstream: upstream)
-        let firstId = try #require(try ScheduledStartStore(path: s.schedulerPath, recover: false).starts(ofRequest: s.requestId).first?.notificationId)
+        let firstId = try #require(try await ScheduledStartStore(path: s.schedulerPath, recover: false).starts(ofRequest: s.requestId).first?.notificationId)
         // The crash after OpenPush started it and before `finish` committed: the scheduler file
         // still says `sending` with its body; the audit row `scheduled`, its mirror `sending`.
         try SQLiteDatabase(path: s.schedulerPath).execute("""
@@ -194,7 +194,7 @@ import Testing
         #expect(keys == [IdempotencyKeys.derive(requestId: s.requestId, index: 0)])
         let replayed = upstream.all.last?.response.headers.contains { $0.name.lowercased() == "idempotent-replayed" && $0.value == "true" } ?? false
         #expect(replayed, "the resend started the activity a second time")
-        let stored = try #require(try second.runtime.scheduler.store.starts(ofRequest: s.requestId).first)
+        let stored = try #require(try await second.runtime.scheduler.store.starts(ofRequest: s.requestId).first)
         #expect(stored.state == .sent && stored.notificationId == firstId && stored.request == nil)
         #expect(try Self.mirror(second.auditPath, s.requestId).first == .text("sent"))
         await second.stop()
@@ -231,11 +231,11 @@ import Testing
         let reply = try await proxy.send(path: ProxySchedulerLiveTests.path, body: Self.twoStarts(first: first, second: second))
         #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
         let requestId = try #require(reply.headers["x-pushbridge-request-id"])
-        #expect(try proxy.runtime.scheduler.store.starts(ofRequest: requestId).count == 2)
+        #expect(try await proxy.runtime.scheduler.store.starts(ofRequest: requestId).count == 2)
         // The first start goes at its time; the row waits for the second.
         clock.set(first * 1000 + 1000)
         proxy.runtime.scheduler.wake()
-        #expect(await eventually(10) { (try? proxy.runtime.scheduler.store.starts(ofRequest: requestId).first?.state) == .sent })
+        #expect(await firstValue(within: 10) { (try? await proxy.runtime.scheduler.store.starts(ofRequest: requestId).first?.state) == .sent ? true : nil } == true)
         #expect(await clock.settled(), "the scheduler did not sleep again after the first send")
         #expect(try AuditReader(path: proxy.auditPath).show(requestId: requestId)?.outcome == "scheduled")
         // The second is cancelled with the CLI while the proxy runs, the audit named.
@@ -244,7 +244,7 @@ import Testing
                                                       "--db", schedulerPath, "--audit-db", proxy.auditPath])
         #expect(cancelled.status == 0, "\(cancelled.stdout)\(cancelled.stderr)")
         let row = try #require(try AuditReader(path: proxy.auditPath).show(requestId: requestId))
-        let sent = try #require(try proxy.runtime.scheduler.store.starts(ofRequest: requestId).first)
+        let sent = try #require(try await proxy.runtime.scheduler.store.starts(ofRequest: requestId).first)
         #expect(row.outcome == "sent" && row.upstreamStatus == 201 && row.errorMessage == nil, "\(row)")
         #expect(row.upstreamBody?.contains(sent.notificationId ?? "none") == true && row.attempts?.contains("201") == true)
         #expect(try Self.mirror(proxy.auditPath, requestId).first == .text("sent"))

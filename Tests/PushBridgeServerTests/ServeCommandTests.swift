@@ -19,11 +19,7 @@ struct ServeCommandTests {
         let dir = folder.url
         let audit = dir.appendingPathComponent("audit.sqlite").path
         let config = dir.appendingPathComponent("config.json")
-        try Data("""
-        {"listen": "127.0.0.1:0", "audit_db": "\(audit)", "openpush": {"base_url": "\(upstream.baseURL)"},
-         "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
-                   "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
-        """.utf8).write(to: config)
+        try TestConfiguration(upstream: upstream.baseURL, apps: [.os]).with { $0.auditDatabase = audit }.write(to: config.path)
 
         let serve = try await ServeProcess.start(config: config.path, environment: ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey],
                                                  logPath: dir.appendingPathComponent("serve.log").path)
@@ -50,11 +46,11 @@ struct ServeCommandTests {
         let dir = folder.url
         let audit = dir.appendingPathComponent("audit.sqlite").path, starts = dir.appendingPathComponent("starts.sqlite").path
         let config = dir.appendingPathComponent("config.json")
-        try Data("""
-        {"listen": "127.0.0.1:0", "audit_db": "\(audit)", "openpush": {"base_url": "\(upstream.baseURL)"},
-         "delivery": {"scheduler_db": "\(starts)"},
-         "apps": \(ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))}
-        """.utf8).write(to: config)
+        try TestConfiguration(upstream: upstream.baseURL).with {
+            $0.auditDatabase = audit
+            $0.schedulerDatabase = starts
+            $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
+        }.write(to: config.path)
         let serve = try await ServeProcess.start(config: config.path, environment: ProxyHarness.environment, logPath: dir.appendingPathComponent("serve.log").path)
         for i in 0..<5 {
             let reply = try await RawHTTPClient.send(port: serve.port, method: "POST", target: "/apps/app_3f9c2b/activities/activity/DeliveryAttributes",
@@ -82,7 +78,7 @@ struct ServeCommandTests {
         let rows = try AuditReader(path: copiedAudit).list(limit: 20)
         #expect(rows.count == 6, "the copied file alone holds \(rows.count) of the 6 rows")
         #expect(rows.filter { $0.outcome == "forwarded" }.count == 5)
-        let pending = try ScheduledStartStore(path: copiedStarts, recover: false).list(states: [.pending])
+        let pending = try await ScheduledStartStore(path: copiedStarts, recover: false).list(states: [.pending])
         #expect(pending.count == 1, "the copied scheduler file alone holds \(pending.count) pending starts")
     }
 
@@ -92,15 +88,13 @@ struct ServeCommandTests {
         let folder = try TemporaryDirectory("pushbridge-hup")
         let dir = folder.url
         let config = dir.appendingPathComponent("config.json")
-        func write(mode: String) throws {
-            try Data("""
-            {"listen": "127.0.0.1:0", "audit_db": "\(dir.appendingPathComponent("audit.sqlite").path)", "openpush": {"base_url": "\(upstream.baseURL)"},
-             "legacy": {"onesignal": "\(legacy.baseURL)"},
-             "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b", "mode": "\(mode)",
-                       "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
-            """.utf8).write(to: config)
+        func write(mode: MigrationMode) throws {
+            try TestConfiguration(upstream: upstream.baseURL, apps: [TestApp.os.with { $0.mode = mode }]).with {
+                $0.auditDatabase = dir.appendingPathComponent("audit.sqlite").path
+                $0.legacy[.onesignal] = legacy.baseURL
+            }.write(to: config.path)
         }
-        try write(mode: "openpush")
+        try write(mode: .openpush)
         let serve = try await ServeProcess.start(config: config.path, environment: ["OP_KEY": RecordingSandbox.restKey, "OS_KEY": ProxyHarness.oneSignalKey],
                                                  logPath: dir.appendingPathComponent("serve.log").path)
         let port = serve.port
@@ -111,7 +105,7 @@ struct ServeCommandTests {
         }
         #expect(try await start("hup_1") == 201)
         #expect(upstream.all.count == 1 && legacy.all.isEmpty)
-        try write(mode: "observe")
+        try write(mode: .observe)
         kill(serve.process.processIdentifier, SIGHUP)
         // Once the reload lands, the next start goes to the legacy provider.
         var reachedLegacy = false

@@ -54,7 +54,7 @@ struct ServerAnswerExitTests {
         #expect(Self.headRefusals.count == 2)
         let refusal = Self.headRefusals[index]
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"max_body_bytes": 4096}"#)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.limits.maxBodyBytes = 4096 })
         let reply = try await RawHTTPClient.exchange(port: proxy.port, bytes: refusal.bytes)
         #expect(reply.status == refusal.status, "\(refusal.name): \(reply.status) \(reply.text)")
         try await Self.expectOneExit(proxy, status: refusal.status, id: reply.header("X-PushBridge-Request-Id"), path: Self.osStart)
@@ -88,9 +88,11 @@ struct ServerAnswerExitTests {
         let upstream = try RecordingSandbox()
         let (_, sendAt, clock) = ProxySchedulerLiveTests.twoDaysAhead()
         // Deadline 1 ms + 300 ms + 2 s; the scheduler's file, locked below, waits 5 s for its lock.
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"upstream_timeout_ms": 300, "upstream_connect_timeout_ms": 200}"#,
-                                     topExtra: #", "delivery": {"max_attempts": 1, "max_wait_ms": 1}"#, clock: clock)
-        let handlerDeadline = try ProxyConfiguration.load(json: Array(proxy.configJSON.utf8), environment: ProxyHarness.environment).handlerDeadline
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.limits = .init(upstreamConnectTimeoutMs: 200, upstreamTimeoutMs: 300)
+            $0.delivery = .init(maxWaitMs: 1, maxAttempts: 1)
+        }, clock: clock)
+        let handlerDeadline = try proxy.configuration.load().handlerDeadline
         #expect(handlerDeadline < .seconds(4))
         let locker = try SQLiteDatabase(path: proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path)
         try locker.execute("BEGIN EXCLUSIVE")
@@ -124,8 +126,10 @@ struct ServerAnswerExitTests {
         let upstream = try FaultyUpstream(.stall)
         defer { upstream.stop() }
         // The upstream never answers and is waited for 20 s: the handler outlives the grace.
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, limits: #"{"upstream_timeout_ms": 20000}"#,
-                                     topExtra: #", "delivery": {"max_attempts": 1}"#)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.limits.upstreamTimeoutMs = 20000
+            $0.delivery.maxAttempts = 1
+        })
         let path = ProxyModesLiveTests.startPath
         let sending = Task {
             try await RawHTTPClient.send(port: proxy.port, method: "POST", target: path,

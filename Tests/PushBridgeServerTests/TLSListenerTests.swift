@@ -61,13 +61,7 @@ struct TLSListenerTests {
         let directory = folder.url
         var messages: [String] = []
         for (name, pair) in [("expired", expired), ("foreign", foreignKey)] {
-            let config = directory.appendingPathComponent("\(name).json").path
-            try Data("""
-                {"listen": "127.0.0.1:0", "audit_db": "\(directory.path)/\(name).sqlite", "sandbox": {"embedded": true},
-                 "tls": \(TestCertificateAuthority.configuration(pair)),
-                 "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
-                           "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
-                """.utf8).write(to: URL(fileURLWithPath: config))
+            let config = try Self.configuration(audit: "\(directory.path)/\(name).sqlite", tls: pair).write(to: directory.appendingPathComponent("\(name).json").path)
             let out = try await CLIRunner.runAsync(["serve", "--config", config], environment: ProxyHarness.environment)
             #expect(out.status == 1, "\(name): \(out.stderr)")
             messages.append(out.stderr)
@@ -86,13 +80,7 @@ struct TLSListenerTests {
         let live = TestCertificateAuthority.Issued(certificatePath: ca.directory.appendingPathComponent("live.pem").path,
                                                    keyPath: ca.directory.appendingPathComponent("live.key").path, serial: "")
         try Self.install(first, as: live)
-        let config = ca.directory.appendingPathComponent("proxy.json").path
-        try Data("""
-            {"listen": "127.0.0.1:0", "audit_db": "\(ca.directory.path)/audit.sqlite", "sandbox": {"embedded": true},
-             "tls": \(TestCertificateAuthority.configuration(live)),
-             "apps": [{"name": "os", "dialect": "onesignal", "source_app_id": "app_3f9c2b",
-                       "openpush": {"app_id": "app_3f9c2b", "rest_key_env": "OP_KEY"}, "callers": [{"key_env": "OS_KEY"}]}]}
-            """.utf8).write(to: URL(fileURLWithPath: config))
+        let config = try Self.configuration(audit: "\(ca.directory.path)/audit.sqlite", tls: live).write(to: ca.directory.appendingPathComponent("proxy.json").path)
         let server = try await ServeProcess.start(config: config, environment: ProxyHarness.environment, logPath: ca.directory.appendingPathComponent("serve.log").path)
         let port = server.port
         let before = try await offPool { try ca.servedSerial(port: port) }
@@ -120,8 +108,9 @@ struct TLSListenerTests {
         let ca = try TestCertificateAuthority()
         let leaf = try ca.issue("admin", serial: "1A2B0A")
         let upstream = try RecordingSandbox()
-        let admin = #", "admin": {"token_env": "OS_KEY", "listen": "127.0.0.1:0", "tls": \#(TestCertificateAuthority.configuration(leaf))}"#
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: admin)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with {
+            $0.admin = .init(tokenEnv: "OS_KEY", tls: TestCertificateAuthority.configuration(leaf))
+        })
         let adminPort = try #require(proxy.runtime.adminServer?.port)
         let (report, served) = try await offPool {
             (try ca.curl(port: adminPort, path: "/admin/report?format=json", headers: ["Authorization: Bearer \(ProxyHarness.oneSignalKey)"]),
@@ -135,11 +124,20 @@ struct TLSListenerTests {
     }
 
     /// A proxy serving HTTPS with a certificate of a new test CA, in front of a recording sandbox.
+    /// `pushbridge serve` on HTTPS with `tls`: app `os` before the embedded sandbox, its audit at `audit`.
+    private static func configuration(audit: String, tls: TestCertificateAuthority.Issued) -> TestConfiguration {
+        TestConfiguration(upstream: nil, apps: [.os]).with {
+            $0.auditDatabase = audit
+            $0.sandbox = .init()
+            $0.tls = TestCertificateAuthority.configuration(tls)
+        }
+    }
+
     private static func httpsProxy(serial: String) throws -> (TestCertificateAuthority, TestCertificateAuthority.Issued, RecordingSandbox, ProxyHarness) {
         let ca = try TestCertificateAuthority()
         let leaf = try ca.issue("server", serial: serial)
         let upstream = try RecordingSandbox()
-        let proxy = try ProxyHarness(upstream: upstream.baseURL, topExtra: #", "tls": \#(TestCertificateAuthority.configuration(leaf))"#)
+        let proxy = try ProxyHarness(configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.tls = TestCertificateAuthority.configuration(leaf) })
         return (ca, leaf, upstream, proxy)
     }
 

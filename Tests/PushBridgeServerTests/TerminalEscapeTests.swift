@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func everyCommandPrintsStoredControlCharactersVisibly() async throws {
-        let run = try ReadinessRun(readiness: #""min_requests": 1, "min_shadowed": 0"#)
+        let run = try ReadinessRun(readiness: .init(minRequests: 1, minShadowed: 0))
         let wrongKey = [("Authorization", "Key wrong")]
         let titled = try await run.proxy.send(path: "/apps/%1B%5D0%3Bpwned%07/activities/activity/T", body: ReadinessRun.start("t"), headers: wrongKey)
         let csi = try await run.proxy.send(path: "/apps/%C2%9B2J/activities/activity/T", body: ReadinessRun.start("c"), headers: wrongKey)
@@ -34,7 +34,7 @@ import Testing
         let store = try ScheduledStartStore(path: scheduler)
         var start = OpenPushStart(appId: "app_3f9c2b", activityType: "T")
         start.includeSubscriptionIds = ["sub_ios_alice"]
-        try store.insert([ScheduledStart(id: "sch_escape", requestId: "req_\u{1B}]0;x\u{7}", ordinal: 0, appName: "pw\u{9B}2J", request: OpenPushRequest(.start(start)),
+        try await store.insert([ScheduledStart(id: "sch_escape", requestId: "req_\u{1B}]0;x\u{7}", ordinal: 0, appName: "pw\u{9B}2J", request: OpenPushRequest(.start(start)),
                                          time: SendTime(unixSeconds: 2_000_000_000, sendDate: "2033-05-18 03:33", timezone: "UTC"))], now: 0)
 
         let text: [([String], [String])] = [

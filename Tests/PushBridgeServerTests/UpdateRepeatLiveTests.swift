@@ -63,7 +63,7 @@ import Testing
             guard request.path.hasSuffix("/notifications") else { return nil }
             return failures.withLock { n in defer { n -= 1 }; return n > 0 } ? HTTPResponse(status: 500, body: Array(#"{"error":"boom"}"#.utf8)) : nil
         }
-        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, topExtra: #", "delivery": {"max_attempts": 1}"#)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: upstream.baseURL).with { $0.delivery.maxAttempts = 1 })
         #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
         #expect(try await proxy.send(path: Self.path, body: Self.update("x")).status >= 500)
         #expect((200..<300).contains(try await proxy.send(path: Self.path, body: Self.update("x")).status))
@@ -71,7 +71,7 @@ import Testing
         await proxy.stop()
 
         let plain = try RecordingSandbox()
-        let off = try ProxyHarness(.inProcess, upstream: plain.baseURL, topExtra: #", "delivery": {"repeat_window_ms": 0}"#)
+        let off = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: plain.baseURL).with { $0.delivery.repeatWindowMs = 0 })
         #expect(try await off.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
         for _ in 0..<2 { #expect((200..<300).contains(try await off.send(path: Self.path, body: Self.update("x")).status)) }
         #expect(plain.all.filter { $0.path == Self.path }.count == 2, "repeat_window_ms 0 still held back a copy")

@@ -10,7 +10,7 @@ import PushBridgeCore
 struct UpstreamAddressTests {
     @Test func anUnreachableUpstreamsAddressReachesTheLogOnly() async throws {
         let closedPort = try await ClosedPort.find()
-        let proxy = try ProxyHarness(.inProcess, upstream: "http://127.0.0.1:\(closedPort)", limits: ProxyFailureTests.limits)
+        let proxy = try ProxyHarness(.inProcess, configuration: TestConfiguration(upstream: "http://127.0.0.1:\(closedPort)").with { $0.limits = ProxyFailureTests.failureLimits })
         let bodies = try ProxyFailureTests.validBodies()
         #expect(bodies.count == 3)
         for (path, body) in bodies {

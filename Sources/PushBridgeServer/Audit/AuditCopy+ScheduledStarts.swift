@@ -84,19 +84,10 @@ extension AuditCopy {
             let requestId = values[1] ?? ""
             let creator = try audit.rows("SELECT instance_name FROM requests WHERE request_id = ?", [.text(requestId)]).first?.first?.textValue ?? instance
             let movedState = state == "sending" ? "pending" : state
-            let written = try target.execute("""
-                INSERT INTO scheduled_starts (id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body,
-                                              notification_id, upstream_status, error, created_at, finished_at, created_by)
-                VALUES ($1, $2, $3::integer, $4, $5, $6::bigint, $7, $8, $17, $10, $11, $12, $13::integer, $14, $15::bigint, $16::bigint, $18)
-                ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, body = NULL, notification_id = EXCLUDED.notification_id,
-                    upstream_status = EXCLUDED.upstream_status, error = EXCLUDED.error, finished_at = EXCLUDED.finished_at
-                WHERE scheduled_starts.state = 'pending' AND $9 IN ('sent', 'failed', 'cancelled')
-                RETURNING (xmax = 0)
-                """, values + [movedState, creator]).rows.first.map { $0.first ?? nil }
-            switch written {
-            case "t"?:
+            switch try ScheduledStartStore.move(values + [movedState, creator], on: target) {
+            case true?:
                 if state == "pending" { move.pending += 1 } else if state == "sending" { move.resent += 1 } else { move.finished += 1 }
-            case "f"?: move.updated += 1
+            case false?: move.updated += 1
             default: break
             }
             move.read += 1

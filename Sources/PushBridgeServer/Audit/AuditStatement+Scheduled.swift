@@ -28,6 +28,15 @@ extension AuditStatement {
                        [.text(requestId), .integer(Int64(ordinal))], requestId: nil)
     }
 
+    /// The mirror rows of starts a scheduler claimed at `at`, all `sending` in one statement
+    /// (one commit for a claim pass, however many starts were due).
+    static func mirrorClaimed(_ starts: [(requestId: String, ordinal: Int)], at: Int64) -> AuditStatement {
+        let rows = starts.map { _ in "(request_id = ? AND ordinal = ?)" }.joined(separator: " OR ")
+        return .update("record scheduled starts claimed", table: "scheduled_sends",
+                       set: [("state", .text(ScheduledStart.State.sending.rawValue)), ("claimed_at", .integer(at))],
+                       where: rows, starts.flatMap { [SQLiteValue.text($0.requestId), .integer(Int64($0.ordinal))] }, requestId: nil)
+    }
+
     /// Completes the row of a request whose starts are all final, after its caller was
     /// answered: everything but the caller's status and body. With `onlyWhileScheduled`
     /// (reconciliation, the CLI) a row no longer `scheduled` is left as it is and the

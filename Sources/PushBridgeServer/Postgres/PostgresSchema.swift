@@ -10,7 +10,7 @@
 /// PRECISION`, JSON documents (`attempts`, `differences`) `TEXT` as written.
 enum PostgresSchema {
     /// Every migration, ascending.
-    static let migrations: [PostgresMigrator.Migration] = audit + SharedSchema.migrations
+    static let migrations: [PostgresMigrator.Migration] = audit + SharedSchema.migrations + InstanceSQL.migrations + ScheduledStartSchema.postgresMigrations
 
     /// The migrator for ``migrations``.
     static var migrator: PostgresMigrator { PostgresMigrator(migrations) }

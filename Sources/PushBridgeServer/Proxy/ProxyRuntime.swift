@@ -214,7 +214,7 @@ public final class ProxyRuntime: Sendable {
             log.warning("the audit's WAL was not checkpointed at stop; its rows are in the -wal beside the file until the next start", ["error": .string(failure)])
         }
         do {
-            try scheduler.store.checkpointAtStop()
+            try await scheduler.store.checkpointAtStop()
         } catch {
             log.warning("the scheduler file's WAL was not checkpointed at stop; its starts are in the -wal beside the file until the next start", ["error": .string("\(error)")])
         }

@@ -25,11 +25,11 @@ import PushBridgeCore
 ///   `rejected` here (or `sent`/`failed` as its other starts went) once all are final.
 ///
 /// A start found `sending` is not settled here: ``ScheduledStartStore`` made it `pending`
-/// again when it opened, and the scheduler resends it (see there). Rows are never marked
+/// again when it opened (on PostgreSQL, ``InstanceRegistry/start()``), and the scheduler resends it (see there). Rows are never marked
 /// `unknown` in these windows: the scheduler's row is always `scheduled`, never `pending`.
 /// Nothing here reads or writes a request body; the audit never sees a device id.
 struct ScheduledAuditReconciler {
-    let store: any ScheduledStartStoring
+    let store: ScheduledStartStore
     let audit: AuditStore
     let log: EventLog
     /// Rows received before this (Unix ms, audit clock) were written by an earlier process.
@@ -50,7 +50,7 @@ struct ScheduledAuditReconciler {
         var settled = 0
         var emptyFile = false
         do {
-            emptyFile = try store.count() == 0
+            emptyFile = try await store.count() == 0
         } catch {
             log.error("could not read the scheduler's file to reconcile the audit", ["error": .string("\(error)")])
             return 0
@@ -76,7 +76,7 @@ struct ScheduledAuditReconciler {
 
     /// Settles one request; true when it changed the audit.
     private func reconcile(_ row: AuditScheduledRow) async throws -> Bool {
-        let starts = try store.starts(ofRequest: row.requestId)
+        let starts = try await store.starts(ofRequest: row.requestId)
         if starts.isEmpty {
             guard row.outcome == AuditOutcome.scheduled.rawValue, row.receivedAt < cutoff else { return false }
             return try await settleUnstored(row)

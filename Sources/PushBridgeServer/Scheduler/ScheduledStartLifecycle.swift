@@ -1,23 +1,26 @@
 import PushBridgeCore
 
-/// Every state change of a scheduled start, made here and only here: in the scheduler's file
-/// (``ScheduledStartStore``) and in the audit (its `scheduled_sends` mirror and its request's
-/// row), always in the same order and through named statements (``AuditStatement``).
+/// Every state change of a scheduled start, made here and only here: in the store
+/// (``ScheduledStartStore``: the scheduler's file, or the shared PostgreSQL table) and in the
+/// audit (its `scheduled_sends` mirror and its request's row), always in the same order and
+/// through named statements (``AuditStatement``). The one exception is a start left
+/// `sending` by a process that is gone, which the store's own recovery and
+/// ``InstanceRegistry``'s takeover make `pending` again (``ScheduledStartStore/release(claimedBy:on:)``).
 ///
 /// The life of a start: ``store(_:entry:completion:now:)`` (the proxy answered the caller),
 /// ``claimDue(now:)`` and ``finish(_:result:attempts:now:)`` (the scheduler at its time),
-/// ``cancel(_:auditDatabase:now:)`` (the CLI), ``reconcile(cutoff:now:log:)`` (a proxy
+/// ``cancel(_:auditDatabase:now:)`` (the CLI, either engine), ``reconcile(cutoff:now:log:)`` (a proxy
 /// starting, for what a crash between two commits left behind). The audit is always written
-/// first on the way in, the scheduler's file first on the way out, so a crash can leave the
+/// first on the way in, the store first on the way out, so a crash can leave the
 /// audit behind the file but never a start the audit does not know.
 public struct ScheduledStartLifecycle: Sendable {
     /// Where the starts are kept (the scheduler's file, or the shared PostgreSQL database).
-    public let store: any ScheduledStartStoring
+    public let store: ScheduledStartStore
     /// The proxy's audit; nil for the CLI, which writes the audit on its own connection.
     let audit: AuditStore?
 
     /// The lifecycle of the starts in `store`, audited through `audit`.
-    public init(store: any ScheduledStartStoring, audit: AuditStore?) {
+    public init(store: ScheduledStartStore, audit: AuditStore?) {
         self.store = store
         self.audit = audit
     }
@@ -34,21 +37,26 @@ public struct ScheduledStartLifecycle: Sendable {
     }
 
     /// Stores a request's starts: its complete audit row (`scheduled`) and a mirror row per
-    /// start with the redacted request first, then the starts in the scheduler's file, whose
-    /// fsync'd commit runs off the cooperative pool.
+    /// start with the redacted request, in one audit commit, then the starts in the store, in
+    /// one commit of its own (on the store's queue, off the cooperative pool): two durable
+    /// commits for any number of starts. On SQLite they are two files. On PostgreSQL both
+    /// tables are in one database, but the audit commits on its writer's connection, in a
+    /// group commit shared with other requests, and the store on its own: one commit would
+    /// put the device ids of the start's body through the audit's writer, which must never
+    /// carry them, and make the audit's writer a second writer of `scheduled_starts`.
     public func store(_ starts: [ScheduledStart], entry: AuditEntry, completion: AuditCompletion, now: Int64) async throws(StoreFailure) {
         guard let audit else { throw StoreFailure(recorded: false, underlying: AuditError.unknownRequest(entry.requestId)) }
         var recorded = false
         do {
-            try await audit.record(entry, completion)
-            recorded = true
             let redacted = entry.translated.flatMap { try? JSONParser.parse(Array($0.utf8)) }?.arrayValue ?? []
-            for s in starts {
-                let request = s.ordinal < redacted.count ? JSONWriter.string(redacted[s.ordinal]) : "{}"
-                try await audit.run(.mirrorScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
-                                                     redactedRequest: request, createdAt: entry.receivedAt, instance: audit.configuration.instanceName))
+            let mirrors = starts.map { s in
+                AuditStatement.mirrorScheduled(requestId: s.requestId, ordinal: s.ordinal, sendAt: s.sendAt, targetApp: s.targetApp,
+                                               redactedRequest: s.ordinal < redacted.count ? JSONWriter.string(redacted[s.ordinal]) : "{}",
+                                               createdAt: entry.receivedAt, instance: audit.configuration.instanceName)
             }
-            try await store.insertOffPool(starts, now: now)
+            try await audit.record(entry, completion, with: mirrors)
+            recorded = true
+            try await store.insert(starts, now: now)
         } catch {
             throw StoreFailure(recorded: recorded, underlying: error)
         }
@@ -65,11 +73,11 @@ public struct ScheduledStartLifecycle: Sendable {
     }
 
     /// Claims every start due at `now` in the store (another scheduler's claims are skipped),
-    /// then marks each `sending` in the mirror; the claimed starts.
+    /// then marks them all `sending` in the mirror in one audit commit; the claimed starts.
     public func claimDue(now: Int64) async throws -> [ScheduledStart] {
-        let claimed = try store.claimDue(now: now, limit: 100)
-        for start in claimed {
-            try? await audit?.run(.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .sending, at: now))
+        let claimed = try await store.claimDue(now: now, limit: 100)
+        if !claimed.isEmpty {
+            try? await audit?.run(.mirrorClaimed(claimed.map { ($0.requestId, $0.ordinal) }, at: now))
         }
         return claimed
     }
@@ -81,7 +89,7 @@ public struct ScheduledStartLifecycle: Sendable {
         var problems: [String] = []
         let (id, error) = (result.messageId, result.failureMessage)
         do {
-            try store.finish(start.id, sent: id != nil, notificationId: id, status: attempts.last?.status, error: error, now: now())
+            try await store.finish(start.id, sent: id != nil, notificationId: id, status: attempts.last?.status, error: error, now: now())
         } catch {
             problems.append("the scheduler's file could not record the send: \(error)")
         }
@@ -91,7 +99,7 @@ public struct ScheduledStartLifecycle: Sendable {
         } catch {
             problems.append("the audit's mirror could not record the send: \(error)")
         }
-        guard let siblings = try? store.starts(ofRequest: start.requestId),
+        guard let siblings = try? await store.starts(ofRequest: start.requestId),
               let (outcome, message) = ScheduledStart.auditOutcome(of: siblings) else { return problems }
         let completion = AuditCompletion(
             finishedAt: now(), outcome: outcome, upstreamStatus: attempts.last?.status, upstreamBody: attempts.last?.body,
@@ -102,36 +110,6 @@ public struct ScheduledStartLifecycle: Sendable {
             problems.append("the audit row could not be completed: \(error)")
         }
         return problems
-    }
-
-    /// `pending` → `cancelled` in the file (its body deleted); false when it was no longer
-    /// pending. With `auditDatabase`, the mirror too and, once none of the request's starts
-    /// is open, the request's row from the file's record, in one transaction on the CLI's
-    /// own connection (an ``AuditStore`` would mark a running proxy's rows in flight
-    /// `unknown`). A row no longer `scheduled` is left as it is. Without it, the next proxy
-    /// start settles the row (``reconcile(cutoff:now:log:)``).
-    public func cancel(_ id: String, auditDatabase: String?, now: Int64) throws -> Bool {
-        guard try store.cancel(id, now: now) else { return false }
-        guard let auditDatabase, let start = try store.list().first(where: { $0.id == id }) else { return true }
-        let siblings = try store.starts(ofRequest: start.requestId)
-        let db = try SQLiteDatabase(path: auditDatabase)
-        try db.execute("PRAGMA busy_timeout = 5000")
-        try db.transaction {
-            try AuditStatement.mirrorState(requestId: start.requestId, ordinal: start.ordinal, state: .cancelled, at: now).run(on: db)
-            let mirror = try db.rows("SELECT ordinal, attempts FROM scheduled_sends WHERE request_id = ?", [.text(start.requestId)])
-            guard var completion = ScheduledStart.auditCompletion(of: siblings, attempts: { ordinal in
-                UpstreamAttempt.parse(mirror.first { $0[0].integerValue == Int64(ordinal) }?[1].textValue)
-            }, now: now) else { return }
-            if completion.outcome == .rejected, siblings.allSatisfy({ $0.error == nil }) {
-                completion.errorMessage = "cancelled before its send time with pushbridge scheduled cancel"
-            }
-            do {
-                try AuditStatement.completeScheduled(start.requestId, completion, onlyWhileScheduled: true, bodyLimit: AuditStoreConfiguration().bodyLimit).run(on: db)
-            } catch AuditError.unknownRequest {
-                // Completed meanwhile (or gone): left as it is.
-            }
-        }
-        return true
     }
 
     /// Brings the audit in line with the scheduler's file (see ``ScheduledAuditReconciler``);

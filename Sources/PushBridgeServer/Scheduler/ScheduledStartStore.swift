@@ -1,31 +1,35 @@
-import PushBridgeCore
 import Synchronization
 
-/// The scheduler's own SQLite file (WAL, `synchronous=FULL`, `secure_delete`).
+/// The scheduled starts, over either engine: the scheduler's own SQLite file (one instance)
+/// or the `scheduled_starts` table of the PostgreSQL database every instance shares. The one
+/// type that writes them; ``ScheduledStartLifecycle`` makes every change of a start's state
+/// through it, ``InstanceRegistry`` calls ``release(claimedBy:on:)`` to take over a dead
+/// instance's starts.
 ///
 /// It holds the one thing the audit must never hold: the real OpenPush request (device and
-/// subscription ids in clear) of a start that is to be sent later. That is why it is a
-/// separate file from the audit, and why the body is deleted (and, with `secure_delete`,
-/// overwritten) in the same transaction that marks the send final. REST keys are never
-/// stored: the send reads the app's key from the configuration.
+/// subscription ids in clear) of a start that is to be sent later, deleted in the statement
+/// that makes the start final (SQLite's `secure_delete` overwrites it; PostgreSQL's old row
+/// version is gone once `VACUUM` reclaims it). REST keys are never stored: the send reads
+/// the app's key from the configuration.
 ///
-/// Every state change is one transaction guarded by the state it leaves, so two schedulers
-/// (or a restarted one) can never both claim a send.
-public final class ScheduledStartStore: ScheduledStartStoring {
-    private let db: Mutex<SQLiteDatabase>
-    /// The file.
-    public let path: String
+/// One statement set (``ScheduledStartSQL``) over one schema (``ScheduledStartSchema``); the
+/// connection is used only on the store's own serial queue (``SerializedDatabase``), so a
+/// claim or an fsync'd commit never holds a cooperative-pool thread.
+public final class ScheduledStartStore: Sendable {
+    private let database: SerializedDatabase
+    private let committed = Atomic<Int>(0)
+    /// This instance's name, recorded on the starts it stores and claims.
+    public let instance: String
+    /// Where the starts live, for logs: the file, or the redacted URI.
+    public let location: String
+    /// How often (ms) the scheduler looks for starts other instances stored; nil when only
+    /// this process stores starts (the scheduler is woken for each).
+    public let pollMilliseconds: Int64?
 
-    private static let columns = ScheduledStart.storedColumns
-
-    /// The file, for logs.
-    public var location: String { path }
-    /// Only this process stores starts in its file: the scheduler is woken for each.
-    public var pollMilliseconds: Int64? { nil }
-
-    /// Opens (creating and migrating) the scheduler file. With `recover` (a proxy starting),
-    /// sends left `sending` by a process that stopped are made `pending` again; the CLI opens
-    /// it without.
+    /// Opens (creating and migrating) the scheduler file (WAL, `synchronous=FULL`,
+    /// `secure_delete`). With `recover` (a proxy starting), starts left `sending` by a
+    /// process that stopped are made `pending` again (``release(claimedBy:on:)``); the CLI
+    /// opens it without.
     ///
     /// Why `sending` goes back to `pending` (and not to `failed` or `unknown`): the process
     /// died after the claim and before `finish` committed, so OpenPush may or may not have
@@ -37,116 +41,132 @@ public final class ScheduledStartStore: ScheduledStartStoring {
     /// until that resend completes it. The limit: OpenPush keeps keys for
     /// `OpenPushLimits.idempotencyWindowSeconds` (30 days); a process down longer than that
     /// with a start in flight could start it twice.
-    public init(path: String, recover: Bool = true) throws {
-        let database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
-        var migrator = SQLiteMigrator()
-        migrator.register(1, "scheduled starts", sql: """
-            CREATE TABLE scheduled_starts (
-                id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ordinal INTEGER NOT NULL, app_name TEXT NOT NULL,
-                target_app TEXT NOT NULL, send_at INTEGER NOT NULL, send_date TEXT, timezone TEXT, state TEXT NOT NULL,
-                activity_type TEXT, body TEXT, notification_id TEXT, upstream_status INTEGER, error TEXT,
-                created_at INTEGER NOT NULL, claimed_at INTEGER, finished_at INTEGER);
-            CREATE INDEX scheduled_due ON scheduled_starts (state, send_at);
-            CREATE INDEX scheduled_by_request ON scheduled_starts (request_id);
-            """)
-        _ = try migrator.migrate(database)
-        if recover { try database.execute("UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL WHERE state = 'sending'", []) }
-        self.path = path
-        db = Mutex(database)
+    public init(path: String, instance: String = "", recover: Bool = true) throws {
+        let file = try SQLiteDatabase(path: path)
+        try file.execute("PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
+        _ = try ScheduledStartSchema.sqliteMigrator.migrate(file)
+        database = SerializedDatabase(.sqlite(file), label: "scheduled-starts")
+        self.instance = instance
+        location = path
+        pollMilliseconds = nil
+        // The file is this process's alone: every claim left in it was an earlier process's.
+        if recover { try database.performWhileOpening { try Self.release(claimedBy: nil, on: $0) } }
     }
 
-    /// The WAL checkpointed into the file and truncated, so the file alone holds every start
-    /// (a clean stop does this once the scheduler stopped).
-    public func checkpointAtStop() throws {
-        try db.withLock { try $0.checkpointTruncatingWAL() }
+    /// The starts in the PostgreSQL database at `uri` (its schema applied here), stored and
+    /// claimed as `instance`. A start left `sending` by an earlier process of the same name is
+    /// made `pending` again by ``InstanceRegistry/start()``, which knows the process starting.
+    public init(postgres uri: String, instance: String, pollMilliseconds: Int64 = 1_000) throws {
+        let link = try PostgresLink(uri: uri, label: "scheduled")
+        // Migrated before the queue exists: nothing else can reach the link yet.
+        try link.run { try PostgresSchema.migrator.migrate($0) }
+        database = SerializedDatabase(.postgres(link), label: "scheduled-starts")
+        self.instance = instance
+        self.pollMilliseconds = pollMilliseconds
+        location = (try? PostgresURI(uri).redacted) ?? "PostgreSQL"
     }
+
+    /// The write transactions this store committed that changed a row (each a durable
+    /// commit: an fsync on SQLite, a WAL flush on PostgreSQL); one that changed nothing
+    /// writes nothing and is not counted.
+    public var commits: Int { committed.load(ordering: .relaxed) }
 
     /// Stores new pending starts in one transaction.
-    public func insert(_ starts: [ScheduledStart], now: Int64) throws {
-        try db.withLock { d in
-            try d.transaction {
-                for s in starts {
-                    guard let stored = s.storedBody else { continue }
-                    try d.execute("INSERT INTO scheduled_starts (id, request_id, ordinal, app_name, target_app, send_at, send_date, timezone, state, activity_type, body, created_at) VALUES (?,?,?,?,?,?,?,?,'pending',?,?,?)",
-                                  [.text(s.id), .text(s.requestId), .integer(Int64(s.ordinal)), .text(s.appName), .text(s.targetApp), .integer(s.sendAt),
-                                   .text(s.sendDate), .text(s.timezone), .text(stored.activityType), .text(stored.body), .integer(now)])
-                }
+    public func insert(_ starts: [ScheduledStart], now: Int64) async throws {
+        try await write { [instance] db in
+            let inserted = try starts.reduce(0) { count, s in
+                guard let stored = s.storedBody else { return count }
+                return count + (try db.change(ScheduledStartSQL.insert, ScheduledStartSQL.insertValues(s, stored: stored, now: now, instance: instance)))
             }
+            return ((), inserted)
         }
     }
 
-    /// Pending starts due at `now`, earliest first.
-    public func due(now: Int64, limit: Int = 100) throws -> [ScheduledStart] {
-        try select("WHERE state = 'pending' AND send_at <= ? ORDER BY send_at LIMIT ?", [.integer(now), .integer(Int64(limit))])
+    /// Claims (`pending` → `sending`) up to `limit` starts due at `now` for this instance, in
+    /// one statement, earliest first; a start another scheduler claimed meanwhile is not among them.
+    public func claimDue(now: Int64, limit: Int = 100) async throws -> [ScheduledStart] {
+        let (sql, values) = ScheduledStartSQL.claimDue(now: now, limit: limit, instance: instance, postgres: database.isPostgres)
+        return try await write { db in
+            let claimed = ScheduledStartSQL.starts(try db.select(sql, values))
+            return (claimed, claimed.count)
+        }.sorted { ($0.sendAt, $0.id) < ($1.sendAt, $1.id) }
     }
 
-    /// Claims the pending starts due at `now`, earliest first (each claim its own
-    /// transaction guarded by `pending`).
-    public func claimDue(now: Int64, limit: Int = 100) throws -> [ScheduledStart] {
-        try due(now: now, limit: limit).filter { try claim($0.id, now: now) }.map { start in
-            var claimed = start
-            claimed.state = .sending
-            return claimed
+    /// `pending` → `sending` for one start; false when it was not pending (claimed, cancelled, final).
+    public func claim(_ id: String, now: Int64) async throws -> Bool {
+        try await write { [instance] db in
+            let changed = try db.change(ScheduledStartSQL.claim, [.integer(now), .text(instance), .text(id)])
+            return (changed == 1, changed)
         }
     }
 
-    /// The earliest pending send time.
-    public func nextSendAt() throws -> Int64? {
-        try db.withLock { try $0.rows("SELECT MIN(send_at) FROM scheduled_starts WHERE state = 'pending'") }.first?.first?.integerValue
-    }
-
-    /// Starts in the given states (all when empty), by send time.
-    public func list(states: [ScheduledStart.State]) throws -> [ScheduledStart] {
-        if states.isEmpty { return try select("ORDER BY send_at", []) }
-        let marks = states.map { _ in "?" }.joined(separator: ",")
-        return try select("WHERE state IN (\(marks)) ORDER BY send_at", states.map { .text($0.rawValue) })
-    }
-
-    /// How many starts the file holds, in any state.
-    public func count() throws -> Int {
-        Int(try db.withLock { try $0.rows("SELECT count(*) FROM scheduled_starts") }.first?.first?.integerValue ?? 0)
-    }
-
-    /// The starts of one inbound request.
-    public func starts(ofRequest requestId: String) throws -> [ScheduledStart] {
-        try select("WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
-    }
-
-    /// `pending` → `sending`; false when it was not pending (claimed, cancelled, final).
-    public func claim(_ id: String, now: Int64) throws -> Bool {
-        try transition(id, from: [.pending], to: .sending, sets: "claimed_at = ?", [.integer(now)])
-    }
-
-    /// `sending` → `sent` or `failed`, deleting the body in the same transaction.
-    public func finish(_ id: String, sent: Bool, notificationId: String?, status: Int?, error: String?, now: Int64) throws {
-        _ = try transition(id, from: [.sending], to: sent ? .sent : .failed, sets: "body = NULL, notification_id = ?, upstream_status = ?, error = ?, finished_at = ?",
-                           [notificationId.map(SQLiteValue.text) ?? .null, status.map { .integer(Int64($0)) } ?? .null, error.map(SQLiteValue.text) ?? .null, .integer(now)])
+    /// `sending` → `sent` or `failed`, deleting the body in the same statement.
+    public func finish(_ id: String, sent: Bool, notificationId: String?, status: Int?, error: String?, now: Int64) async throws {
+        let (sql, values) = ScheduledStartSQL.finish(id, sent: sent, notificationId: notificationId, status: status, error: error, now: now)
+        try await write { db in ((), try db.change(sql, values)) }
     }
 
     /// `pending` → `cancelled`, deleting the body; false when it was no longer pending.
-    public func cancel(_ id: String, now: Int64) throws -> Bool {
-        try transition(id, from: [.pending], to: .cancelled, sets: "body = NULL, finished_at = ?", [.integer(now)])
-    }
-
-    private func transition(_ id: String, from: [ScheduledStart.State], to: ScheduledStart.State, sets: String, _ values: [SQLiteValue]) throws -> Bool {
-        let marks = from.map { _ in "?" }.joined(separator: ",")
-        return try db.withLock { d in
-            try d.transaction {
-                try d.execute("UPDATE scheduled_starts SET state = ?, \(sets) WHERE id = ? AND state IN (\(marks))",
-                              [.text(to.rawValue)] + values + [.text(id)] + from.map { .text($0.rawValue) })
-                return d.changes == 1
-            }
+    public func cancel(_ id: String, now: Int64) async throws -> Bool {
+        try await write { db in
+            let changed = try db.change(ScheduledStartSQL.cancel, [.integer(now), .text(id)])
+            return (changed == 1, changed)
         }
     }
 
-    private func select(_ clause: String, _ args: [SQLiteValue]) throws -> [ScheduledStart] {
-        let rows = try db.withLock { try $0.rows("SELECT \(Self.columns) FROM scheduled_starts \(clause)", args) }
-        return rows.compactMap(Self.decode)
+    /// Makes `pending` again the starts `instance` left `sending` (every claim when nil), on
+    /// `db` inside the caller's transaction: a proxy starting for its own earlier process, a
+    /// survivor for a dead instance (``InstanceRegistry``). How many.
+    static func release(claimedBy instance: String?, on db: any AuditSQL) throws -> Int {
+        let (sql, values) = ScheduledStartSQL.release(claimedBy: instance)
+        return try db.change(sql, values)
     }
 
-    private static func decode(_ row: [SQLiteValue]) -> ScheduledStart? {
-        guard row.count == 15 else { return nil }
-        return ScheduledStart.stored(text: { row[$0].textValue }, integer: { row[$0].integerValue })
+    /// `pushbridge audit copy`: one start of a scheduler file moved into the shared table on
+    /// `db` (``ScheduledStartSQL/moveFromFile``); true inserted, false updated, nil left alone.
+    static func move(_ values: [String?], on db: PostgresConnection) throws -> Bool? {
+        try db.execute(ScheduledStartSQL.moveFromFile, values).rows.first.flatMap { $0.first ?? nil }.map { $0 == "t" }
+    }
+
+    /// The earliest pending send time.
+    public func nextSendAt() async throws -> Int64? {
+        try await database.perform { try $0.select(ScheduledStartSQL.nextSendAt, []).first?.first?.integerValue }
+    }
+
+    /// Starts in the given states (all when empty), by send time.
+    public func list(states: [ScheduledStart.State] = []) async throws -> [ScheduledStart] {
+        let (sql, values) = ScheduledStartSQL.list(states: states)
+        return try await database.perform { ScheduledStartSQL.starts(try $0.select(sql, values)) }
+    }
+
+    /// One start by id; nil when there is none.
+    public func start(_ id: String) async throws -> ScheduledStart? {
+        try await database.perform { ScheduledStartSQL.starts(try $0.select(ScheduledStartSQL.byId, [.text(id)])).first }
+    }
+
+    /// How many starts are stored, in any state.
+    public func count() async throws -> Int {
+        Int(try await database.perform { try $0.select(ScheduledStartSQL.count, []).first?.first?.integerValue } ?? 0)
+    }
+
+    /// The starts of one inbound request, by ordinal.
+    public func starts(ofRequest requestId: String) async throws -> [ScheduledStart] {
+        try await database.perform { ScheduledStartSQL.starts(try $0.select(ScheduledStartSQL.ofRequest, [.text(requestId)])) }
+    }
+
+    /// At a clean stop, after the scheduler stopped: the scheduler file's WAL checkpointed
+    /// into it and truncated, so the file alone holds every start; nothing on PostgreSQL.
+    public func checkpointAtStop() async throws {
+        _ = try await database.performOnSQLite { try $0.checkpointTruncatingWAL() }
+    }
+
+    /// `body` (its result and the rows it changed) in one transaction on the store's queue,
+    /// counted in ``commits`` when it changed a row.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (any AuditSQL) throws -> (T, changed: Int)) async throws -> T {
+        try await database.perform { [self] db in
+            let (result, changed) = try db.inTransaction { try body(db) }
+            if changed > 0 { committed.add(1, ordering: .relaxed) }
+            return result
+        }
     }
 }

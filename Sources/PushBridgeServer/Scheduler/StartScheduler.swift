@@ -17,7 +17,7 @@ public final class StartScheduler: Sendable {
     /// Every state change of the stored starts.
     public let lifecycle: ScheduledStartLifecycle
     /// The stored starts.
-    public var store: any ScheduledStartStoring { lifecycle.store }
+    public var store: ScheduledStartStore { lifecycle.store }
     private let delivery: OpenPushDelivery
     private let log: EventLog
     private let key: @Sendable (String) -> String?
@@ -28,7 +28,7 @@ public final class StartScheduler: Sendable {
     private let createdAt: Int64
 
     /// A scheduler; `key` gives the current REST key of a configured app by name.
-    public init(store: any ScheduledStartStoring, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
+    public init(store: ScheduledStartStore, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, key: @escaping @Sendable (String) -> String?) {
         self.lifecycle = ScheduledStartLifecycle(store: store, audit: audit)
         self.delivery = delivery
         self.createdAt = delivery.clock.nowMilliseconds()
@@ -80,7 +80,7 @@ public final class StartScheduler: Sendable {
         while !control.withLock({ $0.stopped }) {
             await sendDue()
             let now = clock.nowMilliseconds()
-            let next = ((try? store.nextSendAt()) ?? nil) ?? now + 60_000
+            let next = ((try? await store.nextSendAt()) ?? nil) ?? now + 60_000
             let wakeAt = store.pollMilliseconds.map { min(next, now + $0) } ?? next
             let clock = self.clock
             let sleeper: Task<Void, Never>? = control.withLock { c in

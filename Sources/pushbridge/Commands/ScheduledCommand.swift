@@ -2,8 +2,8 @@ import Foundation
 import PushBridgeCore
 import PushBridgeServer
 
-/// `pushbridge scheduled list|cancel`: reads the scheduler file (a running proxy may be using
-/// it) and lists or cancels pending starts. Prints ids, apps, times and states, never a
+/// `pushbridge scheduled list|cancel`: reads the scheduler file or the shared PostgreSQL
+/// table (a running proxy may be using either) and lists or cancels pending starts. Prints ids, apps, times and states, never a
 /// request body (it holds device ids).
 enum ScheduledCommand {
     /// The scheduler file when `--db` names none (the default audit path's scheduler file).
@@ -17,24 +17,24 @@ enum ScheduledCommand {
         subcommands: [
             Command(name: "list", summary: "list pending and sending starts (ids, apps, times, states; never a body)",
                     options: [db, Option(name: "all", kind: .flag, help: "also list sent, failed and cancelled starts"), .format([.text, .json])],
-                    run: { list($0) }),
+                    run: { await list($0) }),
             Command(name: "cancel", summary: "cancel a start that is still pending",
-                    options: [db, Option(name: "audit-db", kind: .text(placeholder: "FILE"), help: "also mark the request cancelled in this audit")],
+                    options: [db, Option(name: "audit-db", kind: .text(placeholder: "FILE|URI"), help: "also mark the request cancelled in this audit (a file, or the shared PostgreSQL audit_db URI)")],
                     positionals: [.init(name: "ID", help: "the scheduled start's id (pushbridge scheduled list)")],
                     notes: "Exit status: 0 cancelled, 1 not pending (already sent, cancelled, or unknown) or the work failed, 2 usage.",
-                    run: { cancel($0) }),
+                    run: { await cancel($0) }),
         ])
 
     /// The scheduler file, or the shared PostgreSQL database when `--db` is a URI.
-    static func store(_ arguments: ParsedArguments) throws -> any ScheduledStartStoring {
+    static func store(_ arguments: ParsedArguments) throws -> ScheduledStartStore {
         let db = arguments["db"] ?? defaultDatabase
-        if PostgresURI.isPostgres(db) { return try PostgresScheduledStartStore(uri: PostgresURI(db).text, instance: "cli", recover: false) }
-        return try ScheduledStartStore(path: ExistingFile.require(db, what: "scheduler file"), recover: false)
+        if PostgresURI.isPostgres(db) { return try ScheduledStartStore(postgres: PostgresURI(db).text, instance: "cli") }
+        return try ScheduledStartStore(path: ExistingFile.require(db, what: "scheduler file"), instance: "cli", recover: false)
     }
 
-    static func list(_ arguments: ParsedArguments) -> Int32 {
+    static func list(_ arguments: ParsedArguments) async -> Int32 {
         do {
-            let rows = try store(arguments).list(states: arguments.flag("all") ? [] : [.pending, .sending])
+            let rows = try await store(arguments).list(states: arguments.flag("all") ? [] : [.pending, .sending])
             writeOutput(arguments.format == .json ? json(rows) : table(rows))
             return 0
         } catch {
@@ -42,11 +42,11 @@ enum ScheduledCommand {
         }
     }
 
-    static func cancel(_ arguments: ParsedArguments) -> Int32 {
+    static func cancel(_ arguments: ParsedArguments) async -> Int32 {
         let id = arguments.positional[0]
         do {
             let lifecycle = ScheduledStartLifecycle(store: try store(arguments), audit: nil)
-            guard try lifecycle.cancel(id, auditDatabase: arguments["audit-db"], now: AuditClock.nowMilliseconds()) else {
+            guard try await lifecycle.cancel(id, auditDatabase: arguments["audit-db"], now: AuditClock.nowMilliseconds()) else {
                 return arguments.fail("\(id) is not pending (already sent, cancelled, or unknown)")
             }
             print("cancelled \(id)")

@@ -3,7 +3,7 @@ import PushBridgeTestSupport
 import PushBridgeCore
 @testable import PushBridgeServer
 
-/// A real proxy on 127.0.0.1:0 (config/demo.json's apps) forwarding to its embedded OpenPush
+/// A real proxy on 127.0.0.1:0 (``TestConfiguration/demo(audit:)``, config/demo.json's apps) forwarding to its embedded OpenPush
 /// sandbox, with its audit in a temporary directory: what the hostile-input tests attack.
 struct HostileProxyHarness {
     static var repository: URL { Repository.root }
@@ -24,20 +24,12 @@ struct HostileProxyHarness {
                       requestTimeoutSeconds: Int = 10, log: EventLog = EventLog(minimumLevel: .error, sink: { _ in })) throws -> HostileProxyHarness {
         let folder = try TemporaryDirectory("pushbridge-hostile")
         let directory = folder.url
-        let demo = try JSONParser.parse(Array(try Data(contentsOf: repository.appendingPathComponent("config/demo.json"))))
-        guard var root = demo.objectValue else { throw HarnessError("config/demo.json is not an object") }
-        root["listen"] = .string("127.0.0.1:0")
-        root["audit_db"] = .string(directory.appendingPathComponent("audit.sqlite").path)
-        root["sandbox"] = .object(["embedded": .bool(true), "seed": .string(repository.appendingPathComponent("config/demo-seed.json").path)])
-        root["limits"] = .object([
-            "max_connections": .int(Int64(maxConnections)), "per_ip_connections": .int(Int64(perIPConnections ?? maxConnections)),
-            "request_timeout_seconds": .int(Int64(requestTimeoutSeconds)),
-            "idle_timeout_seconds": .int(Int64(idleTimeoutSeconds)), "header_memory_bytes": .int(16384),
-            "max_body_bytes": .int(65536), "upstream_timeout_ms": .int(5000),
-        ])
-        let configuration = try ProxyConfiguration.load(json: JSONWriter.bytes(.object(root)),
-                                                        environment: ["PUSHBRIDGE_DEMO_OPENPUSH_KEY": "op_sandbox_demo_rest_key"])
-        return HostileProxyHarness(runtime: try ProxyRuntime.start(configuration, log: log), folder: folder)
+        let configuration = TestConfiguration.demo(audit: directory.appendingPathComponent("audit.sqlite").path).with {
+            $0.limits = .init(maxBodyBytes: 65536, maxConnections: maxConnections, perIPConnections: perIPConnections ?? maxConnections, headerMemoryBytes: 16384,
+                              idleTimeoutSeconds: idleTimeoutSeconds, requestTimeoutSeconds: requestTimeoutSeconds, upstreamTimeoutMs: 5000)
+        }
+        return HostileProxyHarness(runtime: try ProxyRuntime.start(try configuration.load(environment: TestConfiguration.demoEnvironment), log: log),
+                                   folder: folder)
     }
 
     /// Stops the proxy (its audit goes with the last copy of the harness).
@@ -81,10 +73,5 @@ struct HostileProxyHarness {
     /// The OneSignal error shape: `{"errors": [message, …]}`; returns the messages.
     static func oneSignalErrors(_ response: RawHTTPResponse) -> [String]? {
         (try? JSONParser.parse(response.body))?.objectValue?["errors"]?.arrayValue?.compactMap(\.stringValue)
-    }
-
-    struct HarnessError: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
     }
 }

@@ -16,20 +16,25 @@ final class InstanceFleet: Sendable {
     /// When each upstream request arrived (`ContinuousClock` instants, this process's clock).
     private let arrivals = Collected<(ContinuousClock.Instant, String)>()
     private let processes = Mutex<[String: ServeProcess]>([:])
-    private let delivery: String
-    private let instances: String
-    /// More top-level members (each starting with a comma), e.g. `legacy`.
-    private let topExtra: String
-    /// The `apps` array every instance serves (``reconfigure(apps:)`` replaces it).
-    private let apps: Mutex<String>
+    /// What every instance runs (``config(_:)`` adds its upstream, database and name);
+    /// ``reconfigure(_:)`` changes it.
+    private let configuration: Mutex<TestConfiguration>
 
-    /// `delivery` and `instances` are the JSON objects of those configuration keys;
-    /// `upstreamDelay` is added before each upstream answer; `apps` replaces the default apps
-    /// and `topExtra` adds top-level members.
-    init(delivery: String, instances: String = #"{"heartbeat_ms": 200, "dead_after_ms": 1500}"#, upstreamDelay: Duration = .zero,
-         apps: String? = nil, topExtra: String = "") throws {
-        self.apps = Mutex(apps ?? ProxyHarness.defaultApps(pushwooshExtra: ProxyFailureTests.segmentMap))
-        self.topExtra = topExtra
+    /// What a fleet runs unless told otherwise: the standard apps (`pw` with the tests'
+    /// segment map), heartbeats every 200 ms, an instance dead after 1.5 s.
+    static var standard: TestConfiguration {
+        TestConfiguration(upstream: nil).with {
+            $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
+            $0.instances = .init(heartbeatMs: 200, deadAfterMs: 1500)
+            $0.limits.upstreamTimeoutMs = 5000
+            $0.limits.upstreamConnectTimeoutMs = 1000
+        }
+    }
+
+    /// A fleet running `configuration` (its OpenPush, audit and instance names are the
+    /// fleet's); `upstreamDelay` is added before each upstream answer.
+    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero) throws {
+        self.configuration = Mutex(configuration)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         uri = try PostgresTestCluster.start().makeDatabase()
@@ -42,43 +47,57 @@ final class InstanceFleet: Sendable {
             // instance is killed), so its answer is delayed on purpose.
             if upstreamDelay > .zero { try? await Task.sleep(for: upstreamDelay) }
         })
-        self.delivery = delivery
-        self.instances = instances
+    }
+
+    /// The older shape: `delivery` and `instances` are the JSON objects of those keys, `apps`
+    /// replaces the standard apps and `topExtra` adds top-level members (each starting with
+    /// a comma). New tests pass a ``TestConfiguration``.
+    convenience init(delivery: String, instances: String = #"{"heartbeat_ms": 200, "dead_after_ms": 1500}"#, upstreamDelay: Duration = .zero,
+                     apps: String? = nil, topExtra: String = "") throws {
+        var configuration = Self.standard
+        configuration.fragments = try .init(limits: "{}", topExtra: topExtra, pushwooshExtra: "", oneSignalExtra: "", apps: apps)
+        configuration.fragments.top["delivery"] = .object(try TestConfiguration.Fragments.object(delivery))
+        configuration.fragments.top["instances"] = .object(try TestConfiguration.Fragments.object(instances))
+        try self.init(configuration: configuration, upstreamDelay: upstreamDelay)
     }
 
     /// The configuration of instance `name`.
-    func config(_ name: String) -> String {
-        """
-        {"listen": "127.0.0.1:0", "audit_db": "\(uri)", "instance_name": "\(name)", "instances": \(instances),
-         "openpush": {"base_url": "\(upstream.baseURL)"},
-         "limits": {"upstream_timeout_ms": 5000, "upstream_connect_timeout_ms": 1000},
-         "delivery": \(delivery) \(topExtra),
-         "apps": \(apps.withLock { $0 })}
-        """
+    func config(_ name: String) -> TestConfiguration {
+        configuration.withLock { $0 }.with {
+            $0.openPush = upstream.baseURL
+            $0.auditDatabase = uri
+            $0.instanceName = name
+        }
     }
 
     /// Starts instance `name` and waits until it listens.
     @discardableResult
     func start(_ name: String) async throws -> ServeProcess {
         let path = directory.appendingPathComponent("\(name).json").path
-        try Data(config(name).utf8).write(to: URL(fileURLWithPath: path))
+        try config(name).write(to: path)
         let process = try await ServeProcess.start(config: path, environment: ProxyHarness.environment, logPath: directory.appendingPathComponent("\(name).log").path)
         processes.withLock { $0[name] = process }
         return process
     }
 
-    /// Rewrites every running instance's configuration with `apps` and sends it SIGHUP; returns
-    /// once each has logged that it reloaded.
-    func reconfigure(apps new: String) async throws {
-        apps.withLock { $0 = new }
+    /// Changes every running instance's configuration with `edit` and sends it SIGHUP;
+    /// returns once each has logged that it reloaded.
+    func reconfigure(_ edit: (inout TestConfiguration) -> Void) async throws {
+        configuration.withLock { edit(&$0) }
         let running = processes.withLock { $0 }
         for (name, process) in running {
             let before = log(name).components(separatedBy: "configuration reloaded").count
-            try Data(config(name).utf8).write(to: URL(fileURLWithPath: directory.appendingPathComponent("\(name).json").path))
+            try config(name).write(to: directory.appendingPathComponent("\(name).json").path)
             Glibc.kill(process.process.processIdentifier, SIGHUP)
             let reloaded = await eventually(30) { self.log(name).components(separatedBy: "configuration reloaded").count > before }
             guard reloaded else { throw FleetError.notReloaded(name) }
         }
+    }
+
+    /// ``reconfigure(_:)`` with `apps` (JSON text) replacing the apps (older call sites).
+    func reconfigure(apps new: String) async throws {
+        let apps = try TestConfiguration.Fragments(limits: "{}", topExtra: "", pushwooshExtra: "", oneSignalExtra: "", apps: new).appsArray
+        try await reconfigure { $0.fragments.appsArray = apps }
     }
 
     /// What a fleet could not do.

@@ -11,17 +11,23 @@ final class ReadinessRun: Sendable {
     let legacy: FakeLegacyProvider
     let proxy: ProxyHarness
 
-    /// `readiness` is the members of the `readiness` object; `mode` the app's members after
-    /// its callers; `openPushFault` answers instead of the sandbox for bodies with the marker.
-    init(readiness: String, mode: String = "", legacyFault: HTTPResponse? = nil, openPushFault: HTTPResponse? = nil) throws {
+    /// `readiness` is the run's thresholds; `shadow` puts app `os` in shadow mode with that
+    /// side primary; `legacyFault` and `openPushFault` answer instead of the legacy provider
+    /// and the sandbox for bodies with the marker.
+    init(readiness: TestConfiguration.Readiness, shadow: ShadowPrimary? = nil, legacyFault: HTTPResponse? = nil, openPushFault: HTTPResponse? = nil) throws {
         openPush = try RecordingSandbox(behaviour: { request in
             String(decoding: request.body, as: UTF8.self).contains(Self.marker) ? openPushFault : nil
         })
         legacy = try FakeLegacyProvider(.onesignal, behaviour: { request in
             String(decoding: request.body, as: UTF8.self).contains(Self.marker) ? legacyFault : nil
         })
-        proxy = try ProxyHarness(.inProcess, upstream: openPush.baseURL, oneSignalExtra: mode,
-                                 topExtra: #", "legacy": {"onesignal": "\#(legacy.baseURL)"}, "delivery": {"max_attempts": 1}, "readiness": {\#(readiness)}"#)
+        let configuration = TestConfiguration(upstream: openPush.baseURL).with { [legacy] in
+            $0.legacy[.onesignal] = legacy.baseURL
+            $0.delivery.maxAttempts = 1
+            $0.readiness = readiness
+            if let shadow { $0.app("os") { $0.mode = .shadow; $0.shadow = .init(primary: shadow) } }
+        }
+        proxy = try ProxyHarness(.inProcess, configuration: configuration)
     }
 
     /// The activity id that makes the faults above answer.
@@ -44,7 +50,7 @@ final class ReadinessRun: Sendable {
 
     /// The configuration the proxy runs, as loaded.
     var configuration: ProxyConfiguration {
-        get throws { try ProxyConfiguration.load(json: Array(proxy.configJSON.utf8), environment: ProxyHarness.environment) }
+        get throws { try proxy.configuration.load() }
     }
 
     /// The verdicts the audit gives now, judged with the run's own configuration.
@@ -63,8 +69,7 @@ final class ReadinessRun: Sendable {
     /// Writes the configuration to a file next to the audit, for the CLI.
     func configFile() throws -> String {
         let file = proxy.directory.appendingPathComponent("config.json").path
-        try Data(proxy.configJSON.utf8).write(to: URL(fileURLWithPath: file))
-        return file
+        return try proxy.configuration.write(to: file)
     }
 
     func stop() async {

@@ -39,8 +39,8 @@ struct TestCertificateAuthority {
     }
 
     /// The `tls` configuration object for an issued pair.
-    static func configuration(_ issued: Issued) -> String {
-        #"{"certificate_chain": "\#(issued.certificatePath)", "private_key": "\#(issued.keyPath)"}"#
+    static func configuration(_ issued: Issued) -> TestConfiguration.TLS {
+        TestConfiguration.TLS(certificateChain: issued.certificatePath, privateKey: issued.keyPath)
     }
 
     /// The serial of the certificate served on 127.0.0.1:`port` (after a verified handshake

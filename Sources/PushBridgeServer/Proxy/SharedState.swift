@@ -7,7 +7,7 @@ public struct SharedState: Sendable {
     /// Paces sends per OpenPush app.
     public let pacer: any SendPacing
     /// The scheduled starts.
-    public let starts: any ScheduledStartStoring
+    public let starts: ScheduledStartStore
     /// This instance among the others; nil with SQLite.
     public let registry: InstanceRegistry?
 
@@ -16,11 +16,11 @@ public struct SharedState: Sendable {
         let uri = configuration.auditDatabasePath
         guard PostgresURI.isPostgres(uri) else {
             return SharedState(pacer: SendPacer(settings: configuration.delivery),
-                               starts: try ScheduledStartStore(path: configuration.schedulerDatabasePath), registry: nil)
+                               starts: try ScheduledStartStore(path: configuration.schedulerDatabasePath, instance: instance), registry: nil)
         }
         let registry = try InstanceRegistry(uri: uri, name: instance, settings: configuration.instances, log: log,
                                             takeoverStatements: AuditRecovery.takeoverStatements)
         return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, instance: instance, log: log),
-                           starts: try PostgresScheduledStartStore(uri: uri, instance: instance), registry: registry)
+                           starts: try ScheduledStartStore(postgres: uri, instance: instance), registry: registry)
     }
 }

@@ -7,12 +7,14 @@ import Synchronization
 /// `heartbeat_ms` (PostgreSQL's clock, so hosts whose clocks differ agree). On the same beat
 /// it looks for instances silent longer than `dead_after_ms` and takes each over in one
 /// transaction: the dead row is locked with `FOR UPDATE SKIP LOCKED` (two survivors never
-/// both take one), its scheduled starts left `sending` go back to `pending` (they are sent
+/// both take one), its scheduled starts left `sending` go back to `pending` (the scheduled
+/// starts' owner does it: ``ScheduledStartStore/release(claimedBy:on:)``; they are sent
 /// again with their own idempotency key), its pacer grants timed after it was declared dead
 /// (its last heartbeat plus `dead_after_ms`) leave the shared window (its waiting sends will
 /// never be made, so the survivors must not wait behind them), the takeover statements it was
 /// given run (the audit marks the dead instance's `pending` rows `unknown`), and the row is
-/// deleted. A clean stop gives back its own grants still to come and deletes its own row:
+/// deleted. A process starting first does the same for its own earlier process of the same
+/// name (its starts left `sending`). A clean stop gives back its own grants still to come and deletes its own row:
 /// nothing is left to take over.
 public final class InstanceRegistry: Sendable {
     /// What one takeover settled.
@@ -45,12 +47,16 @@ public final class InstanceRegistry: Sendable {
         self.log = log
         self.takeoverStatements = takeoverStatements
         link = try PostgresLink(uri: uri, label: "instances")
-        try link.run { try SharedSchema.apply(on: $0) }
+        try link.run { try PostgresSchema.migrator.migrate($0) }
     }
 
-    /// Registers this instance (a heartbeat now) and starts beating.
+    /// Registers this instance (a heartbeat now), makes `pending` again the scheduled starts an
+    /// earlier process of this name left `sending` (it stopped mid-send; each is sent again
+    /// with its own idempotency key), and starts beating.
     public func start() throws {
         try beat()
+        let recovered = try link.run { [name] db in try ScheduledStartStore.release(claimedBy: name, on: db) }
+        if recovered > 0 { log.info("scheduled starts left sending by this instance's earlier process are pending again", ["count": .int(Int64(recovered))]) }
         let task = PeriodicTask(every: .milliseconds(settings.heartbeatMs), clock: SystemDeliveryClock()) { [weak self] in await self?.tick() }
         loop.withLock { $0 = task }
     }
@@ -66,7 +72,7 @@ public final class InstanceRegistry: Sendable {
         _ = try? await link.runOffPool { db in
             try db.transaction {
                 _ = try Self.releaseGrants(of: name, laterThan: SharedSchema.serverNow, on: db)
-                return try db.execute("DELETE FROM instances WHERE name = $1", [name]).affectedRows
+                return try db.execute(InstanceSQL.remove, [name]).affectedRows
             }
         }
     }
@@ -84,11 +90,11 @@ public final class InstanceRegistry: Sendable {
     public func beat() throws {
         let name = name
         let changed = try link.run { db in
-            try db.execute("UPDATE instances SET heartbeat_at = \(SharedSchema.serverNow) WHERE name = $1", [name]).affectedRows
+            try db.execute(InstanceSQL.beat, [name]).affectedRows
         }
         guard changed == 0 else { return }
         let inserted = try link.run { db in
-            try db.execute("INSERT INTO instances (name, started_at, heartbeat_at) VALUES ($1, \(SharedSchema.serverNow), \(SharedSchema.serverNow)) ON CONFLICT (name) DO NOTHING", [name]).affectedRows
+            try db.execute(InstanceSQL.register, [name]).affectedRows
         }
         if inserted == 1 { log.info("instance registered", ["instance": .string(name)]) }
     }
@@ -98,20 +104,14 @@ public final class InstanceRegistry: Sendable {
         let (name, deadAfter, statements) = (name, settings.deadAfterMs, takeoverStatements)
         return try link.run { db in
             try db.transaction {
-                let dead = try db.execute("""
-                    SELECT name, heartbeat_at FROM instances WHERE name <> $1 AND heartbeat_at < \(SharedSchema.serverNow) - $2::bigint
-                    ORDER BY name FOR UPDATE SKIP LOCKED
-                    """, [name, String(deadAfter)]).rows.compactMap { row in row[0].flatMap { name in row[1].flatMap { Int64($0) }.map { (name, $0) } } }
+                let dead = try db.execute(InstanceSQL.lockDead, [name, String(deadAfter)]).rows.compactMap { row in row[0].flatMap { name in row[1].flatMap { Int64($0) }.map { (name, $0) } } }
                 return try dead.map { instance, heartbeatAt in
-                    let starts = try db.execute("""
-                        UPDATE scheduled_starts SET state = 'pending', claimed_at = NULL, claimed_by = NULL
-                        WHERE state = 'sending' AND claimed_by = $1
-                        """, [instance]).affectedRows
+                    let starts = try ScheduledStartStore.release(claimedBy: instance, on: db)
                     // Dead, by the registry's rule, from its last heartbeat plus dead_after on: its grants
                     // timed after that are sends it will never make.
                     let slots = try Self.releaseGrants(of: instance, laterThan: String(heartbeatAt + deadAfter), on: db)
                     let rows = try statements.reduce(0) { $0 + (try db.execute($1, [instance]).affectedRows) }
-                    try db.execute("DELETE FROM instances WHERE name = $1", [instance])
+                    try db.execute(InstanceSQL.remove, [instance])
                     return Takeover(instance: instance, starts: starts, rows: rows, slots: slots)
                 }
             }
@@ -120,7 +120,7 @@ public final class InstanceRegistry: Sendable {
 
     /// The instances registered now, by name, with their last heartbeat (Unix ms, PostgreSQL's clock).
     public func registered() throws -> [(name: String, heartbeatAt: Int64)] {
-        try link.run { try $0.execute("SELECT name, heartbeat_at FROM instances ORDER BY name").rows }.compactMap { row in
+        try link.run { try $0.execute(InstanceSQL.registered).rows }.compactMap { row in
             guard let name = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
             return (name, at)
         }
