@@ -17,19 +17,39 @@ import Testing
     /// A statement the server refuses before it runs (it cannot be parsed, or a parameter has
     /// no type) fails alone in a pipeline: the ones after it are skipped, the sync point is
     /// reached, and the connection answers the next statement.
-    @Test(arguments: ["SELEC 1", "SELECT $1 IS NULL OR EXISTS (SELECT 1 WHERE $1 IS NULL)", "SELECT no_such_column FROM pg_class"])
-    func aStatementRefusedBeforeItRunsFailsAloneInAPipeline(_ refused: String) throws {
+    @Test(arguments: ["SELEC 1", "SELECT $1 IS NULL OR EXISTS (SELECT 1 WHERE $1 IS NULL)", "SELECT no_such_column FROM pg_class"], [false, true])
+    func aStatementRefusedBeforeItRunsFailsAloneInAPipeline(_ refused: String, prepared: Bool) throws {
         let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
         try db.execute("CREATE TABLE p (k TEXT PRIMARY KEY)")
         // As the audit writer sends a batch: inside an open transaction, ending in COMMIT.
         try db.execute("BEGIN")
         let results = try db.pipeline([("INSERT INTO p VALUES ($1)", ["a"]), (refused, refused.contains("$1") ? [nil] : []), ("INSERT INTO p VALUES ($1)", ["b"]),
-                                       ("COMMIT", [])])
+                                       ("COMMIT", [])], prepared: prepared)
         #expect(results.count == 4)
         if case .failed(let error) = results[1] { #expect(error.sqlState != nil && !error.connectionLost) } else { Issue.record("\(results[1])") }
         if case .skipped = results[2] {} else { Issue.record("\(results[2])") }
         try db.execute("ROLLBACK")
         #expect(try db.execute("SELECT count(*) FROM p").value(0, 0) == "0")
+    }
+
+    /// The audit writer's statements prepared once per connection: the second pipeline reuses
+    /// them, and one whose `Parse` was skipped after an earlier failure is prepared again the
+    /// next time instead of failing as unknown.
+    @Test func aPreparedStatementIsReusedAndOneSkippedAfterAFailureIsPreparedAgain() throws {
+        let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
+        try db.execute("CREATE TABLE q (k TEXT PRIMARY KEY, n BIGINT)")
+        let insert = "INSERT INTO q VALUES ($1, $2)", bump = "UPDATE q SET n = n + 1 WHERE k = $1"
+        try db.execute("BEGIN")
+        let first = try db.pipeline([(insert, ["a", "1"]), (insert, ["a", "2"]), (bump, ["a"]), ("COMMIT", [])], prepared: true)
+        if case .failed(let error) = first[1] { #expect(error.sqlState == "23505") } else { Issue.record("\(first[1])") }
+        if case .skipped = first[2] {} else { Issue.record("\(first[2])") }
+        try db.execute("ROLLBACK")
+        #expect(db.preparedNames.keys.sorted() == [insert])
+        try db.execute("BEGIN")
+        let second = try db.pipeline([(insert, ["a", "1"]), (insert, ["b", "5"]), (bump, ["a"]), (bump, ["b"]), ("COMMIT", [])], prepared: true)
+        #expect(second.allSatisfy { if case .done = $0 { true } else { false } })
+        #expect(Set(db.preparedNames.keys) == [insert, bump])
+        #expect(try db.execute("SELECT k, n FROM q ORDER BY k").rows == [["a", "2"], ["b", "6"]])
     }
 
     @Test func refusedStatementsCarryTheirSQLStateAndSQL() throws {

@@ -10,6 +10,7 @@
 // N records from one caller and prints the p50 and p99 of each write's latency. AUDIT_LEDGER=1
 // has every completion carry an activity-ledger start (a new activity each), written in the
 // same transaction: the ledger's cost per request is the difference from a run without it.
+// AUDIT_PG_PREPARED=0 sends PostgreSQL's statements unprepared (parsed and planned per row).
 import Foundation
 import PushBridgeCore
 import PushBridgeServer
@@ -66,6 +67,7 @@ func run(phase: String, pairs: Bool) async throws {
     configuration.pipelinedSync = pipelined
     if let text = ProcessInfo.processInfo.environment["AUDIT_CACHE_KIB"], let kib = Int(text) { configuration.cacheKiB = kib }
     if let text = ProcessInfo.processInfo.environment["AUDIT_CHECKPOINT_PAGES"], let pages = Int(text) { configuration.walAutocheckpointPages = pages }
+    configuration.postgresPreparedStatements = ProcessInfo.processInfo.environment["AUDIT_PG_PREPARED"] != "0"
     let busy = Mutex(Duration.zero)
     configuration.onCommit = { sample in
         histogram.withLock { $0[sample.batchSize, default: 0] += 1 }

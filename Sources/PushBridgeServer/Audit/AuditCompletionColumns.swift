@@ -34,16 +34,30 @@ struct AuditCompletionColumns {
         errorMessage = text(completion.errorMessage)
     }
 
-    /// Every column with its name, in the order of ``AuditStatements/completionColumns``.
+    /// The value of one of the completion's columns (``AuditRequestColumn/completion``).
+    subscript(column: AuditRequestColumn) -> SQLiteValue {
+        switch column {
+        case .finishedAt: finishedAt
+        case .upstreamStatus: upstreamStatus
+        case .upstreamBody: upstreamBody
+        case .upstreamLatencyMs: upstreamLatencyMs
+        case .attempts: attempts
+        case .responseStatus: responseStatus
+        case .responseBody: responseBody
+        case .outcome: outcome
+        case .errorMessage: errorMessage
+        default: .null
+        }
+    }
+
+    /// Every column with its name, in the order of ``AuditRequestColumn/completion``.
     var all: [(column: String, value: SQLiteValue)] {
-        [("finished_at", finishedAt), ("upstream_status", upstreamStatus), ("upstream_body", upstreamBody),
-         ("upstream_latency_ms", upstreamLatencyMs), ("attempts", attempts), ("response_status", responseStatus),
-         ("response_body", responseBody), ("outcome", outcome), ("error_message", errorMessage)]
+        AuditRequestColumn.completion.map { ($0.name, self[$0]) }
     }
 
     /// What a completion written after the caller was answered changes: everything but the
     /// caller's status and body, which stay as answered.
     var afterAnswer: [(column: String, value: SQLiteValue)] {
-        all.filter { $0.column != "response_status" && $0.column != "response_body" }
+        all.filter { $0.column != AuditRequestColumn.responseStatus.name && $0.column != AuditRequestColumn.responseBody.name }
     }
 }

@@ -29,22 +29,6 @@ enum AuditDatabase {
         return file
     }
 
-    /// Marks rows left `pending` as `unknown` (bound: the time); PostgreSQL appends the
-    /// instance, since other instances' pending rows are theirs.
-    static let markPendingUnknownSQL = """
-        UPDATE requests SET outcome = 'unknown', finished_at = ?,
-            error_message = 'the process stopped before this request was completed; whether it reached OpenPush is unknown'
-        WHERE outcome = 'pending'
-        """
-
-    /// Marks rows a stopped process left `pending` as `unknown`; returns how many.
-    static func markPendingUnknown(_ database: SQLiteDatabase, now: Int64) throws -> Int {
-        try database.transaction {
-            try database.execute(markPendingUnknownSQL, [.integer(now)])
-            return database.changes
-        }
-    }
-
     /// A reader's connection to an existing audit (never created here, never migrated: a
     /// reader must not change a file that a running proxy owns).
     static func openForReading(path: String, busyTimeout: Duration) throws(AuditError) -> SQLiteDatabase {

@@ -10,67 +10,71 @@ import Synchronization
 /// new transaction; a completion for an unknown row changes nothing and fails alone, without
 /// undoing the others; a lost connection fails the batch.
 enum AuditPipeline {
-    /// Whether `batch` holds only what a pipeline carries (request rows and completions); other
+    /// Whether `work` is only what a pipeline carries (request rows and completions); other
     /// operations (named statements, pruning) run one by one.
-    static func carries(_ batch: [AuditOperation]) -> Bool {
-        batch.allSatisfy { operation in
-            switch operation.work {
+    static func carries(_ work: [AuditOperation.Work]) -> Bool {
+        work.allSatisfy { work in
+            switch work {
             case .insert, .finish: true
             case .statement, .prune, .background: false
             }
         }
     }
 
-    /// Writes every operation of `batch` not yet in `failures` and commits, inside the
-    /// transaction the caller began; records in `failures` each operation that failed.
-    static func write(_ batch: [AuditOperation], failures: inout [Int: AuditError], on connection: PostgresConnection) throws {
-        while true {
-            var statements: [(sql: String, parameters: [String?])] = []
-            // Which operation each statement belongs to; the first of a completion's is its
-            // `UPDATE requests`, which must change its row.
-            var owners: [(index: Int, completesRow: Bool)] = []
-            for (index, operation) in batch.enumerated() where failures[index] == nil {
-                var first = true
-                for statement in Self.statements(for: operation.work) {
-                    statements.append(statement)
-                    if case .finish = operation.work { owners.append((index, first)) } else { owners.append((index, false)) }
-                    first = false
-                }
+    /// Sends `operations` and the `COMMIT` as one pipeline inside the transaction the engine
+    /// began, and reads what became of each. When one was refused the transaction is aborted
+    /// (nothing committed): the writer loop rolls back and writes the batch again without the
+    /// refused ones; a completion that found no row is tried again then (its row may be in
+    /// the batch), unless refused as well, or the loop would try it forever.
+    static func apply(_ operations: [(index: Int, work: AuditOperation.Work)], on connection: PostgresConnection, prepared: Bool) throws(AuditError) -> AuditApplied {
+        var statements: [(sql: String, parameters: [String?])] = []
+        // Which operation each statement belongs to and, for the first of a completion's (its
+        // `UPDATE requests`, which must change its row), the request it completes.
+        var owners: [(index: Int, completes: String?)] = []
+        for (index, work) in operations {
+            var first = true
+            for statement in Self.statements(for: work) {
+                statements.append(statement)
+                owners.append((index, first ? Self.requestId(of: work) : nil))
+                first = false
             }
-            statements.append(("COMMIT", []))
-            let results = try connection.pipeline(statements)
-            var failed = false
-            var unknown: [Int] = []
-            // Operations one of whose statements the server refused: never tried again.
-            var refused = Set<Int>()
-            for (position, result) in results.dropLast().enumerated() {
-                let (index, completesRow) = owners[position]
-                switch result {
-                case .failed(let error):
-                    failures[index] = AuditError.wrap(error)
-                    refused.insert(index)
-                    failed = true
-                case .done(let affected):
-                    if completesRow, case .finish(let requestId, _, _) = batch[index].work, affected != 1 {
-                        failures[index] = AuditError.unknownRequest(requestId)
-                        unknown.append(index)
-                    }
-                case .skipped:
-                    break
-                }
-            }
-            guard failed else {
-                // COMMIT ran: the rest is durable; completions of unknown rows changed nothing.
-                if case .failed(let error)? = results.last { throw error }
-                return
-            }
-            // The transaction is aborted: undo, begin again, and rewrite without the failures
-            // (a completion that found no row is tried again too: its row may be in this batch).
-            // An operation that was refused as well stays failed, or the loop would try it forever.
-            for index in unknown where !refused.contains(index) { failures[index] = nil }
-            try connection.execute("ROLLBACK")
-            try connection.execute("BEGIN")
         }
+        statements.append(("COMMIT", []))
+        let results: [PostgresConnection.PipelineResult]
+        do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
+        var applied = AuditApplied()
+        var unknown: [Int] = []
+        // Operations one of whose statements the server refused: never tried again.
+        var refused = Set<Int>()
+        for (position, result) in results.dropLast().enumerated() {
+            let (index, completes) = owners[position]
+            switch result {
+            case .failed(let error):
+                applied.failures[index] = AuditError.wrap(error)
+                refused.insert(index)
+            case .done(let affected):
+                if let requestId = completes, affected != 1 {
+                    applied.failures[index] = AuditError.unknownRequest(requestId)
+                    unknown.append(index)
+                }
+            case .skipped:
+                break
+            }
+        }
+        guard !refused.isEmpty else {
+            // COMMIT ran: the rest is durable; completions of unknown rows changed nothing.
+            if case .failed(let error)? = results.last { throw .postgres(error) }
+            applied.committed = true
+            return applied
+        }
+        applied.aborted = true
+        applied.retry = Set(unknown).subtracting(refused)
+        return applied
+    }
+
+    private static func requestId(of work: AuditOperation.Work) -> String? {
+        if case .finish(let requestId, _, _) = work { return requestId }
+        return nil
     }
 
     /// The SQL (with `$n` marks) and text parameters of one operation.

@@ -56,28 +56,32 @@ public final class AuditReader: Sendable {
         if let app { conditions.append("(source_app = ? OR \(appNameColumn) = ?)"); arguments += [.text(app), .text(app)] }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments.append(.integer(Int64(max(0, limit))))
+        let columns: [AuditRequestColumn] = [.requestId, .receivedAt, .dialect, .route, .sourceApp, .event, .outcome, .responseStatus,
+                                             .upstreamLatencyMs, .findingCount, .appName]
         let sql = """
-            SELECT request_id, received_at, dialect, route, source_app, event, outcome, response_status, upstream_latency_ms, finding_count, \(appNameColumn)
+            SELECT \(AuditRequestRow.selectList(columns, appNameColumn: appNameColumn))
             FROM requests \(filter) ORDER BY received_at DESC, id DESC LIMIT ?
             """
-        return try query(sql, arguments).map { row in
-            AuditSummary(requestId: row[0].textValue ?? "", receivedAt: row[1].integerValue ?? 0, dialect: row[2].textValue,
-                         route: row[3].textValue, sourceApp: row[4].textValue, event: row[5].textValue, outcome: row[6].textValue ?? "",
-                         responseStatus: row[7].integerValue.map(Int.init), upstreamLatencyMs: Self.real(row[8]),
-                         findingCount: Int(row[9].integerValue ?? 0), appName: row[10].textValue)
+        return try query(sql, arguments).map { values in
+            let row = AuditRequestRow(columns: columns, values: values)
+            return AuditSummary(requestId: row.text(.requestId) ?? "", receivedAt: row.integer(.receivedAt) ?? 0, dialect: row.text(.dialect),
+                                route: row.text(.route), sourceApp: row.text(.sourceApp), event: row.text(.event), outcome: row.text(.outcome) ?? "",
+                                responseStatus: row.integer(.responseStatus).map(Int.init), upstreamLatencyMs: row.real(.upstreamLatencyMs),
+                                findingCount: Int(row.integer(.findingCount) ?? 0), appName: row.text(.appName))
         }
     }
 
     /// The row and its findings, or nil when there is none.
     public func show(requestId: String) throws(AuditError) -> AuditRecord? {
-        let columns = AuditStatements.requestColumns.filter { $0 != "instance_name" }.map { $0 == "app_name" ? appNameColumn : $0 }.joined(separator: ", ")
-        guard let row = try query("SELECT \(columns) FROM requests WHERE request_id = ?", [.text(requestId)]).first else { return nil }
+        let columns = AuditRequestColumn.allCases.filter { $0 != .instanceName }
+        let sql = "SELECT \(AuditRequestRow.selectList(columns, appNameColumn: appNameColumn)) FROM requests WHERE request_id = ?"
+        guard let values = try query(sql, [.text(requestId)]).first else { return nil }
         let findings = try query("SELECT field, kind, severity, message FROM findings WHERE request_id = ? ORDER BY ordinal", [.text(requestId)])
             .map { f in
                 Finding(field: f[0].textValue ?? "", kind: FindingKind(rawValue: f[1].textValue ?? "") ?? .caveat,
                         severity: Severity(rawValue: f[2].textValue ?? ""), message: f[3].textValue ?? "")
             }
-        return Self.record(row, findings: findings)
+        return Self.record(AuditRequestRow(columns: columns, values: values), findings: findings)
     }
 
     /// Deletes rows received more than `days` days before `now` (Unix ms) with their findings,
@@ -136,25 +140,19 @@ public final class AuditReader: Sendable {
         do { return try source.withSQL { try $0.change(sql, arguments) } } catch { throw AuditError.wrap(error) }
     }
 
-    private static func real(_ value: SQLiteValue) -> Double? {
-        switch value {
-        case .real(let real): real
-        case .integer(let integer): Double(integer)
-        default: nil
-        }
-    }
-
-    private static func record(_ row: [SQLiteValue], findings: [Finding]) -> AuditRecord {
+    private static func record(_ row: AuditRequestRow, findings: [Finding]) -> AuditRecord {
         var entry = AuditEntry(
-            requestId: row[0].textValue ?? "", receivedAt: row[1].integerValue ?? 0, path: row[3].textValue,
-            dialect: row[4].textValue.flatMap(DialectName.init(rawValue:)), route: row[5].textValue.flatMap(RouteKind.init(rawValue:)),
-            sourceApp: row[6].textValue, targetApp: row[7].textValue, activityType: row[8].textValue, activityId: row[9].textValue,
-            event: row[10].textValue, keyFingerprint: row[11].textValue, inboundBody: row[12].textValue, translated: row[13].textValue,
-            findings: findings)
-        entry.appName = row[23].textValue
+            requestId: row.text(.requestId) ?? "", receivedAt: row.integer(.receivedAt) ?? 0, path: row.text(.path),
+            dialect: row.text(.dialect).flatMap(DialectName.init(rawValue:)), route: row.text(.route).flatMap(RouteKind.init(rawValue:)),
+            sourceApp: row.text(.sourceApp), targetApp: row.text(.targetApp), activityType: row.text(.activityType),
+            activityId: row.text(.activityId), event: row.text(.event), keyFingerprint: row.text(.keyFingerprint),
+            inboundBody: row.text(.inboundBody), translated: row.text(.translated), findings: findings)
+        entry.appName = row.text(.appName)
         return AuditRecord(
-            entry: entry, outcome: row[21].textValue ?? "", finishedAt: row[2].integerValue, upstreamStatus: row[15].integerValue.map(Int.init),
-            upstreamBody: row[16].textValue, upstreamLatencyMs: real(row[17]), attempts: row[18].textValue,
-            responseStatus: row[19].integerValue.map(Int.init), responseBody: row[20].textValue, errorMessage: row[22].textValue)
+            entry: entry, outcome: row.text(.outcome) ?? "", finishedAt: row.integer(.finishedAt),
+            upstreamStatus: row.integer(.upstreamStatus).map(Int.init), upstreamBody: row.text(.upstreamBody),
+            upstreamLatencyMs: row.real(.upstreamLatencyMs), attempts: row.text(.attempts),
+            responseStatus: row.integer(.responseStatus).map(Int.init), responseBody: row.text(.responseBody),
+            errorMessage: row.text(.errorMessage))
     }
 }

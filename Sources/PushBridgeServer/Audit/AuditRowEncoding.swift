@@ -1,15 +1,33 @@
 import PushBridgeCore
 
-/// Turns entries and completions into the SQLite values the writer binds, in the column
-/// order of ``AuditStatements``. Runs on the caller's task, off the writer thread.
+/// Turns entries and completions into the SQLite values the writer binds, each by its
+/// column (``AuditRequestColumn``). Runs on the caller's task, off the writer thread.
 enum AuditRowEncoding {
+    /// The row's values in ``AuditRequestColumn``'s order (``AuditStatements/requestColumns``).
     static func requestRow(_ entry: AuditEntry, _ completion: AuditCompletion?, bodyLimit: Int, instance: String) -> [SQLiteValue] {
-        [
-            .text(entry.requestId), .integer(entry.receivedAt), integer(completion?.finishedAt), text(stripQuery(entry.path)),
-            text(entry.dialect?.rawValue), text(entry.route?.rawValue ?? entry.unhandledRoute), text(entry.sourceApp), text(entry.targetApp),
-            text(entry.activityType), text(entry.activityId), text(entry.event), text(entry.keyFingerprint),
-            text(entry.inboundBody), text(entry.translated), .integer(Int64(entry.findings.count)),
-        ] + AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit).all.dropFirst().map(\.value) + [text(entry.appName), .text(instance)]
+        let completed = AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit)
+        return AuditRequestColumn.allCases.map { column -> SQLiteValue in
+            switch column {
+            case .requestId: .text(entry.requestId)
+            case .receivedAt: .integer(entry.receivedAt)
+            case .path: text(stripQuery(entry.path))
+            case .dialect: text(entry.dialect?.rawValue)
+            case .route: text(entry.route?.rawValue ?? entry.unhandledRoute)
+            case .sourceApp: text(entry.sourceApp)
+            case .targetApp: text(entry.targetApp)
+            case .activityType: text(entry.activityType)
+            case .activityId: text(entry.activityId)
+            case .event: text(entry.event)
+            case .keyFingerprint: text(entry.keyFingerprint)
+            case .inboundBody: text(entry.inboundBody)
+            case .translated: text(entry.translated)
+            case .findingCount: .integer(Int64(entry.findings.count))
+            case .appName: text(entry.appName)
+            case .instanceName: .text(instance)
+            case .finishedAt, .upstreamStatus, .upstreamBody, .upstreamLatencyMs, .attempts, .responseStatus, .responseBody, .outcome, .errorMessage:
+                completed[column]
+            }
+        }
     }
 
     static func findingRows(_ entry: AuditEntry, instance: String) -> [[SQLiteValue]] {

@@ -18,33 +18,8 @@ enum AuditSchema {
         return migrator
     }
 
-    static let requestsAndFindings = """
-        CREATE TABLE requests (
-            id INTEGER PRIMARY KEY,
-            request_id TEXT NOT NULL UNIQUE,
-            received_at INTEGER NOT NULL,
-            finished_at INTEGER,
-            path TEXT,
-            dialect TEXT,
-            route TEXT,
-            source_app TEXT,
-            target_app TEXT,
-            activity_type TEXT,
-            activity_id TEXT,
-            event TEXT,
-            key_fingerprint TEXT,
-            inbound_body TEXT,
-            translated TEXT,
-            finding_count INTEGER NOT NULL DEFAULT 0,
-            upstream_status INTEGER,
-            upstream_body TEXT,
-            upstream_latency_ms REAL,
-            attempts TEXT,
-            response_status INTEGER,
-            response_body TEXT,
-            outcome TEXT NOT NULL,
-            error_message TEXT
-        );
+    /// The `requests` table from its one declaration (``AuditRequestColumn``), as migration 1 made it.
+    static let requestsAndFindings = AuditRequestColumn.createTable(sqlite: true) + """
         CREATE INDEX requests_by_time ON requests (received_at);
         CREATE INDEX requests_by_route ON requests (dialect, route, received_at);
         CREATE INDEX requests_by_app ON requests (source_app, received_at);
@@ -123,14 +98,11 @@ enum AuditSchema {
     /// The configured app's name next to the caller's source app id, so `audit list`,
     /// `report` and `readiness` name apps as the configuration does. Null for requests no
     /// app accepted and for rows written before it.
-    static let appNames = """
-        ALTER TABLE requests ADD COLUMN app_name TEXT;
-        """
+    static let appNames = AuditRequestColumn.addColumns(sqliteMigration: 5)
 
     /// The instance that wrote each row (`instance_name` in the configuration), as in the
     /// PostgreSQL audit several instances share.
-    static let instanceNames = """
-        ALTER TABLE requests ADD COLUMN instance_name TEXT;
+    static let instanceNames = AuditRequestColumn.addColumns(sqliteMigration: 6) + """
         ALTER TABLE findings ADD COLUMN instance_name TEXT;
         ALTER TABLE shadow_comparisons ADD COLUMN instance_name TEXT;
         ALTER TABLE scheduled_sends ADD COLUMN instance_name TEXT;

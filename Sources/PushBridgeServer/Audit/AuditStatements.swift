@@ -9,17 +9,11 @@ final class AuditStatements {
     /// The activity ledger's statements by SQL, prepared on first use.
     private var ledgerStatements: [String: SQLiteStatement] = [:]
 
-    static let requestColumns = [
-        "request_id", "received_at", "finished_at", "path", "dialect", "route", "source_app", "target_app",
-        "activity_type", "activity_id", "event", "key_fingerprint", "inbound_body", "translated", "finding_count",
-        "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status", "response_body",
-        "outcome", "error_message", "app_name", "instance_name",
-    ]
+    /// The `requests` columns a row is written with, in ``AuditRowEncoding/requestRow(_:_:bodyLimit:instance:)``'s order.
+    static let requestColumns = AuditRequestColumn.allCases.map(\.name)
     static let findingColumns = ["request_id", "ordinal", "dialect", "route", "source_app", "received_at", "field", "kind", "severity", "message", "instance_name"]
-    static let completionColumns = [
-        "finished_at", "upstream_status", "upstream_body", "upstream_latency_ms", "attempts", "response_status",
-        "response_body", "outcome", "error_message",
-    ]
+    /// The `requests` columns a completion fills, in ``AuditCompletionColumns/all``'s order.
+    static let completionColumns = AuditRequestColumn.completion.map(\.name)
 
     init(database: SQLiteDatabase) throws(SQLiteError) {
         self.database = database

@@ -36,6 +36,10 @@ public struct AuditStoreConfiguration: Sendable {
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.
     public var maxUnsyncedBatches = 1
+    /// On PostgreSQL, whether the writer's pipelined statements are prepared once per
+    /// connection (named statements) instead of parsed and planned for every row. Default
+    /// `true`; `false` is for measuring the difference.
+    public var postgresPreparedStatements = true
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
     /// only); throwing fails that sync as a failing `fdatasync` would.
     var beforeWALSync: (@Sendable () throws -> Void)?

@@ -1,34 +1,37 @@
 extension AuditWriter {
-    /// Runs `batch` in one transaction and returns it for acknowledgement; resumes no one.
-    ///
-    /// An operation that fails on its own (a duplicate id, a finish for an unknown row) fails
-    /// alone: SQLite undoes just that statement and the rest commit. An error that ends the
-    /// transaction (disk full, I/O) fails the whole batch.
-    func write(_ batch: [AuditOperation], with statements: AuditStatements) -> AuditCommittedBatch {
+    /// Runs `batch` in one transaction on `engine` and returns it for acknowledgement; resumes
+    /// no one. An operation that fails alone leaves the others to commit; one that aborts the
+    /// transaction (PostgreSQL) has it rolled back and the batch written again without it; an
+    /// error that ends the transaction (disk full, I/O, the connection lost) fails the batch.
+    func write(_ batch: [AuditOperation], on engine: any AuditWriteEngine) -> AuditCommittedBatch {
         let start = ContinuousClock.now
         var failures: [Int: AuditError] = [:]
         var batchError: AuditError?
-        do {
-            try statements.beginTransaction()
-            for (index, operation) in batch.enumerated() {
-                do {
-                    try statements.apply(operation.work)
-                } catch {
-                    failures[index] = error
-                    if !statements.database.isInTransaction { throw error }
+        do throws(AuditError) {
+            try engine.begin()
+            while true {
+                let remaining = batch.indices.filter { failures[$0] == nil }.map { (index: $0, work: batch[$0].work) }
+                let applied = try engine.apply(remaining)
+                failures.merge(applied.failures) { $1 }
+                guard applied.aborted else {
+                    if !applied.committed { try engine.commit() }
+                    break
                 }
+                for index in applied.retry { failures[index] = nil }
+                engine.rollBack()
+                try engine.begin()
             }
-            try statements.commitTransaction()
         } catch {
-            batchError = AuditError.wrap(error)
-            if statements.database.isInTransaction { try? statements.database.execute("ROLLBACK TRANSACTION") }
+            batchError = error
+            engine.rollBack()
         }
+        engine.endBatch()
         return AuditCommittedBatch(operations: batch, failures: failures, batchError: batchError, began: start, committed: .now)
     }
 
-    /// Resumes every caller of `batch`: with success only once its commit is on disk, which is
-    /// when this is called (after `COMMIT` under `synchronous=FULL`, or after the
-    /// ``AuditSyncer``'s `fdatasync` of the WAL). `durabilityError` fails the operations that
+    /// Resumes every caller of `batch`: with success only once its commit is durable, which is
+    /// when this is called (after `COMMIT` on PostgreSQL and under SQLite's `synchronous=FULL`,
+    /// or after the ``AuditSyncer``'s `fdatasync` of the WAL). `durabilityError` fails the operations that
     /// committed but could not be made durable.
     func acknowledge(_ batch: AuditCommittedBatch, durabilityError: AuditError?) {
         let end = ContinuousClock.now

@@ -2,13 +2,15 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// The one thread that owns the audit's write connection, with its bounded queue.
+/// The audit's one writer loop, over either engine (``AuditWriteEngine``: SQLite or PostgreSQL): one
+/// thread that owns the engine, with the bounded queue in front of it. It takes what has
+/// queued as one batch, writes it in one transaction (group commit), rolls back and rewrites a
+/// batch one operation aborted, and answers every caller once its commit is durable.
 ///
-/// Why `@unchecked Sendable` is sound: callers on any thread, and the ``AuditSyncer``'s
+/// Why `@unchecked Sendable` is sound: callers on any thread, and the SQLite syncer's
 /// thread, touch only `state` (a `Mutex`), the semaphore (thread-safe by contract) and the
-/// immutable `configuration`. `statements` — the connection and its
-/// prepared statements — is created, used and released only on the writer thread, inside
-/// `run(path:)`, and never escapes it.
+/// immutable `configuration`. The engine — the connection and its prepared statements — is
+/// created, used and released only on the writer thread, inside `run`, and never escapes it.
 final class AuditWriter: @unchecked Sendable {
     struct State {
         var ready: [AuditOperation] = []
@@ -37,15 +39,35 @@ final class AuditWriter: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    /// Starts the writer thread, which opens `path`, migrates it and marks rows left pending
-    /// as unknown. Returns once that is done (or throws what failed), with how many rows it
-    /// marked.
+    /// Starts the writer thread on SQLite: it opens `path`, migrates it and marks rows left
+    /// pending as unknown. Returns once that is done (or throws what failed), with how many
+    /// rows it marked.
     static func start(path: String, configuration: AuditStoreConfiguration) throws(AuditError) -> (AuditWriter, recovered: Int) {
+        try start(configuration: configuration) { writer in
+            let (engine, recovered) = try AuditSQLiteEngine.open(path: path, configuration: configuration) { batch, error in
+                writer.acknowledge(batch, durabilityError: error)
+            }
+            return (engine, recovered)
+        }
+    }
+
+    /// Starts the writer thread on PostgreSQL: it migrates the database and marks this
+    /// instance's rows left pending as unknown, as ``start(path:configuration:)`` does.
+    static func start(postgres pool: PostgresPool, configuration: AuditStoreConfiguration) throws(AuditError) -> (AuditWriter, recovered: Int) {
+        try start(configuration: configuration) { _ in
+            let (engine, recovered) = try AuditPostgresEngine.open(pool: pool, configuration: configuration)
+            return (engine, recovered)
+        }
+    }
+
+    /// Starts the writer thread, which opens its engine with `open`; returns once it has.
+    private static func start(configuration: AuditStoreConfiguration,
+                              open: @escaping @Sendable (AuditWriter) throws -> (any AuditWriteEngine, Int)) throws(AuditError) -> (AuditWriter, recovered: Int) {
         let writer = AuditWriter(configuration: configuration)
         let opened = Mutex<Result<Int, AuditError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
-            writer.run(path: path) { result in
+            writer.run(open) { result in
                 opened.withLock { $0 = result }
                 ready.signal()
             }
@@ -110,71 +132,39 @@ final class AuditWriter: @unchecked Sendable {
 
     // MARK: The writer thread
 
-    private func run(path: String, opened: (Result<Int, AuditError>) -> Void) {
-        var statements: AuditStatements?
-        var syncer: AuditSyncer?
-        var checkpointer: AuditCheckpointer?
+    private func run(_ open: (AuditWriter) throws -> (any AuditWriteEngine, Int), opened: (Result<Int, AuditError>) -> Void) {
+        let failure: String?
         do {
-            let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
-            let recovered = try AuditDatabase.markPendingUnknown(database, now: AuditClock.nowMilliseconds())
-            statements = try AuditStatements(database: database)
-            if configuration.walAutocheckpointPages > 0 {
-                // Checkpoints off this thread, so none runs inside a request batch's COMMIT.
-                let background = try AuditCheckpointer(path: path, busyTimeout: configuration.busyTimeout,
-                                                       thresholdPages: configuration.walAutocheckpointPages,
-                                                       beforeCheckpoint: configuration.beforeCheckpoint)
-                database.setWALObserver(background.observer)
-                checkpointer = background
-            }
-            if configuration.pipelinedSync, let file = try AuditDatabase.openWALSync(database) {
-                syncer = AuditSyncer(file: file, maxPendingBatches: configuration.maxUnsyncedBatches,
-                                     beforeSync: configuration.beforeWALSync) { [self] batch, error in
-                    acknowledge(batch, durabilityError: error)
-                }
-            }
+            let (engine, recovered) = try open(self)
             opened(.success(recovered))
+            drive(engine)
+            failure = engine.close()
         } catch {
-            statements?.database.setWALObserver(nil)
-            checkpointer?.stop()
             state.withLock { $0.closing = true; $0.closed = true }
             opened(.failure(AuditError.wrap(error)))
             return
         }
+        // Every commit made durable and acknowledged, the engine closed (on SQLite the WAL
+        // checkpointed into the file) and released with its connection (its scope ended above)
+        // before anyone waiting in close() resumes: a closed store's file is quiet and complete.
+        state.withLock { $0.checkpointFailure = failure }
+        resumeCloseWaiters()
+    }
+
+    /// The loop: a batch from the queue, written in one transaction, its callers answered once
+    /// it is durable; until the store closes and everything queued is written.
+    private func drive(_ engine: any AuditWriteEngine) {
         while true {
-            syncer?.waitForRoom()
-            guard let batch = nextBatch(), let current = statements else { break }
+            engine.waitForRoom()
+            guard let batch = nextBatch() else { return }
             if batch.isEmpty {
                 wake.wait()
                 continue
             }
-            let committed = write(batch, with: current)
-            if let syncer, committed.batchError == nil {
-                // Nothing waiting to overlap with: sync here (no hand-off latency for a lone caller).
-                let nothingQueued = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
-                if !(nothingQueued && syncer.synchronizeHereIfIdle(committed)) { syncer.submit(committed) }
-            } else {
-                // synchronous=FULL: COMMIT returned after its fsync. A failed transaction left
-                // nothing to sync.
-                acknowledge(committed, durabilityError: nil)
-            }
+            let committed = write(batch, on: engine)
+            let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
+            if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
         }
-        // Every commit made durable and acknowledged, then the WAL checkpointed into the file
-        // and truncated (the reader's connection stays open, so closing this one would not
-        // checkpoint: the file alone would lack every row still in the -wal), then the
-        // connection closed, before anyone waiting in close() resumes, so a closed store's
-        // file is quiet and complete on its own.
-        syncer?.stop()
-        syncer = nil
-        statements?.database.setWALObserver(nil)
-        checkpointer?.stop()
-        checkpointer = nil
-        do {
-            try statements?.database.checkpointTruncatingWAL()
-        } catch {
-            state.withLock { $0.checkpointFailure = "\(error)" }
-        }
-        statements = nil
-        resumeCloseWaiters()
     }
 
     /// Marks the writer closed and resumes everyone waiting in ``close()``.

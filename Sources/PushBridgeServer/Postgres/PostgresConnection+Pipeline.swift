@@ -24,21 +24,57 @@ extension PostgresConnection {
     /// has been passed (the transaction committed, or rolled back when one failed). Throws
     /// when the connection fails (``PostgresError/connectionLost``): whether the transaction
     /// committed is then unknown only if the sync point's answer was lost.
-    func pipeline(_ statements: [(sql: String, parameters: [String?])]) throws(PostgresError) -> [PipelineResult] {
+    ///
+    /// `prepared`: each SQL text is parsed and planned once per connection (a named statement
+    /// prepared in the same pipeline the first time it is sent, ``preparedNames``) instead of
+    /// once per statement; the server does the same work with the same values.
+    func pipeline(_ statements: [(sql: String, parameters: [String?])], prepared: Bool = false) throws(PostgresError) -> [PipelineResult] {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError("enter pipeline mode") }
         // Every error thrown below has no SQLSTATE, so it counts as the connection lost and the
         // pool drops the connection rather than reuse one left in pipeline mode.
         var results: [PipelineResult] = []
         results.reserveCapacity(statements.count)
-        for statement in statements {
-            let sent = withParameters(statement.parameters) { values in
-                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+        // The statements prepared by this pipeline, each before the first that uses it.
+        var preparing: [(before: Int, sql: String, name: String)] = []
+        for (position, statement) in statements.enumerated() {
+            let sent: Int32
+            if prepared, statement.sql != "COMMIT" {
+                let name: String
+                if let known = preparedNames[statement.sql] ?? preparing.first(where: { $0.sql == statement.sql })?.name {
+                    name = known
+                } else {
+                    name = "pushbridge_\(preparedNames.count + preparing.count)"
+                    guard PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), nil) == 1 else {
+                        throw connectionError("send prepare", sql: statement.sql)
+                    }
+                    preparing.append((position, statement.sql, name))
+                }
+                sent = withParameters(statement.parameters) { values in
+                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                }
+            } else {
+                sent = withParameters(statement.parameters) { values in
+                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+                }
             }
             guard sent == 1 else { throw connectionError("send", sql: statement.sql) }
         }
         guard PQpipelineSync(handle) == 1 else { throw connectionError("sync") }
-        for statement in statements {
-            results.append(try readResult(of: statement.sql))
+        var next = preparing.startIndex
+        for (position, statement) in statements.enumerated() {
+            // A `Parse` the server refused is that statement's failure (its execution is then
+            // skipped); one skipped after an earlier failure leaves the SQL to prepare next time.
+            var refused: PostgresError?
+            if next < preparing.endIndex, preparing[next].before == position {
+                switch try readResult(of: statement.sql) {
+                case .done: preparedNames[statement.sql] = preparing[next].name
+                case .failed(let error): refused = error
+                case .skipped: break
+                }
+                next += 1
+            }
+            let result = try readResult(of: statement.sql)
+            results.append(refused.map { .failed($0) } ?? result)
         }
         try readSyncPoint()
         guard PQexitPipelineMode(handle) == 1 else { throw connectionError("exit pipeline mode") }

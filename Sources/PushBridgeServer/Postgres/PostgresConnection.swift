@@ -12,6 +12,8 @@ import Glibc
 public final class PostgresConnection {
     /// The libpq connection; used only by this type and its extensions.
     let handle: OpaquePointer
+    /// The statements prepared on this connection by ``pipeline(_:prepared:)``, by SQL: their names.
+    var preparedNames: [String: String] = [:]
 
     /// Connects with a libpq URI or `key=value` string; throws with libpq's reason when the
     /// server cannot be reached or refuses the connection. `connectTimeout` (whole seconds,

@@ -58,6 +58,19 @@ public final class PostgresPool: Sendable {
         }
     }
 
+    /// A connection of the caller's own, held across calls (the audit writer holds one per
+    /// batch) until ``giveBack(_:)``; waits and throws as ``withConnection(_:)`` does.
+    func borrow() throws(PostgresError) -> PostgresConnection {
+        try acquire()
+    }
+
+    /// Returns a connection from ``borrow()``: kept for the next borrower while healthy and not
+    /// `lost` (an error without a SQLSTATE left it in an unknown state, as ``withConnection(_:)``
+    /// treats one), closed and its slot freed otherwise.
+    func giveBack(_ connection: PostgresConnection, lost: Bool) {
+        if lost { discard() } else { release(connection) }
+    }
+
     private func acquire() throws(PostgresError) -> PostgresConnection {
         let timeout = configuration.acquireTimeout
         let nanoseconds = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)

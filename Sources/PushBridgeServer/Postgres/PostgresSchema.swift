@@ -23,35 +23,7 @@ enum PostgresSchema {
 
     /// The audit's tables and the indexes the reports read.
     static let audit: [PostgresMigrator.Migration] = [
-        .init(1, "audit requests and findings", sql: """
-            CREATE TABLE requests (
-                id BIGSERIAL PRIMARY KEY,
-                request_id TEXT NOT NULL UNIQUE,
-                received_at BIGINT NOT NULL,
-                finished_at BIGINT,
-                path TEXT,
-                dialect TEXT,
-                route TEXT,
-                source_app TEXT,
-                target_app TEXT,
-                activity_type TEXT,
-                activity_id TEXT,
-                event TEXT,
-                key_fingerprint TEXT,
-                inbound_body TEXT,
-                translated TEXT,
-                finding_count BIGINT NOT NULL DEFAULT 0,
-                upstream_status BIGINT,
-                upstream_body TEXT,
-                upstream_latency_ms DOUBLE PRECISION,
-                attempts TEXT,
-                response_status BIGINT,
-                response_body TEXT,
-                outcome TEXT NOT NULL,
-                error_message TEXT,
-                app_name TEXT,
-                instance_name TEXT
-            );
+        .init(1, "audit requests and findings", sql: AuditRequestColumn.createTable(sqlite: false) + """
             CREATE INDEX requests_by_time ON requests (received_at);
             CREATE INDEX requests_by_route ON requests (dialect, route, received_at);
             CREATE INDEX requests_by_app ON requests (source_app, received_at);

@@ -19,16 +19,8 @@ public struct SharedState: Sendable {
                                starts: try ScheduledStartStore(path: configuration.schedulerDatabasePath, instance: instance), registry: nil)
         }
         let registry = try InstanceRegistry(uri: uri, name: instance, settings: configuration.instances, log: log,
-                                            takeoverStatements: auditTakeoverStatements)
+                                            takeoverStatements: AuditRecovery.takeoverStatements)
         return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, instance: instance, log: log),
                            starts: try ScheduledStartStore(postgres: uri, instance: instance), registry: registry)
     }
-
-    /// What the audit does for a dead instance (`$1` is its name): its rows still `pending`
-    /// become `unknown`, as one instance's own are when it starts again after a crash.
-    static let auditTakeoverStatements = ["""
-        UPDATE requests SET outcome = 'unknown', finished_at = \(InstanceSQL.serverNow),
-            error_message = 'the instance ' || $1 || ' stopped before this request was completed; whether it reached OpenPush is unknown'
-        WHERE instance_name = $1 AND outcome = 'pending'
-        """]
 }

@@ -1,0 +1,104 @@
+/// The audit's SQLite engine: the writer's connection with its prepared statements
+/// (``AuditStatements``), the ``AuditSyncer`` that makes commits durable off the writer
+/// thread, and the ``AuditCheckpointer`` that checkpoints the WAL off it too.
+///
+/// An operation that fails on its own (a duplicate id, a finish for an unknown row) fails
+/// alone: SQLite undoes just that statement and the rest commit. An error that ends the
+/// transaction (disk full, I/O) fails the whole batch.
+final class AuditSQLiteEngine: AuditWriteEngine {
+    private let statements: AuditStatements
+    private var syncer: AuditSyncer?
+    private var checkpointer: AuditCheckpointer?
+
+    private var database: SQLiteDatabase { statements.database }
+
+    /// Opens, creates and migrates the file at `path`, marks rows left `pending` as `unknown`
+    /// and starts the syncer and checkpointer; returns the engine and how many rows it marked.
+    /// `acknowledge` is how the syncer answers a batch it made durable.
+    static func open(path: String, configuration: AuditStoreConfiguration,
+                     acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditSQLiteEngine, recovered: Int) {
+        let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
+        let recovered = try AuditRecovery.recover(database, instance: nil, now: AuditClock.nowMilliseconds())
+        let engine = AuditSQLiteEngine(statements: try AuditStatements(database: database))
+        do {
+            if configuration.walAutocheckpointPages > 0 {
+                // Checkpoints off this thread, so none runs inside a request batch's COMMIT.
+                let background = try AuditCheckpointer(path: path, busyTimeout: configuration.busyTimeout,
+                                                       thresholdPages: configuration.walAutocheckpointPages,
+                                                       beforeCheckpoint: configuration.beforeCheckpoint)
+                database.setWALObserver(background.observer)
+                engine.checkpointer = background
+            }
+            if configuration.pipelinedSync, let file = try AuditDatabase.openWALSync(database) {
+                engine.syncer = AuditSyncer(file: file, maxPendingBatches: configuration.maxUnsyncedBatches,
+                                            beforeSync: configuration.beforeWALSync, acknowledge: acknowledge)
+            }
+        } catch {
+            database.setWALObserver(nil)
+            engine.checkpointer?.stop()
+            throw error
+        }
+        return (engine, recovered)
+    }
+
+    private init(statements: AuditStatements) {
+        self.statements = statements
+    }
+
+    func begin() throws(AuditError) {
+        do { try statements.beginTransaction() } catch { throw AuditError.wrap(error) }
+    }
+
+    func apply(_ operations: [(index: Int, work: AuditOperation.Work)]) throws(AuditError) -> AuditApplied {
+        var applied = AuditApplied()
+        for (index, work) in operations {
+            do {
+                try statements.apply(work)
+            } catch {
+                applied.failures[index] = error
+                if !database.isInTransaction { throw error }
+            }
+        }
+        return applied
+    }
+
+    func commit() throws(AuditError) {
+        do { try statements.commitTransaction() } catch { throw AuditError.wrap(error) }
+    }
+
+    func rollBack() {
+        if database.isInTransaction { try? database.execute("ROLLBACK TRANSACTION") }
+    }
+
+    func waitForRoom() {
+        syncer?.waitForRoom()
+    }
+
+    /// With the syncer, the commit is durable after its `fdatasync`: here when nothing waits to
+    /// overlap with it (no hand-off latency for a lone caller), else on the syncer's thread.
+    /// Without it (`synchronous=FULL`), `COMMIT` returned after its fsync. A failed transaction
+    /// left nothing to sync.
+    func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool {
+        guard let syncer, batch.batchError == nil else { return false }
+        if !(alone && syncer.synchronizeHereIfIdle(batch)) { syncer.submit(batch) }
+        return true
+    }
+
+    /// Every commit made durable and acknowledged, then the WAL checkpointed into the file and
+    /// truncated (the reader's connection stays open, so closing this one would not
+    /// checkpoint: the file alone would lack every row still in the -wal), so a closed store's
+    /// file is quiet and complete on its own.
+    func close() -> String? {
+        syncer?.stop()
+        syncer = nil
+        database.setWALObserver(nil)
+        checkpointer?.stop()
+        checkpointer = nil
+        do {
+            try database.checkpointTruncatingWAL()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// One database engine under the audit's one writer loop (``AuditWriter``): SQLite
+/// (``AuditSQLiteEngine``) or PostgreSQL (``AuditPostgresEngine``).
+///
+/// The loop owns everything that is not the engine's: the bounded queue, the group commit
+/// (one transaction per batch), the rollback-and-rewrite of a batch whose transaction one
+/// operation aborted, and the replies to callers. An engine opens a transaction, applies
+/// operations inside it, commits or rolls back, and says when a commit is durable.
+///
+/// Created, used and released on the writer thread only.
+protocol AuditWriteEngine: AnyObject {
+    /// Opens a transaction for a batch.
+    func begin() throws(AuditError)
+
+    /// Applies `operations` (each with its position in the batch) in order inside the open
+    /// transaction. An engine may send the commit with them (PostgreSQL's pipeline does, one
+    /// round trip for the batch) and says so in the result. Throws when the whole transaction
+    /// failed (I/O, disk full, the connection lost).
+    func apply(_ operations: [(index: Int, work: AuditOperation.Work)]) throws(AuditError) -> AuditApplied
+
+    /// Commits the open transaction.
+    func commit() throws(AuditError)
+
+    /// Rolls the open transaction back, if one is open; never throws (a connection that cannot
+    /// roll back is dropped).
+    func rollBack()
+
+    /// The batch is over (committed or failed): a pooled connection goes back.
+    func endBatch()
+
+    /// Blocks until the engine has room for another batch in flight (SQLite: syncs pending).
+    func waitForRoom()
+
+    /// Takes `batch`, committed, to make it durable and acknowledge it later (the SQLite
+    /// syncer's `fdatasync`); returns false when its commit is already durable and the loop
+    /// acknowledges it now. `alone`: nothing else is queued to overlap with.
+    func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool
+
+    /// Everything handed off acknowledged, then the connection closed; returns why the last
+    /// step that finishes the database (SQLite's WAL checkpoint) did not complete, if it did not.
+    func close() -> String?
+}
+
+/// What an engine did with a batch's operations inside its transaction.
+struct AuditApplied {
+    /// Operations that failed (by position in the batch).
+    var failures: [Int: AuditError] = [:]
+    /// Set when an operation aborted the transaction (PostgreSQL aborts it on any error): the
+    /// loop rolls back and writes the batch again without the failures.
+    var aborted = false
+    /// Failures worth trying again when the batch is written again (a completion whose row
+    /// was not there yet); never one the server refused.
+    var retry: Set<Int> = []
+    /// Set when the engine committed with the operations (PostgreSQL's pipeline).
+    var committed = false
+}
+
+extension AuditWriteEngine {
+    func endBatch() {}
+    func waitForRoom() {}
+    func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
+}
