@@ -122,7 +122,8 @@ import Testing
         let row = try #require(try AuditReader(path: second.auditPath).show(requestId: s.requestId))
         #expect(row.errorMessage == "cancelled before its send time" && row.upstreamStatus == nil && row.responseStatus == 200)
         #expect(try Self.mirror(second.auditPath, s.requestId).first == .text("cancelled"))
-        #expect(second.log.lines.contains { $0.contains(s.requestId) && $0.contains("outcome=rejected") }, "\(second.log.output)")
+        // The row is readable one fsync before the writer acknowledges it; the line follows the acknowledgement.
+        #expect(await eventually(10) { second.log.lines.contains { $0.contains(s.requestId) && $0.contains("outcome=rejected") } }, "\(second.log.output)")
         second.runtime.scheduler.wake()
         #expect(await second.schedulerSettled(), "the scheduler did not sleep again after its pass")
         #expect(upstream.all.isEmpty)
