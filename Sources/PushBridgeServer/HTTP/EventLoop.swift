@@ -49,6 +49,8 @@ final class EventLoop: @unchecked Sendable {
     let wakeFD: Int32
     /// Attached descriptors; only on the loop's thread.
     private var sources: [Source] = []
+    /// ``pollSoon()`` was asked and the sources have not run since.
+    private let pollRequested = Atomic(false)
     /// Signalled when the thread has left its loop.
     private let exited = DispatchSemaphore(value: 0)
 
@@ -118,8 +120,14 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs every attached source once, soon, on the loop's thread: for a library that does
     /// not signal its descriptor for everything it must do (libmicrohttpd after a resume).
+    /// Requests made before the loop gets to it are served by one run.
     func pollSoon() {
-        execute { [self] in for source in sources { source.run() } }
+        guard !pollRequested.exchange(true, ordering: .acquiringAndReleasing), !inLoop else { return }
+        let wake = queue.withLock { queue -> Bool in
+            defer { queue.parked = false }
+            return queue.parked
+        }
+        if wake { signal() }
     }
 
     /// Ends the thread once the jobs queued now have run; waits for it unless called on it.
@@ -158,37 +166,42 @@ final class EventLoop: @unchecked Sendable {
     /// the sources, or a wake; run the sources that are readable or due.
     private func run() {
         var ready = [Int32](repeating: -1, count: 64)
+        var timeouts: [Int32] = []
         let clock = ContinuousClock()
         while true {
             let (batch, stopped) = queue.withLock { queue -> ([Job], Bool) in
                 let jobs = queue.jobs
                 queue.jobs.removeAll(keepingCapacity: true)
-                if jobs.isEmpty { queue.parked = !queue.stopped }
+                if jobs.isEmpty { queue.parked = !queue.stopped && !pollRequested.load(ordering: .acquiring) }
                 return (jobs, queue.stopped)
             }
             for job in batch { runJob(job) }
             if stopped && batch.isEmpty { return }
-            var timeout: Int32 = batch.isEmpty ? -1 : 0
-            let timeouts = sources.map { $0.timeout() }
-            for t in timeouts where t >= 0 { timeout = timeout < 0 ? t : min(timeout, t) }
-            let start = clock.now
-            let count = pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout)
-            queue.withLock { $0.parked = false }
-            var readable = Set<Int32>()
-            for index in 0..<Int(count) {
-                let fd = ready[index]
-                if fd == wakeFD {
-                    var value: UInt64 = 0
-                    _ = Glibc.read(wakeFD, &value, 8)
-                } else {
-                    readable.insert(fd)
-                }
+            if pollRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                for source in sources { source.run() }
             }
-            let waited = start.duration(to: clock.now)
-            let waitedMs = Int32(clamping: waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
+            var timeout: Int32 = batch.isEmpty ? -1 : 0
+            timeouts.removeAll(keepingCapacity: true)
+            for source in sources {
+                let t = source.timeout()
+                timeouts.append(t)
+                if t >= 0 { timeout = timeout < 0 ? t : min(timeout, t) }
+            }
+            let start = timeout > 0 ? clock.now : nil
+            let count = Int(pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout))
+            if batch.isEmpty { queue.withLock { $0.parked = false } }
+            if ready.prefix(count).contains(wakeFD) {
+                var value: UInt64 = 0
+                _ = Glibc.read(wakeFD, &value, 8)
+            }
+            var waitedMs: Int32 = 0
+            if let start {
+                let waited = start.duration(to: clock.now).components
+                waitedMs = Int32(clamping: waited.seconds * 1000 + waited.attoseconds / 1_000_000_000_000_000)
+            }
             for (index, source) in sources.enumerated() where index < timeouts.count {
                 let due = timeouts[index] >= 0 && timeouts[index] <= waitedMs
-                if readable.contains(source.fd) || due { source.run() }
+                if due || ready.prefix(count).contains(source.fd) { source.run() }
             }
         }
     }
