@@ -48,9 +48,9 @@ final class EventLoop: @unchecked Sendable {
     let epoll: Int32
     let wakeFD: Int32
     /// Attached descriptors; only on the loop's thread.
-    private var sources: [Source] = []
+    var sources: [Source] = []
     /// ``pollSoon()`` was asked and the sources have not run since.
-    private let pollRequested = Atomic(false)
+    let pollRequested = Atomic(false)
     /// Signalled when the thread has left its loop.
     private let exited = DispatchSemaphore(value: 0)
 
@@ -63,7 +63,7 @@ final class EventLoop: @unchecked Sendable {
         _ = pb_epoll_add(epoll, wakeFD)
         let thread = Thread { [self] in
             pthread_setspecific(EventLoop.currentKey, Unmanaged.passUnretained(self).toOpaque())
-            run()
+            serve()
             pthread_setspecific(EventLoop.currentKey, nil)
             exited.signal()
         }
@@ -157,60 +157,10 @@ final class EventLoop: @unchecked Sendable {
         return true
     }
 
-    private func signal() {
+    /// Wakes the thread from `epoll_wait` through the eventfd.
+    func signal() {
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
-    }
-
-    /// The thread: run the jobs queued, then wait for a descriptor, the earliest timeout of
-    /// the sources, or a wake; run the sources that are readable or due.
-    private func run() {
-        var ready = [Int32](repeating: -1, count: 64)
-        var timeouts: [Int32] = []
-        let clock = ContinuousClock()
-        while true {
-            let (batch, stopped) = queue.withLock { queue -> ([Job], Bool) in
-                let jobs = queue.jobs
-                queue.jobs.removeAll(keepingCapacity: true)
-                if jobs.isEmpty { queue.parked = !queue.stopped && !pollRequested.load(ordering: .acquiring) }
-                return (jobs, queue.stopped)
-            }
-            for job in batch { runJob(job) }
-            if stopped && batch.isEmpty { return }
-            if pollRequested.exchange(false, ordering: .acquiringAndReleasing) {
-                for source in sources { source.run() }
-            }
-            var timeout: Int32 = batch.isEmpty ? -1 : 0
-            timeouts.removeAll(keepingCapacity: true)
-            for source in sources {
-                let t = source.timeout()
-                timeouts.append(t)
-                if t >= 0 { timeout = timeout < 0 ? t : min(timeout, t) }
-            }
-            let start = timeout > 0 ? clock.now : nil
-            let count = Int(pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout))
-            if batch.isEmpty { queue.withLock { $0.parked = false } }
-            if ready.prefix(count).contains(wakeFD) {
-                var value: UInt64 = 0
-                _ = Glibc.read(wakeFD, &value, 8)
-            }
-            var waitedMs: Int32 = 0
-            if let start {
-                let waited = start.duration(to: clock.now).components
-                waitedMs = Int32(clamping: waited.seconds * 1000 + waited.attoseconds / 1_000_000_000_000_000)
-            }
-            for (index, source) in sources.enumerated() where index < timeouts.count {
-                let due = timeouts[index] >= 0 && timeouts[index] <= waitedMs
-                if due || ready.prefix(count).contains(source.fd) { source.run() }
-            }
-        }
-    }
-
-    private func runJob(_ job: Job) {
-        switch job {
-        case let .task(job): job.runSynchronously(on: asUnownedTaskExecutor())
-        case let .closure(work): work()
-        }
     }
 }
 
