@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /// The options PushBridge starts a daemon with, as typed fields (MHD_start_daemon is variadic).
@@ -67,6 +68,10 @@ static inline int pb_epoll_wait(int epoll, int *ready, int capacity, int timeout
     for (int index = 0; index < count; index++) ready[index] = events[index].data.fd;
     return count < 0 ? 0 : count;
 }
+
+/// Names the calling thread (what `top -H` and /proc/<pid>/task/*/comm show; the kernel keeps
+/// the first 15 bytes).
+static inline void pb_thread_name(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 /// A non-blocking, close-on-exec eventfd (the loop's wake-up), -1 on failure.
 static inline int pb_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

@@ -63,6 +63,8 @@ final class EventLoop: @unchecked Sendable {
         _ = pb_epoll_add(epoll, wakeFD)
         let thread = Thread { [self] in
             pthread_setspecific(EventLoop.currentKey, Unmanaged.passUnretained(self).toOpaque())
+            // The name `top -H` and /proc/<pid>/task/*/comm show (at most 15 bytes).
+            pb_thread_name(name)
             serve()
             pthread_setspecific(EventLoop.currentKey, nil)
             exited.signal()

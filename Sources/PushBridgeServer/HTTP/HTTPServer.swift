@@ -64,7 +64,7 @@ public final class HTTPServer: Sendable {
             flags |= MHD_USE_TLS.rawValue
         }
         let core = HTTPServerCore(configuration: configuration, handler: handler)
-        let loops = (0..<configuration.threadCount).map { EventLoop(name: "pushbridge-loop-\($0)") }
+        let loops = (0..<configuration.threadCount).map { EventLoop(name: "pb-http-loop-\($0)") }
         let first = withUnsafePointer(to: &address) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 Self.startDaemon(core: core, flags: UInt32(flags), bindAddress: socketAddress, listenSocket: -1, tls: configuration.tls, share: 0)
