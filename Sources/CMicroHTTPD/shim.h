@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <microhttpd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 /// The options PushBridge starts a daemon with, as typed fields (MHD_start_daemon is variadic).
 typedef struct pb_mhd_options {
@@ -38,6 +42,39 @@ typedef struct pb_mhd_options {
     /// MHD_OPTION_HTTPS_PRIORITIES: the GnuTLS priority string (versions, ciphers).
     const char *tls_priorities;
 } pb_mhd_options;
+
+/// The epoll calls of PushBridge's event loop (`struct epoll_event` is packed on x86-64, which
+/// Swift cannot import): a new epoll descriptor (close-on-exec), -1 on failure.
+static inline int pb_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/// Watches `fd` for reading in `epoll` (level-triggered); 0 on success.
+static inline int pb_epoll_add(int epoll, int fd) {
+    struct epoll_event event = { .events = EPOLLIN, .data = { .fd = fd } };
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+/// Stops watching `fd` in `epoll`; 0 on success.
+static inline int pb_epoll_remove(int epoll, int fd) {
+    struct epoll_event event = { 0 };
+    return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, &event);
+}
+
+/// Waits up to `timeout_ms` (-1: no limit) for descriptors of `epoll` to be readable; writes up
+/// to `capacity` of them to `ready` and returns how many (0 on timeout or interruption).
+static inline int pb_epoll_wait(int epoll, int *ready, int capacity, int timeout_ms) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, events, capacity, timeout_ms);
+    for (int index = 0; index < count; index++) ready[index] = events[index].data.fd;
+    return count < 0 ? 0 : count;
+}
+
+/// Names the calling thread (what `top -H` and /proc/<pid>/task/*/comm show; the kernel keeps
+/// the first 15 bytes).
+static inline void pb_thread_name(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
+
+/// A non-blocking, close-on-exec eventfd (the loop's wake-up), -1 on failure.
+static inline int pb_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 /// Starts a daemon with fixed options: the access handler, a completion callback, a URI
 /// callback (which sees the raw request target, query included, and creates `*req_cls`) and a
@@ -87,6 +124,21 @@ static inline int pb_mhd_tls_supported(void) {
 static inline int pb_mhd_listen_socket(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
     return info == NULL ? -1 : info->listen_fd;
+}
+
+/// The epoll descriptor of a daemon started with MHD_USE_EPOLL and no internal polling thread
+/// (readable when the daemon has work for MHD_run), or -1. MHD_get_daemon_info is variadic.
+static inline int pb_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info == NULL ? -1 : info->epoll_fd;
+}
+
+/// How long an externally polled daemon may wait before MHD_run must be called again, in
+/// milliseconds (-1: until one of its descriptors is ready).
+static inline int pb_mhd_timeout_ms(struct MHD_Daemon *daemon) {
+    MHD_UNSIGNED_LONG_LONG timeout = 0;
+    if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+    return timeout > 0x7fffffff ? 0x7fffffff : (int)timeout;
 }
 
 /// The connections a daemon has open now. MHD_get_daemon_info is variadic.

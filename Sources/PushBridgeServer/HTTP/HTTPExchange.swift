@@ -4,7 +4,7 @@ import Synchronization
 /// One request, from its request line until libmicrohttpd reports it completed. `*req_cls`
 /// holds it (retained through `Unmanaged`) for that whole time.
 ///
-/// The polling thread that owns the connection drives ``State/phase``; the handler task, the
+/// The event loop that polls the connection drives ``State/phase``; the handler task, the
 /// deadline watch (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to set ``State/response`` through
 /// ``finish(_:)``, where the first one wins and resumes the suspended connection.
 final class HTTPExchange: Sendable {
@@ -52,10 +52,11 @@ final class HTTPExchange: Sendable {
     /// The guarded state.
     let state = Mutex(State())
     /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`; the
-    /// lock, not the type, makes sharing it safe), set only while suspended and not yet
-    /// resumed. It has its own lock so that resuming, which wakes the polling thread, does not
-    /// hold ``state``: that thread takes ``state`` as soon as it wakes, to queue the answer.
-    private let suspendedConnection = Mutex<UInt?>(nil)
+    /// lock, not the type, makes sharing it safe) and the loop polling its daemon, set only
+    /// while suspended and not yet resumed. It has its own lock so that resuming, which wakes
+    /// the loop, does not hold ``state``: the loop takes ``state`` as soon as it runs, to queue
+    /// the answer.
+    private let suspendedConnection = Mutex<(connection: UInt, loop: EventLoop?)?>(nil)
 
     /// An exchange for a request line with `target`, known to the server's exit by `ticket`.
     init(target: String, ticket: HTTPRequestTicket? = nil) {
@@ -86,20 +87,23 @@ final class HTTPExchange: Sendable {
         // The answer is set before the resume, and `suspend` ran under ``state`` after checking
         // for an answer, so a connection is never resumed before it is suspended, nor left
         // suspended with its answer decided.
-        suspendedConnection.withLock { bits in
-            guard let b = bits, let connection = OpaquePointer(bitPattern: b) else { return }
-            bits = nil
+        let loop = suspendedConnection.withLock { suspended -> EventLoop? in
+            guard let (bits, loop) = suspended, let connection = OpaquePointer(bitPattern: bits) else { return nil }
+            suspended = nil
             // Under this lock: `close` takes it too, so the connection cannot go meanwhile.
             MHD_resume_connection(connection)
+            return loop
         }
+        // libmicrohttpd's external polling learns of a resume only when it next runs.
+        loop?.pollSoon()
         return true
     }
 
-    /// Suspends `connection` and remembers it for ``finish(_:)``. Call from the polling
-    /// thread, holding ``state``'s lock, after seeing that no answer is decided yet.
+    /// Suspends `connection` and remembers it, with the loop polling it, for ``finish(_:)``.
+    /// Call from that loop, holding ``state``'s lock, after seeing that no answer is decided yet.
     func suspend(_ connection: OpaquePointer) {
-        suspendedConnection.withLock { bits in
-            bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+        suspendedConnection.withLock { suspended in
+            suspended = (UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection))), EventLoop.current)
             MHD_suspend_connection(connection)
         }
     }

@@ -17,19 +17,18 @@ extension HTTPServer {
         }
         let grace = core.configuration.idleTimeout + core.configuration.handlerDeadline
         try daemons.withLock { daemons throws(HTTPServerError) in
-            guard daemons.lifecycle == .running, let current = OpaquePointer(bitPattern: daemons.current) else {
+            guard daemons.lifecycle == .running, let first = daemons.current.first.flatMap({ OpaquePointer(bitPattern: $0) }) else {
                 throw HTTPServerError("tls: the server is stopping")
             }
-            let listener = pb_mhd_listen_socket(current)
-            let copy = listener >= 0 ? dup(listener) : -1
-            guard copy >= 0 else { throw HTTPServerError("tls: cannot duplicate the listening socket (errno \(errno))") }
-            guard let fresh = Self.startDaemon(core: core, flags: flags, bindAddress: nil, listenSocket: copy, tls: certificate) else {
-                close(copy)
-                throw HTTPServerError("tls: could not start serving the new certificate; the old one stays")
+            let listener = pb_mhd_listen_socket(first)
+            guard listener >= 0, let fresh = Self.startDaemons(core: core, flags: flags, listener: listener, tls: certificate, loops: loops[...]) else {
+                throw HTTPServerError("tls: could not start serving the new certificate; the old one stays (errno \(errno))")
             }
-            let returned = MHD_quiesce_daemon(current)
-            daemons.retiring.append(RetiringDaemon(daemon: daemons.current, listener: returned, deadline: .now + grace))
-            daemons.current = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(fresh)))
+            for (old, loop) in zip(daemons.current, loops) {
+                let returned = Self.quiesceDaemon(old, on: loop)
+                daemons.retiring.append(RetiringDaemon(daemon: old, loop: loop, listener: returned, deadline: .now + grace))
+            }
+            daemons.current = fresh
         }
         Task.detached { [weak self] in await self?.retireQuiescedDaemons() }
     }
@@ -41,16 +40,18 @@ extension HTTPServer {
         while true {
             let now = ContinuousClock.now
             let idle = core.runningHandlers == 0
-            let done = daemons.withLock { daemons -> [RetiringDaemon]? in
-                if daemons.retiring.isEmpty { return nil }
-                let finished = daemons.retiring.filter { old in
-                    guard let daemon = OpaquePointer(bitPattern: old.daemon) else { return true }
-                    return pb_mhd_open_connections(daemon) == 0 || (now >= old.deadline && idle)
-                }
-                daemons.retiring.removeAll { old in finished.contains { $0.daemon == old.daemon } }
-                return finished
+            let retiring = daemons.withLock { $0.retiring }
+            if retiring.isEmpty { return }
+            var finished: [UInt] = []
+            for old in retiring {
+                let open = await old.loop.run { OpaquePointer(bitPattern: old.daemon).map { pb_mhd_open_connections($0) } ?? 0 }
+                if open == 0 || (now >= old.deadline && idle) { finished.append(old.daemon) }
             }
-            guard let done else { return }
+            let done = daemons.withLock { daemons -> [RetiringDaemon] in
+                let done = daemons.retiring.filter { finished.contains($0.daemon) }
+                daemons.retiring.removeAll { finished.contains($0.daemon) }
+                return done
+            }
             for old in done { Self.stop(old) }
             try? await Task.sleep(for: .milliseconds(100))
         }
@@ -59,7 +60,7 @@ extension HTTPServer {
     /// Stops a quiesced daemon and closes the listening socket it handed back (after the stop:
     /// its threads may still hold it until then).
     static func stop(_ old: RetiringDaemon) {
-        if let daemon = OpaquePointer(bitPattern: old.daemon) { MHD_stop_daemon(daemon) }
+        stopDaemon(old.daemon, on: old.loop)
         if old.listener >= 0 { close(old.listener) }
     }
 

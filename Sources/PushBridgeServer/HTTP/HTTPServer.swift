@@ -2,10 +2,13 @@ import CMicroHTTPD
 import Glibc
 import Synchronization
 
-/// An HTTP/1.1 server on libmicrohttpd: epoll with a small pool of polling threads, request
-/// bodies read in full (up to a limit) before the async ``HTTPHandler`` runs, each handler held
-/// to a deadline; plain HTTP, or HTTPS through libmicrohttpd's GnuTLS whose certificate can be
-/// replaced while it runs (``replaceCertificate(_:)``).
+/// An HTTP/1.1 server on libmicrohttpd driven by our own event loops: one ``EventLoop`` thread
+/// per ``HTTPServerConfiguration/threadCount`` (default: one per core), each polling one daemon
+/// (epoll, no internal polling thread) that accepts on the shared listening socket; request
+/// bodies read in full (up to a limit) before the async ``HTTPHandler`` runs as a task on the
+/// loop that read the request (so it runs on that thread to its end, resumed there after every
+/// wait), each handler held to a deadline; plain HTTP, or HTTPS through libmicrohttpd's GnuTLS
+/// whose certificate can be replaced while it runs (``replaceCertificate(_:)``).
 ///
 /// While a handler runs its connection is suspended, so it costs no polling. The server starts
 /// in `init` and runs until ``stop(gracePeriod:)`` or `deinit`.
@@ -18,23 +21,27 @@ public final class HTTPServer: Sendable {
     enum Lifecycle { case running, stopping, stopped }
 
     /// The daemons behind the listening socket, as bit patterns (a raw pointer is not
-    /// `Sendable`): the one accepting, and those a certificate replacement quiesced, each
-    /// stopped once by whoever removes it from here.
+    /// `Sendable`): the ones accepting (one per loop, in the order of ``loops``), and those a
+    /// certificate replacement quiesced, each stopped once by whoever removes it from here.
     struct Daemons {
-        var current: UInt
+        var current: [UInt]
         var retiring: [RetiringDaemon] = []
         var lifecycle = Lifecycle.running
     }
 
-    /// A quiesced daemon finishing its connections, with the listening socket it returned.
+    /// A quiesced daemon finishing its connections on its loop, with the listening socket it
+    /// returned.
     struct RetiringDaemon {
         var daemon: UInt
+        var loop: EventLoop
         var listener: Int32
         var deadline: ContinuousClock.Instant
     }
 
     let core: HTTPServerCore
     let daemons: Mutex<Daemons>
+    /// The threads that poll the daemons and run the handlers' tasks.
+    let loops: [EventLoop]
     /// The MHD_USE_* flags every daemon of this server starts with.
     let flags: UInt32
 
@@ -48,7 +55,7 @@ public final class HTTPServer: Sendable {
         guard addressLength > 0 else {
             throw HTTPServerError("host must be a numeric IPv4 or IPv6 address, got \(configuration.host)")
         }
-        var flags = MHD_USE_EPOLL.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        var flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
         if Int32(address.ss_family) == AF_INET6 { flags |= MHD_USE_IPv6.rawValue }
         if configuration.tls != nil {
             guard TLSCertificate.serverSupportIsAvailable else {
@@ -57,56 +64,29 @@ public final class HTTPServer: Sendable {
             flags |= MHD_USE_TLS.rawValue
         }
         let core = HTTPServerCore(configuration: configuration, handler: handler)
-        let daemon = withUnsafePointer(to: &address) { storage in
+        let loops = (0..<configuration.threadCount).map { EventLoop(name: "pb-http-loop-\($0)") }
+        let first = withUnsafePointer(to: &address) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                Self.startDaemon(core: core, flags: UInt32(flags), bindAddress: socketAddress, listenSocket: -1, tls: configuration.tls)
+                Self.startDaemon(core: core, flags: UInt32(flags), bindAddress: socketAddress, listenSocket: -1, tls: configuration.tls, share: 0)
             }
         }
-        guard let daemon else {
+        guard let first else {
+            for loop in loops { loop.shutdown() }
             throw HTTPServerError("could not listen on \(configuration.host):\(configuration.port) (errno \(errno))")
         }
+        guard let others = Self.startDaemons(core: core, flags: UInt32(flags), listener: pb_mhd_listen_socket(first), tls: configuration.tls, loops: loops.dropFirst()) else {
+            MHD_stop_daemon(first)
+            for loop in loops { loop.shutdown() }
+            throw HTTPServerError("could not start \(configuration.threadCount) loops on \(configuration.host):\(configuration.port) (errno \(errno))")
+        }
+        Self.attach(Self.bits(first), to: loops[0])
+        let port = pb_mhd_bound_port(first)
         self.core = core
         self.flags = UInt32(flags)
         self.host = configuration.host
-        self.daemons = Mutex(Daemons(current: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(daemon)))))
-        self.port = pb_mhd_bound_port(daemon)
-    }
-
-    /// Starts one daemon on `core`: bound to `bindAddress`, or accepting on `listenSocket`
-    /// when it is not -1; serving `tls` when set.
-    static func startDaemon(core: HTTPServerCore, flags: UInt32, bindAddress: UnsafePointer<sockaddr>?, listenSocket: Int32,
-                            tls: TLSCertificate?) -> OpaquePointer? {
-        let configuration = core.configuration
-        func start(_ chain: UnsafePointer<CChar>?, _ key: UnsafePointer<CChar>?, _ priorities: UnsafePointer<CChar>?) -> OpaquePointer? {
-            var options = pb_mhd_options(
-                flags: flags,
-                bind_address: bindAddress,
-                connection_limit: UInt32(configuration.connectionLimit),
-                // Enforced by ConnectionWatch, which does not count connections it is closing.
-                per_ip_connection_limit: 0,
-                connection_memory_limit: configuration.headerMemoryBytes,
-                connection_timeout_seconds: configuration.idleTimeoutSeconds,
-                thread_pool_size: UInt32(configuration.threadCount),
-                listen_socket: listenSocket,
-                tls_certificate_chain: chain,
-                tls_private_key: key,
-                tls_priorities: priorities)
-            return pb_mhd_start_daemon(
-                &options, HTTPServerCallbacks.accessHandler, HTTPServerCallbacks.completed,
-                HTTPServerCallbacks.uriLogger, HTTPServerCallbacks.connectionNotifier, Unmanaged.passUnretained(core).toOpaque())
-        }
-        guard let tls else { return start(nil, nil, nil) }
-        // NUL-terminated copies that live until the daemon has loaded them (GnuTLS copies them).
-        let chain = tls.chainPEM.map { CChar(bitPattern: $0) } + [0]
-        var key = tls.keyPEM.map { CChar(bitPattern: $0) } + [0]
-        defer { for index in key.indices { key[index] = 0 } }
-        return chain.withUnsafeBufferPointer { chain in
-            key.withUnsafeBufferPointer { key in
-                TLSCertificate.priorities.withCString { priorities in
-                    start(chain.baseAddress, key.baseAddress, priorities)
-                }
-            }
-        }
+        self.loops = loops
+        self.daemons = Mutex(Daemons(current: [Self.bits(first)] + others))
+        self.port = port
     }
 
     deinit {
@@ -121,27 +101,25 @@ public final class HTTPServer: Sendable {
     /// Stops gracefully: stops accepting connections, answers new requests on open connections
     /// with 503, waits up to `gracePeriod` for requests in flight to be answered, answers the
     /// rest with 503 (through ``HTTPServerConfiguration/exit`` when there is one, waiting up
-    /// to ``stopRecordWait`` for it to record them), then stops the daemon. Returns at once if
+    /// to ``stopRecordWait`` for it to record them), then stops the daemons and their loops. Returns at once if
     /// already stopping or stopped.
     public func stop(gracePeriod: Duration = .seconds(5)) async {
-        let daemon = daemons.withLock { daemons -> OpaquePointer? in
+        let current = daemons.withLock { daemons -> [UInt]? in
             guard daemons.lifecycle == .running else { return nil }
             daemons.lifecycle = .stopping
-            return OpaquePointer(bitPattern: daemons.current)
+            return daemons.current
         }
-        guard let daemon else { return }
-        // An idle server stops at once: quiescing a thread-pool daemon that is stopped right
-        // after races its workers' own removal of the listening socket from their epoll sets,
-        // which libmicrohttpd answers with a panic. Stopped unquiesced, it closes the socket itself.
+        guard let current else { return }
+        // An idle server stops at once; stopped unquiesced, a daemon closes its socket itself.
         let idle = core.openRequests == 0
-        let listener = idle ? -1 : MHD_quiesce_daemon(daemon)
+        let listeners = idle ? [] : zip(current, loops).map { Self.quiesceDaemon($0, on: $1) }
         core.beginDraining()
         if !idle {
             await waitForOpenRequests(within: gracePeriod)
             await answerRunningThroughExit()
         }
         halt()
-        if listener >= 0 { close(listener) }
+        for listener in listeners where listener >= 0 { close(listener) }
         daemons.withLock { $0.lifecycle = .stopped }
     }
 
@@ -151,8 +129,8 @@ public final class HTTPServer: Sendable {
     static let stopRecordWait: Duration = .seconds(2)
 
     /// Answers running handlers with 503 without the exit, gives their connections a moment
-    /// to send it, and stops the daemons (which closes every connection and releases every
-    /// exchange).
+    /// to send it, stops the daemons (which closes every connection and releases every
+    /// exchange) and their loops.
     private func halt() {
         core.abandonRunning()
         let clock = ContinuousClock()
@@ -162,10 +140,11 @@ public final class HTTPServer: Sendable {
             defer { daemons.retiring = [] }
             return (daemons.current, daemons.retiring)
         }
-        if let daemon = OpaquePointer(bitPattern: current) { MHD_stop_daemon(daemon) }
+        for (daemon, loop) in zip(current, loops) { Self.stopDaemon(daemon, on: loop) }
         for old in retiring { Self.stop(old) }
         core.deadlines.stop()
         core.connections.stop()
+        for loop in loops { loop.shutdown() }
     }
 
     /// Hands the handlers still running to the exit for their 503

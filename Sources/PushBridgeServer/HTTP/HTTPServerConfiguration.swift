@@ -1,3 +1,5 @@
+import Glibc
+
 /// How an ``HTTPServer`` binds and which limits it enforces. Every field has a documented
 /// default; validate once with ``validate()`` (``HTTPServer/init(configuration:handler:)``
 /// does this before binding).
@@ -52,8 +54,13 @@ public struct HTTPServerConfiguration: Sendable {
     /// ``exit`` (or ``failureResponder`` without one) and the handler's task is cancelled: a
     /// suspended connection never waits forever (at most twice this, see ``exit``). Default 30 s.
     public var handlerDeadline: Duration = .seconds(30)
-    /// The polling threads libmicrohttpd runs (`MHD_OPTION_THREAD_POOL_SIZE`). Default 2.
-    public var threadCount: Int = 2
+    /// The event loops the server runs (``EventLoop``): threads that each poll one
+    /// libmicrohttpd daemon on the shared listening socket and run the handlers of the
+    /// requests it reads. Default: one per core (at most 64).
+    public var threadCount: Int = HTTPServerConfiguration.coreCount
+
+    /// The cores this process may run on (at least 1, at most 64).
+    public static var coreCount: Int { min(max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1), 64) }
     /// Serve HTTPS with this certificate (libmicrohttpd's TLS, TLS 1.2 and 1.3 only), or plain
     /// HTTP when `nil`. Replace it on a running server with ``HTTPServer/replaceCertificate(_:)``.
     /// Default `nil`.

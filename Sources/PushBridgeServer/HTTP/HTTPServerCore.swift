@@ -209,7 +209,7 @@ final class HTTPServerCore: Sendable {
             state.phase = .suspended
             exchange.suspend(connection)
         }
-        let work = Task {
+        let work = EventLoop.spawn {
             let response = await exit.answer(failure, to: request)
             self.finish(exchange, with: Self.closing(response))
         }
@@ -267,7 +267,7 @@ final class HTTPServerCore: Sendable {
         }
         guard let stage else { return }
         let request = exchange.headOnlyRequest(remoteAddress: remote)
-        Task { _ = await exit.answer(.refusedByLibrary(stage, status: status), to: request) }
+        EventLoop.spawn { _ = await exit.answer(.refusedByLibrary(stage, status: status), to: request) }
     }
 
     /// Records that libmicrohttpd refused a request line on a connection from `remote` that
@@ -275,7 +275,7 @@ final class HTTPServerCore: Sendable {
     func recordRequestLineRefusal(remote: String) {
         guard let exit = configuration.exit else { return }
         let request = HTTPRequest(method: "", target: "", remoteAddress: remote, ticket: exit.arrived())
-        Task { _ = await exit.answer(.refusedByLibrary(.requestLine, status: 0), to: request) }
+        EventLoop.spawn { _ = await exit.answer(.refusedByLibrary(.requestLine, status: 0), to: request) }
     }
 
     /// Suspends the connection and runs the handler against a deadline.
@@ -299,7 +299,7 @@ final class HTTPServerCore: Sendable {
         if let decidedEarly { return queue(decidedEarly, exchange, on: connection) }
 
         let handler = self.handler
-        let work = Task {
+        let work = EventLoop.spawn {
             let response = await handler(request)
             self.finish(exchange, with: response)
         }

@@ -152,6 +152,8 @@ public final class ProxyRuntime: Sendable {
             var adminHTTP = HTTPServerConfiguration()
             adminHTTP.host = admin.listen.host
             adminHTTP.port = UInt16(admin.listen.port)
+            // Reports and probes: one event loop is plenty.
+            adminHTTP.threadCount = 1
             adminHTTP.tls = admin.tls?.certificate
             if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
             return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration),

@@ -1,0 +1,55 @@
+import CMicroHTTPD
+import Glibc
+
+extension EventLoop {
+    /// The thread: run the jobs queued, then wait for a descriptor, the earliest timeout of
+    /// the sources, or a wake; run the sources that are readable or due.
+    func serve() {
+        var ready = [Int32](repeating: -1, count: 64)
+        var timeouts: [Int32] = []
+        let clock = ContinuousClock()
+        while true {
+            let (batch, stopped) = queue.withLock { queue -> ([Job], Bool) in
+                let jobs = queue.jobs
+                queue.jobs.removeAll(keepingCapacity: true)
+                if jobs.isEmpty { queue.parked = !queue.stopped && !pollRequested.load(ordering: .acquiring) }
+                return (jobs, queue.stopped)
+            }
+            for job in batch { runJob(job) }
+            if stopped && batch.isEmpty { return }
+            if pollRequested.exchange(false, ordering: .acquiringAndReleasing) {
+                for source in sources { source.run() }
+            }
+            var timeout: Int32 = batch.isEmpty ? -1 : 0
+            timeouts.removeAll(keepingCapacity: true)
+            for source in sources {
+                let t = source.timeout()
+                timeouts.append(t)
+                if t >= 0 { timeout = timeout < 0 ? t : min(timeout, t) }
+            }
+            let start = timeout > 0 ? clock.now : nil
+            let count = Int(pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout))
+            if batch.isEmpty { queue.withLock { $0.parked = false } }
+            if ready.prefix(count).contains(wakeFD) {
+                var value: UInt64 = 0
+                _ = Glibc.read(wakeFD, &value, 8)
+            }
+            var waitedMs: Int32 = 0
+            if let start {
+                let waited = start.duration(to: clock.now).components
+                waitedMs = Int32(clamping: waited.seconds * 1000 + waited.attoseconds / 1_000_000_000_000_000)
+            }
+            for (index, source) in sources.enumerated() where index < timeouts.count {
+                let due = timeouts[index] >= 0 && timeouts[index] <= waitedMs
+                if due || ready.prefix(count).contains(source.fd) { source.run() }
+            }
+        }
+    }
+
+    private func runJob(_ job: Job) {
+        switch job {
+        case let .task(job): job.runSynchronously(on: asUnownedTaskExecutor())
+        case let .closure(work): work()
+        }
+    }
+}
