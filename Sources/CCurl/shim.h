@@ -12,6 +12,13 @@ static inline CURLcode pb_curl_easy_getinfo_ptr(CURL *h, CURLINFO i, void **v) {
 static inline CURLcode pb_curl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode pb_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
+static inline CURLMcode pb_curl_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) { return curl_multi_setopt(m, o, v); }
+/// Installs (or, with NULL, removes) the multi socket API's callbacks.
+static inline CURLMcode pb_curl_multi_setopt_socketfunction(CURLM *m, curl_socket_callback f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }
+static inline CURLMcode pb_curl_multi_setopt_timerfunction(CURLM *m, curl_multi_timer_callback f) { return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f); }
+/// The socket argument of `curl_multi_socket_action` that means "a timeout passed".
+static inline curl_socket_t pb_curl_socket_timeout(void) { return CURL_SOCKET_TIMEOUT; }
+
 /// The result code of a finished transfer (the `data` member of CURLMsg is a union).
 static inline CURLcode pb_curl_msg_result(const CURLMsg *m) { return m->data.result; }
 #endif

@@ -13,6 +13,7 @@
 #include <microhttpd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -51,6 +52,24 @@ static inline int pb_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 static inline int pb_epoll_add(int epoll, int fd) {
     struct epoll_event event = { .events = EPOLLIN, .data = { .fd = fd } };
     return epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event);
+}
+
+/// Watches `fd` in `epoll` for reading and/or writing (level-triggered), adding it (`change` 0)
+/// or changing what is watched (`change` 1); 0 on success.
+static inline int pb_epoll_watch(int epoll, int fd, int readable, int writable, int change) {
+    struct epoll_event event = { .events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0), .data = { .fd = fd } };
+    return epoll_ctl(epoll, change ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+}
+
+/// A non-blocking, close-on-exec timer descriptor on the monotonic clock, -1 on failure.
+static inline int pb_timerfd(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+/// Arms `fd` to become readable once in `ms` milliseconds (0: at once), or disarms it (`ms` < 0).
+static inline int pb_timerfd_arm(int fd, long ms) {
+    struct itimerspec spec = { { 0, 0 }, { 0, 0 } };
+    if (ms == 0) spec.it_value.tv_nsec = 1;
+    else if (ms > 0) { spec.it_value.tv_sec = ms / 1000; spec.it_value.tv_nsec = (ms % 1000) * 1000000; }
+    return timerfd_settime(fd, 0, &spec, NULL);
 }
 
 /// Stops watching `fd` in `epoll`; 0 on success.

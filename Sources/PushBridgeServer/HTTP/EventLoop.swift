@@ -49,6 +49,9 @@ final class EventLoop: @unchecked Sendable {
     let wakeFD: Int32
     /// Attached descriptors; only on the loop's thread.
     var sources: [Source] = []
+    /// State other parts keep per loop (libcurl's multi handle of an upstream client), by key;
+    /// only on the loop's thread. Each is told when the loop stops, on its thread.
+    var locals: [UInt64: any EventLoopLocal] = [:]
     /// ``pollSoon()`` was asked and the sources have not run since.
     let pollRequested = Atomic(false)
     /// Signalled when the thread has left its loop.
@@ -66,6 +69,9 @@ final class EventLoop: @unchecked Sendable {
             // The name `top -H` and /proc/<pid>/task/*/comm show (at most 15 bytes).
             pb_thread_name(name)
             serve()
+            let stopping = locals
+            locals = [:]
+            for local in stopping.values { local.loopStopped() }
             pthread_setspecific(EventLoop.currentKey, nil)
             exited.signal()
         }
@@ -111,6 +117,16 @@ final class EventLoop: @unchecked Sendable {
         sources.append(Source(fd: fd, timeout: timeout, run: run))
         // A first run: a source may set up what its descriptor watches only then.
         run()
+    }
+
+    /// Watches `fd` for reading and/or writing (no timeout, no first run): `run` is called on
+    /// the loop's thread when it is ready. Called again for an attached `fd`, changes what is
+    /// watched. Call on the loop's thread.
+    func watch(fd: Int32, readable: Bool, writable: Bool, run: @escaping () -> Void) {
+        precondition(inLoop, "watch on the loop's thread")
+        let attached = sources.contains { $0.fd == fd }
+        _ = pb_epoll_watch(epoll, fd, readable ? 1 : 0, writable ? 1 : 0, attached ? 1 : 0)
+        if !attached { sources.append(Source(fd: fd, timeout: { -1 }, run: run)) }
     }
 
     /// Stops watching `fd`. Call on the loop's thread.
@@ -175,4 +191,10 @@ extension EventLoop {
             execute { continuation.resume(returning: work()) }
         }
     }
+}
+
+/// State kept per loop by another part (``EventLoop/locals``), told when its loop stops.
+protocol EventLoopLocal: AnyObject {
+    /// The loop's thread has left its loop: finish or fail what is in flight. Runs on that thread.
+    func loopStopped()
 }

@@ -1,7 +1,8 @@
 import CCurl
 
-/// Owns one `CURLM` multi handle and frees it in `deinit`. Confined to the I/O thread except
-/// for `wakeup()`, which libcurl documents as callable from any thread.
+/// Owns one `CURLM` multi handle and frees it in `deinit`. Confined to the thread that drives it
+/// (the I/O thread or an event loop) except for `wakeup()`, which libcurl documents as callable
+/// from any thread.
 final class CurlMulti {
     private let handle: UnsafeMutableRawPointer
 
@@ -45,6 +46,25 @@ final class CurlMulti {
 
     /// Interrupts `poll` from any thread.
     func wakeup() { _ = curl_multi_wakeup(handle) }
+
+    /// Hands the socket API's callbacks to libcurl with `context` as their user pointer, or
+    /// takes them back (nil), as before the handle's owner goes away.
+    func useSocketCallbacks(_ context: UnsafeMutableRawPointer?, socket: curl_socket_callback?, timer: curl_multi_timer_callback?) {
+        _ = pb_curl_multi_setopt_socketfunction(handle, socket)
+        _ = pb_curl_multi_setopt_ptr(handle, CURLMOPT_SOCKETDATA, context)
+        _ = pb_curl_multi_setopt_timerfunction(handle, timer)
+        _ = pb_curl_multi_setopt_ptr(handle, CURLMOPT_TIMERDATA, context)
+    }
+
+    /// Does the I/O of `socket` (or of every transfer whose timeout passed, for
+    /// ``timeoutSocket``), without blocking.
+    func socketAction(_ socket: curl_socket_t) {
+        var running: Int32 = 0
+        _ = curl_multi_socket_action(handle, socket, 0, &running)
+    }
+
+    /// The `socketAction` argument for "a timeout passed".
+    static let timeoutSocket = pb_curl_socket_timeout()
 }
 
 /// `curl_global_init` must run once, before any other thread uses curl.
