@@ -18,6 +18,7 @@ struct EventLoopTests {
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) { done.resume() }
             }
             let after = EventLoop.current?.name
+            // A timer's resumption must come back to the loop too: the sleep is what is tested here.
             try? await Task.sleep(for: .milliseconds(5))
             return [before, after, EventLoop.current?.name]
         }.value

@@ -160,7 +160,7 @@ struct UpstreamClientTests {
     @Test func shutdownFailsCallsInFlightAndLaterCalls() async throws {
         defer { server.stop() }
         async let stalled = client.send(UpstreamRequest(method: "POST", url: server.url("/stall"), body: [1]))
-        while server.received.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(await eventually(10) { !server.received.isEmpty }, "the upstream never received the call")
         client.shutdown()
         let failure = try #require(await stalled.failure)
         #expect(failure.kind == .shutDown)

@@ -104,7 +104,7 @@ struct UpstreamOnLoopTests {
         let call = Task(executorPreference: loop) {
             await client.send(UpstreamRequest(method: "POST", url: server.url("/stall"), body: [1]))
         }
-        while server.received.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(await eventually(10) { !server.received.isEmpty }, "the upstream never received the call")
         let stoppedAt = ContinuousClock.now
         loop.shutdown()
         let failure = try #require(await call.value.failure)
@@ -120,7 +120,7 @@ struct UpstreamOnLoopTests {
         let call = Task(executorPreference: loop) {
             await client.send(UpstreamRequest(method: "POST", url: server.url("/stall"), body: [1]))
         }
-        while server.received.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(await eventually(10) { !server.received.isEmpty }, "the upstream never received the call")
         client.shutdown()
         let failure = try #require(await call.value.failure)
         #expect(failure.kind == .shutDown && !failure.provablyNotSent)
