@@ -8,7 +8,8 @@
 # baseline binary (an older build, e.g. from another worktree) both are measured in this one run,
 # the baseline first. Prints request p50/p99 with and without pruning, the ratio, the target
 # (p99 while pruning ≤ 1.5× p99 without) and whether it is met, and how many rows went during the
-# run. BENCH_PRUNE_KEEP=FILE keeps a copy of the seeded audit there. Starts its own upstream nginx on 127.0.0.1; stops everything it started.
+# run. BENCH_PRUNE_KEEP=FILE keeps a copy of the seeded audit there. BENCH_TARGETS=FILE appends
+# this build's p99 row as "measure|value|target|met" for bench/run.sh's summary. Starts its own upstream nginx on 127.0.0.1; stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pushbridge=$1 baseline=${2:-}
@@ -47,7 +48,7 @@ PY
 }
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
 start_pb() { # BINARY CONFIG LOG → pid in started_pid
-  PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$1" serve --config "$2" 2>"$3" & started_pid=$!; pids+=($started_pid)
+  PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$1" serve --config "$2" 2>"$3" & started_pid=$!; pids+=("$started_pid")
 }
 stop_pb() { kill -TERM "$1"; wait "$1" 2>/dev/null || true; }
 
@@ -120,3 +121,9 @@ for b in "${builds[@]}"; do
   done
   printf "$fmt" "requests/s while pruning, 16 conns" "${R[${b}_off_rps]}" "${R[${b}_on_rps]}" "$(ratio "${R[${b}_on_rps]}" "${R[${b}_off_rps]}")" "" "[$label]"
 done
+# For bench/run.sh's summary of issue 23's targets: this build's p99 row.
+if [ -n "${BENCH_TARGETS:-}" ]; then
+  a=${R[new_off_p99_us]} c=${R[new_on_p99_us]}
+  printf '%s|%s|%s|%s\n' "request p99 while pruning / without, 16 conns" "$(ratio "$c" "$a")× ($(ms "$c") / $(ms "$a") ms)" "≤ 1.5×" \
+    "$(awk -v a="$a" -v c="$c" 'BEGIN { print (c <= 1.5 * a ? "yes" : "NO") }')  (${R[new_on_pruned]:-0} of $prune_rows rows pruned during the run)" >>"$BENCH_TARGETS"
+fi
