@@ -9,7 +9,7 @@
 # the baseline first. Prints request p50/p99 with and without pruning, the ratio, the target
 # (p99 while pruning ≤ 1.5× p99 without) and whether it is met, and how many rows went during the
 # run. BENCH_PRUNE_KEEP=FILE keeps a copy of the seeded audit there. BENCH_TARGETS=FILE appends
-# this build's p99 row as "measure|value|target|met" for bench/run.sh's summary. Starts its own upstream nginx on 127.0.0.1; stops everything it started.
+# this build's p99 row as "7|measure|value|target|met" for bench/run.sh's summary. Starts its own upstream nginx on 127.0.0.1; stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pushbridge=$1 baseline=${2:-}
@@ -124,6 +124,6 @@ done
 # For bench/run.sh's summary of issue 23's targets: this build's p99 row.
 if [ -n "${BENCH_TARGETS:-}" ]; then
   a=${R[new_off_p99_us]} c=${R[new_on_p99_us]}
-  printf '%s|%s|%s|%s\n' "request p99 while pruning / without, 16 conns" "$(ratio "$c" "$a")× ($(ms "$c") / $(ms "$a") ms)" "≤ 1.5×" \
+  printf '7|%s|%s|%s|%s\n' "request p99 while pruning / without, 16 conns" "$(ratio "$c" "$a")× ($(ms "$c") / $(ms "$a") ms)" "≤ 1.5×" \
     "$(awk -v a="$a" -v c="$c" 'BEGIN { print (c <= 1.5 * a ? "yes" : "NO") }')  (${R[new_on_pruned]:-0} of $prune_rows rows pruned during the run)" >>"$BENCH_TARGETS"
 fi

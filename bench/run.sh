@@ -45,11 +45,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Each target row of issue 23, as "measure|value|target|met", appended here by this script,
-# bench/prune.sh and bench/instances.sh and printed together at the end.
+# Each target row of issue 23, as "ORDER|measure|value|target|met" (ORDER: its place in the
+# issue's list), appended here by this script, bench/prune.sh and bench/instances.sh and printed
+# together at the end as one markdown table.
 export BENCH_TARGETS=$work/targets
 : >"$BENCH_TARGETS"
-target() { printf '%s|%s|%s|%s\n' "$@" >>"$BENCH_TARGETS"; }
+target() { printf '%s|%s|%s|%s|%s\n' "$@" >>"$BENCH_TARGETS"; }
 
 base=$((20000 + RANDOM % 20000))
 up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base + 3)); tls_port=$((base + 4))
@@ -210,17 +211,17 @@ for p in p50 p99; do
   printf "$fmt" "latency $p, 1 conn (ms)" "$(ms "$d")" "$(ms "$b")" "$(ms "$n")" "$(ratio "$b" "$d")" "$(ratio "$b" "$n")" \
     "PB-direct ≤ +$(ms $limit)" "$(verdict $(( b - d <= limit )))  ($(delta $(( b - d ))))"
   if [ $p = p50 ]; then
-    target "latency p50 over direct, 1 conn (ms)" "$(delta $(( b - d )))" "≤ +0.500" "$(verdict $(( b - d <= limit )))  (PushBridge $(ms "$b"), direct $(ms "$d"); durable SQLite audit)"
+    target 6 "latency p50 over direct, 1 conn (ms)" "$(delta $(( b - d )))" "≤ +0.500" "$(verdict $(( b - d <= limit )))  (PushBridge $(ms "$b"), direct $(ms "$d"); durable SQLite audit)"
   fi
 done
 sw=${R[pb_lat_ctxsw]}
 sw_met=$(verdict "$(awk -v s="$sw" 'BEGIN { print (s <= 4) }')")
 printf "$fmt" "context switches/request, 1 conn" "" "$sw" "" "" "" "≤ 4" "$sw_met  (every thread of the proxy, over the latency run)"
-target "context switches per request, 1 conn" "$sw" "≤ 4" "$sw_met  (every thread of the proxy, voluntary + involuntary)"
+target 5 "context switches per request, 1 conn" "$sw" "≤ 4" "$sw_met  (every thread of the proxy, voluntary + involuntary)"
 cpu=${R[pb_os64_cpu_us]}
 cpu_met=$(verdict $(( cpu <= 125 )))
 printf "$fmt" "CPU per request, 64 conns (µs)" "" "$cpu" "" "" "" "≤ 125" "$cpu_met  (utime+stime, durable SQLite audit, OneSignal start)"
-target "CPU per request, 64 conns, durable SQLite (µs)" "$cpu" "≤ 125" "$cpu_met  (utime+stime over the OneSignal 64-connection run)"
+target 4 "CPU per request, 64 conns, durable SQLite (µs)" "$cpu" "≤ 125" "$cpu_met  (utime+stime over the OneSignal 64-connection run)"
 for tag in os16 os64 pw16 pw64; do
   label="OneSignal start"; [ "${tag:0:2}" = pw ] && label="Pushwoosh start"
   d=${R[direct_${tag}_rps]}; b=${R[pb_${tag}_rps]}; n=${R[nginx_${tag}_rps]}
@@ -230,7 +231,7 @@ done
 rss_met=$(verdict $(( rss_peak_kb <= 48 * 1024 )))
 printf "$fmt" "peak RSS, 1000 idle conns (MB)" "" "$(( rss_peak_kb / 1024 ))" "" "" "" "≤ 48 MB" \
   "$rss_met  (held $held, still open $still; $(( rss_before_idle_kb / 1024 )) MB before them, $(( rss_idle_kb / 1024 )) MB with them idle, $(( rss_now_kb / 1024 )) MB now)"
-target "peak RSS, 1,000 idle connections (MB)" "$(( rss_peak_kb / 1024 ))" "≤ 48" "$rss_met  (VmHWM over every throughput run with them held; $held held, $still still open)"
+target 8 "peak RSS, 1,000 idle connections (MB)" "$(( rss_peak_kb / 1024 ))" "≤ 48" "$rss_met  (VmHWM over every throughput run with them held; $held held, $still still open)"
 echo "$translate_out" | awk 'NR > 2 && NF >= 3 { name=$1" "$2; printf "%-34s %12s %12s %12s %10s %10s  %-22s %s\n", "translate "name" (/s)", "", $3, "", "", "", ($1=="onesignal" && $2=="start") ? "≥ 50000" : "", ($1=="onesignal" && $2=="start") ? (($3 >= 50000) ? "yes" : "NO") : "" }'
 # Every audit write is durable before its caller resumes: the pipelined syncer fdatasyncs the
 # WAL after the commit (as durable as synchronous=FULL; AUDIT_PIPELINED=0 measures FULL itself).
@@ -241,14 +242,14 @@ if [ -n "$pg_rows_rate" ]; then
   # Issue 23's target: PostgreSQL at 0.8× SQLite's begin+finish rows/s, both measured in this run.
   pg_met=$(awk -v a="$pg_rows_rate" -v b="${audit_rows_rate:-0}" 'BEGIN { print (b > 0 && a >= 0.8 * b) ? 1 : 0 }')
   printf "$fmt" "audit PostgreSQL begin+finish (rows/s)" "" "$pg_rows_rate" "" "" "" "≥ 0.8× SQLite" "$(verdict "$pg_met")  (PG/SQLite $(ratio "$pg_rows_rate" "$audit_rows_rate"); group commit, synchronous_commit on)"
-  target "audit begin+finish, PostgreSQL / SQLite (rows/s)" "$(ratio "$pg_rows_rate" "$audit_rows_rate")× ($pg_rows_rate / $audit_rows_rate)" "≥ 0.8×" "$(verdict "$pg_met")  (audit-bench, 64 callers, both durable)"
+  target 1 "audit begin+finish, PostgreSQL / SQLite (rows/s)" "$(ratio "$pg_rows_rate" "$audit_rows_rate")× ($pg_rows_rate / $audit_rows_rate)" "≥ 0.8×" "$(verdict "$pg_met")  (audit-bench, 64 callers, both durable)"
   for p in p50 p99; do
     s=$(echo "$sqlite_latency" | field "$p"); g=$(echo "$pg_latency" | field "$p")
     printf "$fmt" "audit write latency $p, 1 caller (ms)" "" "$g" "" "" "" "" "PostgreSQL; SQLite $s, PG/SQLite $(ratio "$g" "$s")"
   done
 else
   printf "$fmt" "audit PostgreSQL" "" "-" "" "" "" "" "skipped: PostgreSQL is not installed (make deps-test)"
-  target "audit begin+finish, PostgreSQL / SQLite (rows/s)" "-" "≥ 0.8×" "NO  (not measured: PostgreSQL is not installed, make deps-test)"
+  target 1 "audit begin+finish, PostgreSQL / SQLite (rows/s)" "-" "≥ 0.8×" "NO  (not measured: PostgreSQL is not installed, make deps-test)"
 fi
 echo
 echo "diagnostics (not targets): the same PushBridge with its audit on tmpfs (fsync free) and its CPU cost"
@@ -267,14 +268,17 @@ printf "$fmt" "CPU per request, 1 conn (µs)" "" "${R[pb_lat_cpu_us]}" "" "" "" 
 # BENCH_PRUNE_ROWS old rows, with its target; BENCH_PRUNE_BASELINE=BINARY measures an older build
 # beside this one in the same run.
 echo
-bench/prune.sh "$pushbridge" ${BENCH_PRUNE_BASELINE:-}
+bench/prune.sh "$pushbridge" ${BENCH_PRUNE_BASELINE:-} || echo "bench/prune.sh failed; its target row is missing below" >&2
 
 # One instance on PostgreSQL against one on SQLite, and two against one on PostgreSQL (its own
 # throwaway cluster, fsync on), with the 4-core model of where the second instance's time goes.
 echo
-bench/instances.sh "$pushbridge" "$up_port"
+bench/instances.sh "$pushbridge" "$up_port" || echo "bench/instances.sh failed; its target rows are missing below" >&2
 
 # Every target of issue 23 in one place, as the rows above measured them.
 echo
-echo "issue 23's targets, this run"
-awk -F'|' '{ printf "%-48s %-22s %-8s %s\n", $1, $2, $3, $4 }' <(printf '%s|%s|%s|%s\n' measure value target met) "$BENCH_TARGETS"
+echo "issue 23's targets, this run ($(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "| measure | this run | target | met |"
+echo "|---|---|---|---|"
+sort -t'|' -k1,1n "$BENCH_TARGETS" | awk -F'|' '{ printf "| %s | %s | %s | %s |\n", $2, $3, $4, $5; seen[$1] = 1 }
+  END { for (i = 1; i <= 8; i++) if (!(i in seen)) printf "| target %d of issue 23 | - | | NO  (not measured: its script failed, see above) |\n", i }'
