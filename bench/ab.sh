@@ -18,7 +18,7 @@ A=$1; B=$2; rounds=${3:-3}; secs=${4:-3}
 cd "$(dirname "$0")/.." || exit 1
 work=$(mktemp -d /tmp/pushbridge-ab.XXXXXX); pids=(); pg_dir=; audit_dir=$work
 trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; wait 2>/dev/null; [ -n "$pg_dir" ] && bench/pg-cluster.sh stop "$pg_dir"; rm -rf $work; [ "$audit_dir" != "$work" ] && rm -rf "$audit_dir"' EXIT
-base=$((40000 + RANDOM % 10000)); up=$base; pa=$((base+1)); pb=$((base+2))
+base=$((10000 + RANDOM % 20000)); up=$base; pa=$((base+1)); pb=$((base+2))
 if [ "${AB_AUDIT:-sqlite}" = postgres ]; then
   pg_dir=$(mktemp -d /tmp/pushbridge-ab-pg.XXXXXX); pg_port=$((base+3))
   PG_MAX_CONNECTIONS=200 bench/pg-cluster.sh start "$pg_dir" $pg_port || exit 1

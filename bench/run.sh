@@ -52,7 +52,10 @@ export BENCH_TARGETS=$work/targets
 : >"$BENCH_TARGETS"
 target() { printf '%s|%s|%s|%s|%s\n' "$@" >>"$BENCH_TARGETS"; }
 
-base=$((20000 + RANDOM % 20000))
+# Ports: random, below the ephemeral range (32768+ here), where a wrk or idle connection's local
+# port or one of the thousands of TIME-WAIT sockets a run leaves can make a listener's bind fail;
+# run.sh takes 10000+, bench/prune.sh 20000+ and bench/instances.sh 26000+, so they never meet.
+base=$((10000 + RANDOM % 9000))
 up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base + 3)); tls_port=$((base + 4))
 
 # The diagnostic twin: same binary and config, audit on tmpfs where fsync costs nothing, so the
