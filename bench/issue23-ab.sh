@@ -19,13 +19,22 @@ for engine in sqlite postgres; do
 done
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 echo
-# "median CELL KEY A=a B=b B/A=r" lines → one row per cell and engine.
+# Each cell: A's and B's medians over the rounds, B/A of the medians, and the median with the
+# range of the per-round ratios (A and B ran back to back in each round, so a drift of the
+# machine between rounds, such as the shared disk's fsync latency, cancels out there; the range
+# is the noise of the instrument for that measure).
 awk '
-  $1 == "median" { split($4, a, "="); split($5, b, "="); split($6, r, "=")
-    k = FILENAME "|" $2 "|" $3; A[k] = a[2]; B[k] = b[2]; R[k] = r[2] }
-  function cell(f, c, key, scale, fmt,   k) { k = f "|" c "|" key
-    if (!(k in A)) return "-"
-    return sprintf(fmt " → " fmt " (%s)", A[k] / scale, B[k] / scale, R[k]) }
+  $1 == "round" { for (i = 6; i <= NF; i++) { split($i, kv, "="); v[FILENAME "|" $4 "|" kv[1] "|" $3 "|" $2] = kv[2] }
+    rounds[$2] = 1 }
+  function sort(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } }
+  function median(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  function cell(f, c, key, scale, fmt,   r, n, k, a, b, q, ma, mb) { n = 0
+    for (r in rounds) { k = f "|" c "|" key; if (!((k "|a|" r) in v)) continue
+      n++; a[n] = v[k "|a|" r]; b[n] = v[k "|b|" r]; q[n] = a[n] > 0 ? b[n] / a[n] : 0 }
+    if (n == 0) return "-"
+    ma = median(a, n); mb = median(b, n); median(q, n)
+    return sprintf(fmt " → " fmt " (%.2f; paired %.2f, %.2f–%.2f)", ma / scale, mb / scale, ma > 0 ? mb / ma : 0,
+      n % 2 ? q[(n + 1) / 2] : (q[n / 2] + q[n / 2 + 1]) / 2, q[1], q[n]) }
   END {
     print "| cell | audit | CPU/request, proxy (µs) | CPU/request, PostgreSQL (µs) | p50 (ms) | switches/request | requests/s |"
     print "|---|---|---|---|---|---|---|"
@@ -37,4 +46,4 @@ awk '
         cell(f, c, "p50_us", 1000, "%.3f"), cell(f, c, "ctxsw", 1, "%.1f"), cell(f, c, "rps", 1, "%.0f") } }
 ' sqlite="$work/sqlite" postgres="$work/postgres" "$work/sqlite" "$work/postgres"
 echo
-echo "A → B (B/A), medians over $rounds rounds; A=$A, B=$B"
+echo "A → B (B/A of the medians over $rounds rounds; paired: the median and range of the per-round B/A); A=$A, B=$B"
