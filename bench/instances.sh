@@ -49,7 +49,7 @@ trap cleanup EXIT INT TERM
 
 base=$((26000 + RANDOM % 5000))  # below the ephemeral ports (32768+); run.sh 10000+, prune.sh 20000+
 pg_port=$base s_port=$((base + 1)) a_port=$((base + 2)) b_port=$((base + 3))
-wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
+wait_port() { for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open in 30 s" >&2; exit 1; }
 if [ -z "$up_port" ]; then
   up_port=$((base + 4)); mkdir -p "$work/up"
   . bench/nginx-conf.sh
