@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d /tmp/pushbridge-handoffs.XXXXXX); pids=()
 [ -n "$audit_dir" ] && audit_dir=$(mktemp -d "$audit_dir/pushbridge-handoffs.XXXXXX") || audit_dir=$work
 trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf $work; [ "$audit_dir" != "$work" ] && rm -rf "$audit_dir"' EXIT
-base=$((40000 + RANDOM % 10000)); up=$base; port=$((base + 1))
+base=$((10000 + RANDOM % 20000)); up=$base; port=$((base + 1))
 mkdir -p $work/up
 . bench/nginx-conf.sh
 upstream_conf $work/up $up

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 work=$(mktemp -d /tmp/pushbridge-instances-ab.XXXXXX) nginx_pid=
 trap '[ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-up=$((30000 + RANDOM % 10000))
+up=$((20000 + RANDOM % 5000))  # below the ephemeral ports (32768+), apart from instances.sh
 mkdir -p "$work/up"
 . bench/nginx-conf.sh
 upstream_conf "$work/up" "$up"

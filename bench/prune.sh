@@ -8,7 +8,8 @@
 # baseline binary (an older build, e.g. from another worktree) both are measured in this one run,
 # the baseline first. Prints request p50/p99 with and without pruning, the ratio, the target
 # (p99 while pruning ≤ 1.5× p99 without) and whether it is met, and how many rows went during the
-# run. BENCH_PRUNE_KEEP=FILE keeps a copy of the seeded audit there. Starts its own upstream nginx on 127.0.0.1; stops everything it started.
+# run. BENCH_PRUNE_KEEP=FILE keeps a copy of the seeded audit there. BENCH_TARGETS=FILE appends
+# this build's p99 row as "7|measure|value|target|met" for bench/run.sh's summary. Starts its own upstream nginx on 127.0.0.1; stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pushbridge=$1 baseline=${2:-}
@@ -26,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-base=$((30000 + RANDOM % 10000))
+base=$((20000 + RANDOM % 5000))  # below the ephemeral ports (32768+); run.sh 10000+, instances.sh 26000+
 up_port=$base seed_port=$((base + 1)) pb_port=$((base + 2))
 mkdir -p "$work/up"
 . bench/nginx-conf.sh
@@ -45,15 +46,25 @@ c["audit_retention_days"] = int(days)
 json.dump(c, open(out, "w"), indent=1)
 PY
 }
-wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; exit 1; }
+# wait_port PORT [LOG]: up to 60 s (a PushBridge over the 400 MB seeded audit opens slowly on a
+# busy disk); with LOG, the PushBridge just started must stay alive, and on failure the log's
+# last lines say why.
+wait_port() {
+  for _ in $(seq 600); do
+    (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+    [ -n "${2:-}" ] && ! kill -0 "$started_pid" 2>/dev/null && break
+    sleep 0.1
+  done
+  echo "port $1 did not open" >&2; [ -n "${2:-}" ] && tail -5 "$2" >&2; exit 1
+}
 start_pb() { # BINARY CONFIG LOG → pid in started_pid
-  PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$1" serve --config "$2" 2>"$3" & started_pid=$!; pids+=($started_pid)
+  PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$1" serve --config "$2" 2>"$3" & started_pid=$!; pids+=("$started_pid")
 }
 stop_pb() { kill -TERM "$1"; wait "$1" 2>/dev/null || true; }
 
 # The seed: the schema from a PushBridge (this tree's), then the old rows.
 write_config "$work/seed.json" "$seed_port" "$work/seed.sqlite" 0
-start_pb "$pushbridge" "$work/seed.json" "$work/seed.log"; wait_port "$seed_port"; stop_pb "$started_pid"
+start_pb "$pushbridge" "$work/seed.json" "$work/seed.log"; wait_port "$seed_port" "$work/seed.log"; stop_pb "$started_pid"
 wait_port "$up_port"
 old_ms=$(( $(date +%s) * 1000 - 40 * 86400000 ))
 sqlite3 "$work/seed.sqlite" >/dev/null <<SQL
@@ -88,7 +99,7 @@ measure() { # TAG BINARY RETENTION_DAYS → R[TAG_*], R[TAG_pruned]
   # fdatasync of the audit waits behind them.
   cp "$work/seed.sqlite" "$work/$1.sqlite"; sync "$work/$1.sqlite"
   write_config "$work/$1.json" "$pb_port" "$work/$1.sqlite" "$3"
-  start_pb "$2" "$work/$1.json" "$work/$1.log"; wait_port "$pb_port"
+  start_pb "$2" "$work/$1.json" "$work/$1.log"; wait_port "$pb_port" "$work/$1.log"
   run_wrk "$1" "$pb_port"
   R[${1}_pruned]=$(curl -s "http://127.0.0.1:$pb_port/metrics" | awk '/^pushbridge_audit_pruned_rows_total / {print $2}')
   stop_pb "$started_pid"
@@ -120,3 +131,9 @@ for b in "${builds[@]}"; do
   done
   printf "$fmt" "requests/s while pruning, 16 conns" "${R[${b}_off_rps]}" "${R[${b}_on_rps]}" "$(ratio "${R[${b}_on_rps]}" "${R[${b}_off_rps]}")" "" "[$label]"
 done
+# For bench/run.sh's summary of issue 23's targets: this build's p99 row.
+if [ -n "${BENCH_TARGETS:-}" ]; then
+  a=${R[new_off_p99_us]} c=${R[new_on_p99_us]}
+  printf '7|%s|%s|%s|%s\n' "request p99 while pruning / without, 16 conns" "$(ratio "$c" "$a")× ($(ms "$c") / $(ms "$a") ms)" "≤ 1.5×" \
+    "$(awk -v a="$a" -v c="$c" 'BEGIN { print (c <= 1.5 * a ? "yes" : "NO") }')  (${R[new_on_pruned]:-0} of $prune_rows rows pruned during the run)" >>"$BENCH_TARGETS"
+fi

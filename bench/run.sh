@@ -15,7 +15,9 @@
 # (an older pushbridge binary measured beside this one in the retention rows).
 # A third PushBridge serves HTTPS (a test CA made here with openssl) for the TLS latency row; at
 # the end bench/prune.sh runs two more over an audit seeded with BENCH_PRUNE_ROWS old rows,
-# without and with retention pruning them while wrk sends requests.
+# without and with retention pruning them while wrk sends requests, and bench/instances.sh one
+# instance on PostgreSQL against one on SQLite and two against one (with the 4-core model).
+# The last table lists every target of issue 23 with its value in this run and whether it is met.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-5}
@@ -43,7 +45,17 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-base=$((20000 + RANDOM % 20000))
+# Each target row of issue 23, as "ORDER|measure|value|target|met" (ORDER: its place in the
+# issue's list), appended here by this script, bench/prune.sh and bench/instances.sh and printed
+# together at the end as one markdown table.
+export BENCH_TARGETS=$work/targets
+: >"$BENCH_TARGETS"
+target() { printf '%s|%s|%s|%s|%s\n' "$@" >>"$BENCH_TARGETS"; }
+
+# Ports: random, below the ephemeral range (32768+ here), where a wrk or idle connection's local
+# port or one of the thousands of TIME-WAIT sockets a run leaves can make a listener's bind fail;
+# run.sh takes 10000+, bench/prune.sh 20000+ and bench/instances.sh 26000+, so they never meet.
+base=$((10000 + RANDOM % 9000))
 up_port=$base; nginx_port=$((base + 1)); pb_port=$((base + 2)); shm_port=$((base + 3)); tls_port=$((base + 4))
 
 # The diagnostic twin: same binary and config, audit on tmpfs where fsync costs nothing, so the
@@ -87,7 +99,7 @@ write_config "$work/bench-shm.json" "$shm_port" "$shm_dir/audit.sqlite"
 write_config "$work/bench-tls.json" "$tls_port" "$shm_dir/audit-tls.sqlite" \
   "{\"tls\": {\"certificate_chain\": \"$work/tls/chain.pem\", \"private_key\": \"$work/tls/key.pem\"}}"
 pushbridge=${BENCH_PUSHBRIDGE:-$bin/pushbridge}
-PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench.json" 2>"$work/pushbridge.log" & pb_pid=$!; pids+=($pb_pid)
+PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench.json" 2>"$work/pushbridge.log" & pb_pid=$!; pids+=("$pb_pid")
 PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench-shm.json" 2>"$work/pushbridge-shm.log" & pids+=($!)
 PUSHBRIDGE_BENCH_OPENPUSH_KEY=op_bench_key "$pushbridge" serve --config "$work/bench-tls.json" 2>"$work/pushbridge-tls.log" & pids+=($!)
 
@@ -128,10 +140,17 @@ run_wrk() {
     echo "warning: $name had ${R[${name}_non2xx]} non-2xx answers and ${R[${name}_socket_errors]} socket errors" >&2
   fi
 }
-targets() { # kind body path auth → direct, pushbridge, nginx for one body
-  local conns=$1 body=$2 path=$3 auth=$4 tag=$5
+# The durable PushBridge's CPU (utime+stime, clock ticks) and context switches (voluntary and
+# involuntary, summed over /proc/PID/task/*/status, as bench/ab.sh counts them).
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/$pb_pid/stat; }
+ctxsw() { cat /proc/$pb_pid/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n + 0 }'; }
+targets() { # kind body path auth → direct, pushbridge, nginx for one body; pb_TAG_cpu_us, pb_TAG_ctxsw
+  local conns=$1 body=$2 path=$3 auth=$4 tag=$5 t0 c0
   run_wrk "direct_$tag" "$conns" "http://127.0.0.1:$up_port/notifications" "$body" ""
+  t0=$(cpu_ticks) c0=$(ctxsw)
   run_wrk "pb_$tag" "$conns" "http://127.0.0.1:$pb_port$path" "$body" "$auth"
+  R[pb_${tag}_cpu_us]=$(awk -v t=$(( $(cpu_ticks) - t0 )) -v hz="$(getconf CLK_TCK)" -v n="${R[pb_${tag}_requests]}" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }')
+  R[pb_${tag}_ctxsw]=$(awk -v c=$(( $(ctxsw) - c0 )) -v n="${R[pb_${tag}_requests]}" 'BEGIN { printf "%.1f", c / n }')
   run_wrk "nginx_$tag" "$conns" "http://127.0.0.1:$nginx_port/notifications" "$body" ""
 }
 
@@ -144,7 +163,7 @@ run_wrk "tls_lat" 1 "https://127.0.0.1:$tls_port$os_path" "$os_body" "$os_auth"
 echo "holding 1000 idle keep-alive connections to PushBridge"
 # The RSS row's breakdown: before the idle connections, with them idle, and the peak under load.
 rss_before_idle_kb=$(awk '/VmRSS/ {print $2}' /proc/$pb_pid/status)
-python3 bench/http/hold_idle.py "$pb_port" 1000 600 >"$work/hold.out" & hold_pid=$!; pids+=($hold_pid)
+python3 bench/http/hold_idle.py "$pb_port" 1000 600 >"$work/hold.out" & hold_pid=$!; pids+=("$hold_pid")
 for _ in $(seq 100); do grep -q held "$work/hold.out" && break; sleep 0.1; done
 rss_idle_kb=$(awk '/VmRSS/ {print $2}' /proc/$pb_pid/status)
 echo "throughput: 16 and 64 connections, ${seconds}s each"
@@ -152,11 +171,6 @@ for c in 16 64; do
   targets "$c" "$os_body" "$os_path" "$os_auth" "os$c"
   targets "$c" "$pw_body" "$pw_path" "" "pw$c"
 done
-# CPU PushBridge spends per request (user + system), over one more 64-connection OneSignal run.
-ticks_before=$(awk '{ print $14 + $15 }' /proc/$pb_pid/stat)
-run_wrk "cpu" 64 "http://127.0.0.1:$pb_port$os_path" "$os_body" "$os_auth"
-ticks_after=$(awk '{ print $14 + $15 }' /proc/$pb_pid/stat)
-cpu_us_per_request=$(awk -v t=$((ticks_after - ticks_before)) -v hz="$(getconf CLK_TCK)" -v n="${R[cpu_requests]}" 'BEGIN { printf "%.0f", t / hz * 1e6 / n }')
 run_wrk "shm_os64" 64 "http://127.0.0.1:$shm_port$os_path" "$os_body" "$os_auth"
 rss_peak_kb=$(awk '/VmHWM/ {print $2}' /proc/$pb_pid/status)
 rss_now_kb=$(awk '/VmRSS/ {print $2}' /proc/$pb_pid/status)
@@ -196,18 +210,31 @@ fmt='%-34s %12s %12s %12s %10s %10s  %-22s %s\n'
 printf "$fmt" "measure" "direct" "PushBridge" "nginx" "PB/direct" "PB/nginx" "target" "met"
 for p in p50 p99; do
   d=${R[direct_lat_${p}_us]}; b=${R[pb_lat_${p}_us]}; n=${R[nginx_lat_${p}_us]}
-  limit=300; [ $p = p99 ] && limit=1000
+  limit=500; [ $p = p99 ] && limit=1000  # p50: issue 23's target
   printf "$fmt" "latency $p, 1 conn (ms)" "$(ms "$d")" "$(ms "$b")" "$(ms "$n")" "$(ratio "$b" "$d")" "$(ratio "$b" "$n")" \
     "PB-direct ≤ +$(ms $limit)" "$(verdict $(( b - d <= limit )))  ($(delta $(( b - d ))))"
+  if [ $p = p50 ]; then
+    target 6 "latency p50 over direct, 1 conn (ms)" "$(delta $(( b - d )))" "≤ +0.500" "$(verdict $(( b - d <= limit )))  (PushBridge $(ms "$b"), direct $(ms "$d"); durable SQLite audit)"
+  fi
 done
+sw=${R[pb_lat_ctxsw]}
+sw_met=$(verdict "$(awk -v s="$sw" 'BEGIN { print (s <= 4) }')")
+printf "$fmt" "context switches/request, 1 conn" "" "$sw" "" "" "" "≤ 4" "$sw_met  (every thread of the proxy, over the latency run)"
+target 5 "context switches per request, 1 conn" "$sw" "≤ 4" "$sw_met  (every thread of the proxy, voluntary + involuntary)"
+cpu=${R[pb_os64_cpu_us]}
+cpu_met=$(verdict $(( cpu <= 125 )))
+printf "$fmt" "CPU per request, 64 conns (µs)" "" "$cpu" "" "" "" "≤ 125" "$cpu_met  (utime+stime, durable SQLite audit, OneSignal start)"
+target 4 "CPU per request, 64 conns, durable SQLite (µs)" "$cpu" "≤ 125" "$cpu_met  (utime+stime over the OneSignal 64-connection run)"
 for tag in os16 os64 pw16 pw64; do
   label="OneSignal start"; [ "${tag:0:2}" = pw ] && label="Pushwoosh start"
   d=${R[direct_${tag}_rps]}; b=${R[pb_${tag}_rps]}; n=${R[nginx_${tag}_rps]}
   printf "$fmt" "$label, ${tag:2} conns (req/s)" "$d" "$b" "$n" "$(ratio "$b" "$d")" "$(ratio "$b" "$n")" "PB/nginx ≥ 0.50" \
     "$(verdict "$(awk -v b="$b" -v n="$n" 'BEGIN { print (b >= 0.5 * n) }')")"
 done
+rss_met=$(verdict $(( rss_peak_kb <= 48 * 1024 )))
 printf "$fmt" "peak RSS, 1000 idle conns (MB)" "" "$(( rss_peak_kb / 1024 ))" "" "" "" "≤ 48 MB" \
-  "$(verdict $(( rss_peak_kb <= 48 * 1024 )))  (held $held, still open $still; $(( rss_before_idle_kb / 1024 )) MB before them, $(( rss_idle_kb / 1024 )) MB with them idle, $(( rss_now_kb / 1024 )) MB now)"
+  "$rss_met  (held $held, still open $still; $(( rss_before_idle_kb / 1024 )) MB before them, $(( rss_idle_kb / 1024 )) MB with them idle, $(( rss_now_kb / 1024 )) MB now)"
+target 8 "peak RSS, 1,000 idle connections (MB)" "$(( rss_peak_kb / 1024 ))" "≤ 48" "$rss_met  (VmHWM over every throughput run with them held; $held held, $still still open)"
 echo "$translate_out" | awk 'NR > 2 && NF >= 3 { name=$1" "$2; printf "%-34s %12s %12s %12s %10s %10s  %-22s %s\n", "translate "name" (/s)", "", $3, "", "", "", ($1=="onesignal" && $2=="start") ? "≥ 50000" : "", ($1=="onesignal" && $2=="start") ? (($3 >= 50000) ? "yes" : "NO") : "" }'
 # Every audit write is durable before its caller resumes: the pipelined syncer fdatasyncs the
 # WAL after the commit (as durable as synchronous=FULL; AUDIT_PIPELINED=0 measures FULL itself).
@@ -218,17 +245,19 @@ if [ -n "$pg_rows_rate" ]; then
   # Issue 23's target: PostgreSQL at 0.8× SQLite's begin+finish rows/s, both measured in this run.
   pg_met=$(awk -v a="$pg_rows_rate" -v b="${audit_rows_rate:-0}" 'BEGIN { print (b > 0 && a >= 0.8 * b) ? 1 : 0 }')
   printf "$fmt" "audit PostgreSQL begin+finish (rows/s)" "" "$pg_rows_rate" "" "" "" "≥ 0.8× SQLite" "$(verdict "$pg_met")  (PG/SQLite $(ratio "$pg_rows_rate" "$audit_rows_rate"); group commit, synchronous_commit on)"
+  target 1 "audit begin+finish, PostgreSQL / SQLite (rows/s)" "$(ratio "$pg_rows_rate" "$audit_rows_rate")× ($pg_rows_rate / $audit_rows_rate)" "≥ 0.8×" "$(verdict "$pg_met")  (audit-bench, 64 callers, both durable)"
   for p in p50 p99; do
     s=$(echo "$sqlite_latency" | field "$p"); g=$(echo "$pg_latency" | field "$p")
     printf "$fmt" "audit write latency $p, 1 caller (ms)" "" "$g" "" "" "" "" "PostgreSQL; SQLite $s, PG/SQLite $(ratio "$g" "$s")"
   done
 else
   printf "$fmt" "audit PostgreSQL" "" "-" "" "" "" "" "skipped: PostgreSQL is not installed (make deps-test)"
+  target 1 "audit begin+finish, PostgreSQL / SQLite (rows/s)" "-" "≥ 0.8×" "NO  (not measured: PostgreSQL is not installed, make deps-test)"
 fi
 echo
 echo "diagnostics (not targets): the same PushBridge with its audit on tmpfs (fsync free) and its CPU cost"
 d=${R[direct_lat_p50_us]}; b=${R[shm_lat_p50_us]}
-printf "$fmt" "latency p50, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +0.300" "$(verdict $(( b - d <= 300 )))  ($(delta $(( b - d ))))"
+printf "$fmt" "latency p50, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +0.500" "$(verdict $(( b - d <= 500 )))  ($(delta $(( b - d ))))"
 d=${R[direct_lat_p99_us]}; b=${R[shm_lat_p99_us]}
 printf "$fmt" "latency p99, audit on tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" "$(ratio "$b" "$d")" "" "PB-direct ≤ +1.000" "$(verdict $(( b - d <= 1000 )))  ($(delta $(( b - d ))))"
 d=${R[direct_lat_p50_us]}; b=${R[tls_lat_p50_us]}; plain=${R[shm_lat_p50_us]}
@@ -236,14 +265,23 @@ printf "$fmt" "latency p50 over HTTPS, tmpfs (ms)" "$(ms "$d")" "$(ms "$b")" "" 
   "$(delta $(( b - plain )))  (plain on tmpfs $(ms "$plain"), HTTPS/plain $(ratio "$b" "$plain"))"
 b=${R[shm_os64_rps]}; n=${R[nginx_os64_rps]}
 printf "$fmt" "OneSignal 64 conns, tmpfs (req/s)" "${R[direct_os64_rps]}" "$b" "$n" "$(ratio "$b" "${R[direct_os64_rps]}")" "$(ratio "$b" "$n")" "PB/nginx ≥ 0.50" "$(verdict "$(awk -v b="$b" -v n="$n" 'BEGIN { print (b >= 0.5 * n) }')")"
-printf "$fmt" "PushBridge CPU per request (µs)" "" "$cpu_us_per_request" "" "" "" "" "user+system, 64 conns"
+printf "$fmt" "CPU per request, 1 conn (µs)" "" "${R[pb_lat_cpu_us]}" "" "" "" "" "durable audit; 16 conns ${R[pb_os16_cpu_us]} µs"
 
 # Retention under load (bench/prune.sh): request p50/p99 with and without retention pruning
 # BENCH_PRUNE_ROWS old rows, with its target; BENCH_PRUNE_BASELINE=BINARY measures an older build
 # beside this one in the same run.
 echo
-bench/prune.sh "$pushbridge" ${BENCH_PRUNE_BASELINE:-}
+bench/prune.sh "$pushbridge" ${BENCH_PRUNE_BASELINE:-} || echo "bench/prune.sh failed; its target row is missing below" >&2
 
-# Two instances against one on one PostgreSQL database (its own throwaway cluster).
+# One instance on PostgreSQL against one on SQLite, and two against one on PostgreSQL (its own
+# throwaway cluster, fsync on), with the 4-core model of where the second instance's time goes.
 echo
-bench/instances.sh "$pushbridge" "$up_port"
+bench/instances.sh "$pushbridge" "$up_port" || echo "bench/instances.sh failed; its target rows are missing below" >&2
+
+# Every target of issue 23 in one place, as the rows above measured them.
+echo
+echo "issue 23's targets, this run ($(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "| measure | this run | target | met |"
+echo "|---|---|---|---|"
+sort -t'|' -k1,1n "$BENCH_TARGETS" | awk -F'|' '{ printf "| %s | %s | %s | %s |\n", $2, $3, $4, $5; seen[$1] = 1 }
+  END { for (i = 1; i <= 8; i++) if (!(i in seen)) printf "| target %d of issue 23 | - | | NO  (not measured: its script failed, see above) |\n", i }'
