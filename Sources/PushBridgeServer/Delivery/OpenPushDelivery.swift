@@ -65,8 +65,8 @@ public struct OpenPushDelivery: Sendable {
         }
         let deadline = ContinuousClock.now + Self.requestBudget(settings, upstreamTimeout: upstreamTimeout)
         var results: [UpstreamResult] = [], attempts: [UpstreamAttempt] = []
-        for (request, grant) in zip(requests, grants) {
-            await waitForSlot(grant, app: app)
+        for (index, (request, grant)) in zip(requests, grants).enumerated() {
+            await waitForSlot(grant, app: app, justReserved: index == 0)
             guard ContinuousClock.now + upstreamTimeout <= deadline else {
                 results.append(.failed(message: "not sent: the request's deadline would pass before OpenPush could answer"))
                 continue
@@ -137,7 +137,7 @@ public struct OpenPushDelivery: Sendable {
         while true {
             switch await pacer.reserve(app: app, count: 1, now: clock.nowMilliseconds()) {
             case .granted(let g):
-                await waitForSlot(g[0], app: app)
+                await waitForSlot(g[0], app: app, justReserved: true)
                 return true
             case .refused(let seconds):
                 guard patient, !Task.isCancelled else { return false }
@@ -150,8 +150,12 @@ public struct OpenPushDelivery: Sendable {
         }
     }
 
-    /// Sleeps until `grant`, then past any drain a 429 set meanwhile.
-    func waitForSlot(_ grant: Int64, app: String) async {
+    /// Sleeps until `grant`, then past any drain a 429 set meanwhile. A grant that is due
+    /// already and `justReserved` (nothing sent since its reservation read the app's window,
+    /// whose block it lies after) goes at once: no "meanwhile" has passed, and asking the
+    /// pacer again would cost a PostgreSQL round trip per send for nothing.
+    func waitForSlot(_ grant: Int64, app: String, justReserved: Bool) async {
+        if justReserved, grant <= clock.nowMilliseconds() { return }
         try? await clock.sleep(untilMilliseconds: grant)
         let blocked = await pacer.blockedUntil(app: app)
         if blocked > clock.nowMilliseconds() { try? await clock.sleep(untilMilliseconds: blocked) }
