@@ -1,10 +1,13 @@
 import Foundation
 
 /// The audit's PostgreSQL engine: a batch's transaction on a connection borrowed from the pool
-/// for that batch. A batch of request rows and completions (the request path's whole traffic)
-/// is applied as one libpq pipeline ending in `COMMIT` (``AuditPipeline``): two round trips
-/// per batch, whatever its size; other work (named statements, pruning) runs statement by
-/// statement.
+/// for that batch. A batch of request rows, completions and named statements (the request
+/// path's whole traffic) is applied as one libpq pipeline ending in `COMMIT`
+/// (``AuditPipeline``): two round trips per batch, whatever its size. Its request rows go in
+/// one multi-row `INSERT`, their findings in another and its completions in one `UPDATE …
+/// FROM` (``AuditPipeline/multiRow(_:form:)``); when one of those is refused the batch is
+/// rolled back and written again one statement per row (``AuditPipeline/rowByRow(_:)``), which
+/// names the operation that failed. Pruning and background work run statement by statement.
 ///
 /// Durability is the server's: an acknowledged write is committed as `synchronous_commit`
 /// is set for the connection's role and database (`on` by default: flushed to the server's
@@ -18,7 +21,14 @@ import Foundation
 final class AuditPostgresEngine: AuditWriteEngine {
     private let pool: PostgresPool
     private let prepared: Bool
+    private let multiRow: AuditMultiRowForm?
     private var connection: PostgresConnection?
+    /// Set when a multi-row statement of this batch was refused: the rest of the batch is
+    /// written one statement per row.
+    private var rowByRow = false
+    /// Statements sent on connections given back, and the count of the one held when it was borrowed.
+    private var sentBefore = 0
+    private var sentAtBorrow = 0
     /// Set when this batch's connection failed without a server's SQLSTATE (lost, or left
     /// mid-pipeline): it is dropped at the end of the batch, never reused.
     private var lost = false
@@ -30,19 +40,27 @@ final class AuditPostgresEngine: AuditWriteEngine {
             try PostgresSchema.migrator.migrate(connection)
             return try AuditRecovery.recover(connection, instance: configuration.instanceName, now: AuditClock.nowMilliseconds())
         }
-        return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements), recovered)
+        return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements, multiRow: configuration.postgresMultiRow), recovered)
     }
 
-    private init(pool: PostgresPool, prepared: Bool) {
+    private init(pool: PostgresPool, prepared: Bool, multiRow: AuditMultiRowForm?) {
         self.pool = pool
         self.prepared = prepared
+        self.multiRow = multiRow
     }
+
+    var statementsSent: Int { sentBefore + (connection.map { $0.statementsSent - sentAtBorrow } ?? 0) }
 
     func begin() throws(AuditError) {
         for attempt in 0..<2 {
             do throws(PostgresError) {
                 let current: PostgresConnection
-                if let held = connection { current = held } else { current = try pool.borrow() }
+                if let held = connection {
+                    current = held
+                } else {
+                    current = try pool.borrow()
+                    sentAtBorrow = current.statementsSent
+                }
                 connection = current
                 try current.execute("BEGIN")
                 return
@@ -57,9 +75,11 @@ final class AuditPostgresEngine: AuditWriteEngine {
 
     func apply(_ operations: [(index: Int, work: AuditOperation.Work)]) throws(AuditError) -> AuditApplied {
         guard let connection else { throw AuditError.closed }
-        if AuditPipeline.carries(operations.map(\.work)) {
+        if let plan = pipelinePlan(operations) {
             do throws(AuditError) {
-                return try AuditPipeline.apply(operations, on: connection, prepared: prepared)
+                let (applied, refusedMany) = try AuditPipeline.apply(plan, on: connection, prepared: prepared)
+                rowByRow = rowByRow || refusedMany
+                return applied
             } catch {
                 if case .postgres(let postgres) = error, postgres.connectionLost { lost = true }
                 throw error
@@ -85,6 +105,17 @@ final class AuditPostgresEngine: AuditWriteEngine {
         return applied
     }
 
+    /// The pipeline for `operations`: multi-row unless turned off or refused in this batch,
+    /// else one statement per row; nil for a batch a pipeline does not carry.
+    private func pipelinePlan(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [AuditPipeline.Statement]? {
+        let work = operations.map(\.work)
+        if let multiRow, !rowByRow, AuditPipeline.carries(work, statements: true),
+           let plan = AuditPipeline.multiRow(operations, form: multiRow) {
+            return plan
+        }
+        return AuditPipeline.carries(work) ? AuditPipeline.rowByRow(operations) : nil
+    }
+
     func commit() throws(AuditError) {
         guard let connection else { throw AuditError.closed }
         do throws(PostgresError) {
@@ -101,9 +132,13 @@ final class AuditPostgresEngine: AuditWriteEngine {
     }
 
     func endBatch() {
-        if let connection { pool.giveBack(connection, lost: lost) }
+        if let connection {
+            sentBefore += connection.statementsSent - sentAtBorrow
+            pool.giveBack(connection, lost: lost)
+        }
         connection = nil
         lost = false
+        rowByRow = false
     }
 
     func close() -> String? {

@@ -40,6 +40,13 @@ public struct AuditStoreConfiguration: Sendable {
     /// connection (named statements) instead of parsed and planned for every row. Default
     /// `true`; `false` is for measuring the difference.
     public var postgresPreparedStatements = true
+    /// On PostgreSQL, how a batch's rows are sent: each kind of row (request rows, findings,
+    /// completions) in one statement for the whole batch (``AuditMultiRowForm``), or, with
+    /// nil, one statement per row. A batch whose multi-row statement is refused (one row
+    /// violates a constraint) is written again one statement per row, so that only that
+    /// row's operation fails. Default ``AuditMultiRowForm/unnest``; the others are for
+    /// measuring the difference.
+    public var postgresMultiRow: AuditMultiRowForm? = .unnest
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
     /// only); throwing fails that sync as a failing `fdatasync` would.
     var beforeWALSync: (@Sendable () throws -> Void)?

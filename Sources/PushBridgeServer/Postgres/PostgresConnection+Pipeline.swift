@@ -11,8 +11,9 @@ import CLibPQ
 extension PostgresConnection {
     /// What became of one statement of a pipeline.
     enum PipelineResult {
-        /// It ran; the rows it changed.
-        case done(affectedRows: Int)
+        /// It ran; the rows it changed and, for a statement that returns rows (`RETURNING`),
+        /// their first column's values.
+        case done(affectedRows: Int, returned: [String?])
         /// The server refused it; nothing of the pipeline was committed.
         case failed(PostgresError)
         /// Not run: an earlier statement of the same pipeline failed.
@@ -60,6 +61,7 @@ extension PostgresConnection {
             guard sent == 1 else { throw connectionError("send", sql: statement.sql) }
         }
         guard PQpipelineSync(handle) == 1 else { throw connectionError("sync") }
+        statementsSent += statements.count
         var next = preparing.startIndex
         for (position, statement) in statements.enumerated() {
             // A `Parse` the server refused is that statement's failure (its execution is then
@@ -94,7 +96,7 @@ extension PostgresConnection {
             if error.connectionLost || !isHealthy { throw error }
             outcome = .failed(error)
         } else {
-            outcome = .done(affectedRows: result.affectedRows)
+            outcome = .done(affectedRows: result.affectedRows, returned: (0..<result.rowCount).map { result.value($0, 0) })
         }
         // Each statement's results end with a NULL before the next statement's begin.
         if let extra = PQgetResult(handle) {
