@@ -45,15 +45,17 @@ enum AuditPipeline {
         }
     }
 
-    /// Sends `plan` and the `COMMIT` as one pipeline inside the transaction the engine began,
-    /// and reads what became of each operation. When one was refused the transaction is
+    /// Sends `plan` and, with `commit`, the `COMMIT` as one pipeline inside the transaction the
+    /// engine began, and reads what became of each operation (without `commit` the engine
+    /// commits afterwards). When one was refused the transaction is
     /// aborted (nothing committed): the writer loop rolls back and writes the batch again
     /// without the refused ones; a completion that found no row is tried again then (its row
     /// may be in the batch), unless refused as well, or the loop would try it forever.
     /// `rowByRow` in the answer: a statement of many operations was refused, so none was
     /// failed and the batch must be written again one statement per row.
-    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
-        let statements = plan.map { ($0.sql, $0.parameters) } + [("COMMIT", [])]
+    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool,
+                      commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
+        let statements = plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
         let results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
         var applied = AuditApplied()
@@ -88,8 +90,8 @@ enum AuditPipeline {
             return (applied, rowByRow)
         }
         // COMMIT ran: the rest is durable; completions of unknown rows changed nothing.
-        if case .failed(let error)? = results.last { throw .postgres(error) }
-        applied.committed = true
+        if commit, case .failed(let error)? = results.last { throw .postgres(error) }
+        applied.committed = commit
         return (applied, false)
     }
 

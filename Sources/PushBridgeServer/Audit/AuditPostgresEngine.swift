@@ -8,6 +8,10 @@ import Foundation
 /// FROM` (``AuditPipeline/multiRow(_:form:)``); when one of those is refused the batch is
 /// rolled back and written again one statement per row (``AuditPipeline/rowByRow(_:)``), which
 /// names the operation that failed. Pruning and background work run statement by statement.
+/// The batch's `COMMIT` is sent after its statements and waited for by the
+/// ``AuditPostgresCommitter`` while the writer begins the next batch on another connection
+/// (``AuditStoreConfiguration/postgresOverlappedCommits``); its callers are acknowledged
+/// once it returned.
 ///
 /// Durability is the server's: an acknowledged write is committed as `synchronous_commit`
 /// is set for the connection's role and database (`on` by default: flushed to the server's
@@ -22,7 +26,10 @@ final class AuditPostgresEngine: AuditWriteEngine {
     private let pool: PostgresPool
     private let prepared: Bool
     private let multiRow: AuditMultiRowForm?
+    private let committer: AuditPostgresCommitter?
     private var connection: PostgresConnection?
+    /// The connection whose `COMMIT` this batch sent, until it is handed to the committer.
+    private var committing: PostgresConnection?
     /// Set when a multi-row statement of this batch was refused: the rest of the batch is
     /// written one statement per row.
     private var rowByRow = false
@@ -35,18 +42,23 @@ final class AuditPostgresEngine: AuditWriteEngine {
 
     /// Migrates the database and marks this instance's rows left `pending` as `unknown`;
     /// returns the engine and how many rows it marked.
-    static func open(pool: PostgresPool, configuration: AuditStoreConfiguration) throws -> (AuditPostgresEngine, recovered: Int) {
+    /// `acknowledge` is how the committer answers a batch whose `COMMIT` returned.
+    static func open(pool: PostgresPool, configuration: AuditStoreConfiguration,
+                     acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditPostgresEngine, recovered: Int) {
         let recovered = try pool.withConnection { connection in
             try PostgresSchema.migrator.migrate(connection)
             return try AuditRecovery.recover(connection, instance: configuration.instanceName, now: AuditClock.nowMilliseconds())
         }
-        return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements, multiRow: configuration.postgresMultiRow), recovered)
+        let committer = configuration.postgresOverlappedCommits ? AuditPostgresCommitter(pool: pool, acknowledge: acknowledge) : nil
+        return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements, multiRow: configuration.postgresMultiRow,
+                                    committer: committer), recovered)
     }
 
-    private init(pool: PostgresPool, prepared: Bool, multiRow: AuditMultiRowForm?) {
+    private init(pool: PostgresPool, prepared: Bool, multiRow: AuditMultiRowForm?, committer: AuditPostgresCommitter?) {
         self.pool = pool
         self.prepared = prepared
         self.multiRow = multiRow
+        self.committer = committer
     }
 
     var statementsSent: Int { sentBefore + (connection.map { $0.statementsSent - sentAtBorrow } ?? 0) }
@@ -77,7 +89,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
         guard let connection else { throw AuditError.closed }
         if let plan = pipelinePlan(operations) {
             do throws(AuditError) {
-                let (applied, refusedMany) = try AuditPipeline.apply(plan, on: connection, prepared: prepared)
+                let (applied, refusedMany) = try AuditPipeline.apply(plan, on: connection, prepared: prepared, commit: committer == nil)
                 rowByRow = rowByRow || refusedMany
                 return applied
             } catch {
@@ -116,14 +128,36 @@ final class AuditPostgresEngine: AuditWriteEngine {
         return AuditPipeline.carries(work) ? AuditPipeline.rowByRow(operations) : nil
     }
 
+    /// With the committer, sends `COMMIT` without waiting for it: ``handOff(_:alone:)`` gives
+    /// the connection to the committer, and the writer goes on with the next batch.
     func commit() throws(AuditError) {
         guard let connection else { throw AuditError.closed }
         do throws(PostgresError) {
-            try connection.execute("COMMIT")
+            guard committer != nil else {
+                try connection.execute("COMMIT")
+                return
+            }
+            try connection.send("COMMIT")
+            sentBefore += connection.statementsSent - sentAtBorrow
+            committing = connection
+            self.connection = nil
         } catch {
             lost = lost || error.connectionLost
             throw AuditError.postgres(error)
         }
+    }
+
+    func waitForRoom() {
+        committer?.waitForRoom()
+    }
+
+    /// The batch's commit to the committer (waited for here when nothing else is outstanding
+    /// and no operation waits); false when it committed in its pipeline, or failed.
+    func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool {
+        guard let committer, let sent = committing else { return false }
+        committing = nil
+        if !(alone && committer.finishHereIfIdle(sent, batch)) { committer.submit(sent, batch) }
+        return true
     }
 
     func rollBack() {
@@ -142,6 +176,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
     }
 
     func close() -> String? {
+        committer?.stop()
         endBatch()
         return nil
     }

@@ -47,6 +47,13 @@ public struct AuditStoreConfiguration: Sendable {
     /// row's operation fails. Default ``AuditMultiRowForm/unnest``; the others are for
     /// measuring the difference.
     public var postgresMultiRow: AuditMultiRowForm? = .unnest
+    /// On PostgreSQL, whether a batch's `COMMIT` is waited for on a thread of its own
+    /// (``AuditPostgresCommitter``) while the writer runs the next batch on another pooled
+    /// connection, so that the server's WAL flush of one batch overlaps the next batch's
+    /// statements; callers are still resumed only once their `COMMIT` returned. At most two
+    /// commits are outstanding. `false`: the writer waits for each `COMMIT` itself (it then
+    /// travels in the batch's pipeline). Default `true`.
+    public var postgresOverlappedCommits = true
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
     /// only); throwing fails that sync as a failing `fdatasync` would.
     var beforeWALSync: (@Sendable () throws -> Void)?

@@ -83,6 +83,26 @@ extension PostgresConnection {
         return results
     }
 
+    /// Sends `sql` (no parameters) without waiting for its result, which ``finishCommand(_:)``
+    /// reads: the audit writer's `COMMIT`, waited for on another thread.
+    func send(_ sql: String) throws(PostgresError) {
+        statementsSent += 1
+        guard PQsendQuery(handle, sql) == 1 else { throw connectionError("send", sql: sql) }
+    }
+
+    /// Waits for the result of the statement ``send(_:)`` sent; throws when it failed (without
+    /// a SQLSTATE when the connection was lost meanwhile).
+    func finishCommand(_ sql: String) throws(PostgresError) {
+        var failure: PostgresError?
+        while let raw = PQgetResult(handle) {
+            if failure == nil, let refused = PostgresResult(raw).failure {
+                failure = PostgresError(operation: "execute", sqlState: refused.sqlState, message: refused.message, sql: sql)
+            }
+        }
+        if let failure { throw failure }
+        guard isHealthy else { throw connectionError("read", sql: sql) }
+    }
+
     /// The result of the next statement, and the NULL that ends it.
     private func readResult(of sql: String) throws(PostgresError) -> PipelineResult {
         guard let raw = PQgetResult(handle) else { throw connectionError("read", sql: sql) }
