@@ -66,6 +66,32 @@ import Testing
         await store.close()
     }
 
+    /// Shadow comparisons (named statements) used to send a batch statement by statement;
+    /// now they follow the batch's multi-row completions in its pipeline.
+    @Test func shadowComparisonsRideInTheBatchBesideItsMultiRowCompletions() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let store = try AuditStore(path: uri)
+        let ids = (0..<20).map { "S\($0)" }
+        for id in ids + ["FIRST"] { try await store.begin(sampleEntry(id)) }
+        let before = store.statistics
+
+        let results = try await Self.whileWriterWaits(uri, store, first: { try await store.finish("FIRST", sampleCompletion()) }, then: ids.flatMap { id in
+            [{ try await store.finish(id, sampleCompletion()) }, {
+                try await store.record(ShadowComparison(requestId: id, comparedAt: 1_700_000_000_130, dialect: .onesignal, route: .start, sourceApp: "app-1",
+                                                        primary: .init(provider: "legacy:onesignal", status: 200, body: "{}", latencyMs: 20, error: nil),
+                                                        shadow: .init(provider: "openpush", status: 201, body: "{}", latencyMs: 14.5, error: nil)))
+            }] as [@Sendable () async throws -> Void]
+        })
+        #expect(results.allSatisfy { $0 == nil })
+        let after = store.statistics
+        #expect(after.transactions - before.transactions == 2)
+        // FIRST: BEGIN, UPDATE, COMMIT; then BEGIN, one UPDATE for 20 completions, 20 comparisons, COMMIT.
+        #expect(after.statementsSent - before.statementsSent <= 3 + 23, "\(after.statementsSent - before.statementsSent) statements")
+        #expect(try store.reader.query("SELECT count(*) FROM shadow_comparisons") == [[.integer(20)]])
+        #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'forwarded'") == [[.integer(21)]])
+        await store.close()
+    }
+
     /// Runs `first` while a lock on `requests` makes the writer's batch wait, then queues all
     /// of `then` behind it and lets the lock go, so `then` is the next batch (up to the
     /// writer's batch size); the error of each of `then` (nil when it committed), in order.
