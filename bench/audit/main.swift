@@ -11,6 +11,11 @@
 // has every completion carry an activity-ledger start (a new activity each), written in the
 // same transaction: the ledger's cost per request is the difference from a run without it.
 // AUDIT_PG_PREPARED=0 sends PostgreSQL's statements unprepared (parsed and planned per row).
+// AUDIT_PG_MULTIROW=0 sends PostgreSQL one statement per row (before multi-row statements);
+// `values` sends each kind of row as one `INSERT … VALUES (…), (…)` / `UPDATE … FROM (VALUES …)`;
+// anything else (the default) as one statement over `unnest`ed array parameters.
+// AUDIT_PG_OVERLAP=0 has the PostgreSQL writer wait for each batch's COMMIT itself (before
+// the committer thread overlapped it with the next batch).
 import Foundation
 import PushBridgeCore
 import PushBridgeServer
@@ -68,6 +73,12 @@ func run(phase: String, pairs: Bool) async throws {
     if let text = ProcessInfo.processInfo.environment["AUDIT_CACHE_KIB"], let kib = Int(text) { configuration.cacheKiB = kib }
     if let text = ProcessInfo.processInfo.environment["AUDIT_CHECKPOINT_PAGES"], let pages = Int(text) { configuration.walAutocheckpointPages = pages }
     configuration.postgresPreparedStatements = ProcessInfo.processInfo.environment["AUDIT_PG_PREPARED"] != "0"
+    configuration.postgresOverlappedCommits = ProcessInfo.processInfo.environment["AUDIT_PG_OVERLAP"] != "0"
+    switch ProcessInfo.processInfo.environment["AUDIT_PG_MULTIROW"] {
+    case "0": configuration.postgresMultiRow = nil
+    case "values": configuration.postgresMultiRow = .values
+    default: configuration.postgresMultiRow = .unnest
+    }
     let busy = Mutex(Duration.zero)
     configuration.onCommit = { sample in
         histogram.withLock { $0[sample.batchSize, default: 0] += 1 }
@@ -115,6 +126,11 @@ func run(phase: String, pairs: Bool) async throws {
     print("  ops per transaction: \(line)")
     let busySeconds = busy.withLock { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
     print("  process CPU: \(String(format: "%.1f", cpuSeconds * 1e6 / Double(total))) µs per row (user+system, all threads); \(written / total / 1024) KiB written per row (WAL and checkpoints)")
+    if postgres != nil {
+        let form = (configuration.postgresMultiRow.map { "multi-row (\($0.rawValue))" } ?? "one per row")
+            + (configuration.postgresOverlappedCommits ? ", commits overlapped" : "")
+        print("  statements sent: \(statistics.statementsSent) (\(form)), \(String(format: "%.1f", Double(statistics.statementsSent) / Double(max(statistics.transactions, 1)))) per transaction")
+    }
     print("  writer busy in transactions: \(String(format: "%.2f", busySeconds)) s of \(String(format: "%.2f", seconds)) s")
 }
 

@@ -5,101 +5,126 @@ import Synchronization
 /// transaction: every statement and the `COMMIT` sent at once, the results read back in
 /// order, so a batch costs one round trip after its `BEGIN` instead of one per statement.
 ///
+/// The statements are either one per row (``rowByRow(_:)``) or, with a multi-row form, one
+/// per kind of row for the whole batch (``multiRow(_:form:)``, ``AuditMultiRow``).
+///
 /// The rules stay those of the statement-by-statement writer: an operation that fails on its
 /// own (a duplicate request id) fails alone, and the rest are written again without it in a
 /// new transaction; a completion for an unknown row changes nothing and fails alone, without
-/// undoing the others; a lost connection fails the batch.
+/// undoing the others; a lost connection fails the batch. A multi-row statement the server
+/// refuses cannot name the row that failed: the batch is then rolled back and written again
+/// one statement per row, which does.
 enum AuditPipeline {
-    /// Whether `work` is only what a pipeline carries (request rows and completions); other
-    /// operations (named statements, pruning) run one by one.
-    static func carries(_ work: [AuditOperation.Work]) -> Bool {
+    /// One statement of a pipeline and the operations it writes.
+    struct Statement {
+        var sql: String
+        var parameters: [String?]
+        var owner: Owner
+    }
+
+    /// Which operations a statement writes.
+    enum Owner {
+        /// One operation's; `completes`: the request whose row it must change (exactly one).
+        case one(Int, completes: String?)
+        /// Rows of many operations: a refusal cannot be pinned on one of them.
+        case many([Int])
+        /// Completions of many operations, returning the id of each row changed.
+        case completions([(index: Int, requestId: String)])
+    }
+
+    /// Whether `work` is only what a pipeline carries: request rows and completions and, with
+    /// `statements`, named statements (the multi-row plan sends each as it is); pruning and
+    /// background work never.
+    static func carries(_ work: [AuditOperation.Work], statements: Bool = false) -> Bool {
         work.allSatisfy { work in
             switch work {
             case .insert, .finish: true
-            case .statement, .prune, .background: false
+            case .statement: statements
+            case .prune, .background: false
             }
         }
     }
 
-    /// Sends `operations` and the `COMMIT` as one pipeline inside the transaction the engine
-    /// began, and reads what became of each. When one was refused the transaction is aborted
-    /// (nothing committed): the writer loop rolls back and writes the batch again without the
-    /// refused ones; a completion that found no row is tried again then (its row may be in
-    /// the batch), unless refused as well, or the loop would try it forever.
-    static func apply(_ operations: [(index: Int, work: AuditOperation.Work)], on connection: PostgresConnection, prepared: Bool) throws(AuditError) -> AuditApplied {
-        var statements: [(sql: String, parameters: [String?])] = []
-        // Which operation each statement belongs to and, for the first of a completion's (its
-        // `UPDATE requests`, which must change its row), the request it completes.
-        var owners: [(index: Int, completes: String?)] = []
-        for (index, work) in operations {
-            var first = true
-            for statement in Self.statements(for: work) {
-                statements.append(statement)
-                owners.append((index, first ? Self.requestId(of: work) : nil))
-                first = false
-            }
-        }
-        statements.append(("COMMIT", []))
+    /// Sends `plan` and, with `commit`, the `COMMIT` as one pipeline inside the transaction the
+    /// engine began, and reads what became of each operation (without `commit` the engine
+    /// commits afterwards). When one was refused the transaction is
+    /// aborted (nothing committed): the writer loop rolls back and writes the batch again
+    /// without the refused ones; a completion that found no row is tried again then (its row
+    /// may be in the batch), unless refused as well, or the loop would try it forever.
+    /// `rowByRow` in the answer: a statement of many operations was refused, so none was
+    /// failed and the batch must be written again one statement per row.
+    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool,
+                      commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
+        let statements = plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
         let results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
         var applied = AuditApplied()
         var unknown: [Int] = []
         // Operations one of whose statements the server refused: never tried again.
         var refused = Set<Int>()
-        for (position, result) in results.dropLast().enumerated() {
-            let (index, completes) = owners[position]
-            switch result {
-            case .failed(let error):
+        var rowByRow = false
+        for (statement, result) in zip(plan, results) {
+            switch (result, statement.owner) {
+            case (.failed(let error), .one(let index, _)):
                 applied.failures[index] = AuditError.wrap(error)
                 refused.insert(index)
-            case .done(let affected):
-                if let requestId = completes, affected != 1 {
+            case (.failed, .many), (.failed, .completions):
+                rowByRow = true
+            case (.done(let affected, _), .one(let index, let requestId?)) where affected != 1:
+                applied.failures[index] = AuditError.unknownRequest(requestId)
+                unknown.append(index)
+            case (.done(_, let returned), .completions(let completions)):
+                let changed = Set(returned)
+                for (index, requestId) in completions where !changed.contains(requestId) {
                     applied.failures[index] = AuditError.unknownRequest(requestId)
                     unknown.append(index)
                 }
-            case .skipped:
+            case (.done, _), (.skipped, _):
                 break
             }
         }
-        guard !refused.isEmpty else {
-            // COMMIT ran: the rest is durable; completions of unknown rows changed nothing.
-            if case .failed(let error)? = results.last { throw .postgres(error) }
-            applied.committed = true
-            return applied
+        guard refused.isEmpty && !rowByRow else {
+            applied.aborted = true
+            applied.retry = rowByRow ? [] : Set(unknown).subtracting(refused)
+            if rowByRow { applied.failures = [:] }
+            return (applied, rowByRow)
         }
-        applied.aborted = true
-        applied.retry = Set(unknown).subtracting(refused)
-        return applied
+        // COMMIT ran: the rest is durable; completions of unknown rows changed nothing.
+        if commit, case .failed(let error)? = results.last { throw .postgres(error) }
+        applied.committed = commit
+        return (applied, false)
     }
 
-    private static func requestId(of work: AuditOperation.Work) -> String? {
-        if case .finish(let requestId, _, _) = work { return requestId }
-        return nil
-    }
-
-    /// The SQL (with `$n` marks) and text parameters of one operation.
-    private static func statements(for work: AuditOperation.Work) -> [(sql: String, parameters: [String?])] {
-        switch work {
-        case .insert(let row, let findings, let ledger):
-            var out = [(insertRequestSQL, row.map(PostgresConnection.text))]
-            if !findings.isEmpty {
-                out.append((PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: findings.count)),
-                            findings.flatMap { $0 }.map(PostgresConnection.text)))
+    /// One statement per row: each request row, its findings (one statement for all of a
+    /// row's), each completion, each ledger change.
+    static func rowByRow(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [Statement] {
+        operations.flatMap { index, work -> [Statement] in
+            switch work {
+            case .insert(let row, let findings, let ledger):
+                var out = [Statement(sql: insertRequestSQL, parameters: row.map(PostgresConnection.text), owner: .one(index, completes: nil))]
+                if !findings.isEmpty {
+                    out.append(Statement(sql: PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: findings.count)),
+                                         parameters: findings.flatMap { $0 }.map(PostgresConnection.text), owner: .one(index, completes: nil)))
+                }
+                return out + ledger.map { pipelined($0, index) }
+            case .finish(let requestId, let values, let ledger):
+                // The ledger's statements take effect only when the row exists (see
+                // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
+                // which fails here without an abort, leaves none of them.
+                return [Statement(sql: finishSQL, parameters: values.map(PostgresConnection.text), owner: .one(index, completes: requestId))]
+                    + ledger.map { pipelined($0, index) }
+            case .statement(let statement):
+                return [pipelined(statement, index)]
+            case .prune, .background:
+                return []
             }
-            return out + ledger.map(pipelined)
-        case .finish(_, let values, let ledger):
-            // The ledger's statements take effect only when the row exists (see
-            // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
-            // which fails here without an abort, leaves none of them.
-            return [(finishSQL, values.map(PostgresConnection.text))] + ledger.map(pipelined)
-        case .statement, .prune, .background:
-            return []
         }
     }
 
     /// A named statement as pipeline SQL and parameters (its `?` marks numbered once per SQL).
-    private static func pipelined(_ statement: AuditStatement) -> (sql: String, parameters: [String?]) {
-        (numbered(statement.sql), statement.values.map(PostgresConnection.text))
+    static func pipelined(_ statement: AuditStatement, _ index: Int) -> Statement {
+        Statement(sql: numbered(statement.sql), parameters: statement.values.map(PostgresConnection.text),
+                  owner: .one(index, completes: statement.requestId))
     }
 
     /// `sql` with its marks numbered, cached: the ledger's few fixed statements are numbered once.

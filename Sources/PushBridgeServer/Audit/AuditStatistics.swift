@@ -12,6 +12,9 @@ public struct AuditStatistics: Sendable, Equatable {
     public var lastWriteLatency: Duration?
     /// The largest transaction so far.
     public var largestBatch = 0
+    /// Statements sent to the PostgreSQL server by the writer (`BEGIN`, `COMMIT` and
+    /// `ROLLBACK` included); 0 on SQLite.
+    public var statementsSent = 0
 
     /// Counters at zero.
     public init() {}

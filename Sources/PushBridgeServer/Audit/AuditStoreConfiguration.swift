@@ -40,6 +40,20 @@ public struct AuditStoreConfiguration: Sendable {
     /// connection (named statements) instead of parsed and planned for every row. Default
     /// `true`; `false` is for measuring the difference.
     public var postgresPreparedStatements = true
+    /// On PostgreSQL, how a batch's rows are sent: each kind of row (request rows, findings,
+    /// completions) in one statement for the whole batch (``AuditMultiRowForm``), or, with
+    /// nil, one statement per row. A batch whose multi-row statement is refused (one row
+    /// violates a constraint) is written again one statement per row, so that only that
+    /// row's operation fails. Default ``AuditMultiRowForm/unnest``; the others are for
+    /// measuring the difference.
+    public var postgresMultiRow: AuditMultiRowForm? = .unnest
+    /// On PostgreSQL, whether a batch's `COMMIT` is waited for on a thread of its own
+    /// (``AuditPostgresCommitter``) while the writer runs the next batch on another pooled
+    /// connection, so that the server's WAL flush of one batch overlaps the next batch's
+    /// statements; callers are still resumed only once their `COMMIT` returned. At most two
+    /// commits are outstanding. `false`: the writer waits for each `COMMIT` itself (it then
+    /// travels in the batch's pipeline). Default `true`.
+    public var postgresOverlappedCommits = true
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
     /// only); throwing fails that sync as a failing `fdatasync` would.
     var beforeWALSync: (@Sendable () throws -> Void)?

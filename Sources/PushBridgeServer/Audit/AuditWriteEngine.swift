@@ -35,6 +35,9 @@ protocol AuditWriteEngine: AnyObject {
     /// acknowledges it now. `alone`: nothing else is queued to overlap with.
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool
 
+    /// Statements sent to the database server so far (PostgreSQL); 0 where there is none.
+    var statementsSent: Int { get }
+
     /// Everything handed off acknowledged, then the connection closed; returns why the last
     /// step that finishes the database (SQLite's WAL checkpoint) did not complete, if it did not.
     func close() -> String?
@@ -56,6 +59,7 @@ struct AuditApplied {
 
 extension AuditWriteEngine {
     func endBatch() {}
+    var statementsSent: Int { 0 }
     func waitForRoom() {}
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
 }

@@ -26,6 +26,8 @@ extension AuditWriter {
             engine.rollBack()
         }
         engine.endBatch()
+        let sent = engine.statementsSent
+        if sent > 0 { state.withLock { $0.statistics.statementsSent = sent } }
         return AuditCommittedBatch(operations: batch, failures: failures, batchError: batchError, began: start, committed: .now)
     }
 

@@ -54,8 +54,10 @@ final class AuditWriter: @unchecked Sendable {
     /// Starts the writer thread on PostgreSQL: it migrates the database and marks this
     /// instance's rows left pending as unknown, as ``start(path:configuration:)`` does.
     static func start(postgres pool: PostgresPool, configuration: AuditStoreConfiguration) throws(AuditError) -> (AuditWriter, recovered: Int) {
-        try start(configuration: configuration) { _ in
-            let (engine, recovered) = try AuditPostgresEngine.open(pool: pool, configuration: configuration)
+        try start(configuration: configuration) { writer in
+            let (engine, recovered) = try AuditPostgresEngine.open(pool: pool, configuration: configuration) { batch, error in
+                writer.acknowledge(batch, durabilityError: error)
+            }
             return (engine, recovered)
         }
     }

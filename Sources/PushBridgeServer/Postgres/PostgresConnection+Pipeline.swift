@@ -11,8 +11,9 @@ import CLibPQ
 extension PostgresConnection {
     /// What became of one statement of a pipeline.
     enum PipelineResult {
-        /// It ran; the rows it changed.
-        case done(affectedRows: Int)
+        /// It ran; the rows it changed and, for a statement that returns rows (`RETURNING`),
+        /// their first column's values.
+        case done(affectedRows: Int, returned: [String?])
         /// The server refused it; nothing of the pipeline was committed.
         case failed(PostgresError)
         /// Not run: an earlier statement of the same pipeline failed.
@@ -60,6 +61,7 @@ extension PostgresConnection {
             guard sent == 1 else { throw connectionError("send", sql: statement.sql) }
         }
         guard PQpipelineSync(handle) == 1 else { throw connectionError("sync") }
+        statementsSent += statements.count
         var next = preparing.startIndex
         for (position, statement) in statements.enumerated() {
             // A `Parse` the server refused is that statement's failure (its execution is then
@@ -81,6 +83,26 @@ extension PostgresConnection {
         return results
     }
 
+    /// Sends `sql` (no parameters) without waiting for its result, which ``finishCommand(_:)``
+    /// reads: the audit writer's `COMMIT`, waited for on another thread.
+    func send(_ sql: String) throws(PostgresError) {
+        statementsSent += 1
+        guard PQsendQuery(handle, sql) == 1 else { throw connectionError("send", sql: sql) }
+    }
+
+    /// Waits for the result of the statement ``send(_:)`` sent; throws when it failed (without
+    /// a SQLSTATE when the connection was lost meanwhile).
+    func finishCommand(_ sql: String) throws(PostgresError) {
+        var failure: PostgresError?
+        while let raw = PQgetResult(handle) {
+            if failure == nil, let refused = PostgresResult(raw).failure {
+                failure = PostgresError(operation: "execute", sqlState: refused.sqlState, message: refused.message, sql: sql)
+            }
+        }
+        if let failure { throw failure }
+        guard isHealthy else { throw connectionError("read", sql: sql) }
+    }
+
     /// The result of the next statement, and the NULL that ends it.
     private func readResult(of sql: String) throws(PostgresError) -> PipelineResult {
         guard let raw = PQgetResult(handle) else { throw connectionError("read", sql: sql) }
@@ -94,7 +116,7 @@ extension PostgresConnection {
             if error.connectionLost || !isHealthy { throw error }
             outcome = .failed(error)
         } else {
-            outcome = .done(affectedRows: result.affectedRows)
+            outcome = .done(affectedRows: result.affectedRows, returned: (0..<result.rowCount).map { result.value($0, 0) })
         }
         // Each statement's results end with a NULL before the next statement's begin.
         if let extra = PQgetResult(handle) {

@@ -14,6 +14,10 @@ public final class PostgresConnection {
     let handle: OpaquePointer
     /// The statements prepared on this connection by ``pipeline(_:prepared:)``, by SQL: their names.
     var preparedNames: [String: String] = [:]
+    /// Statements sent on this connection (one each by ``execute(_:_:)`` and
+    /// ``executeScript(_:)``, one per statement of a ``pipeline(_:prepared:)``): how the
+    /// audit writer counts what a batch costs the server.
+    var statementsSent = 0
 
     /// Connects with a libpq URI or `key=value` string; throws with libpq's reason when the
     /// server cannot be reached or refuses the connection. `connectTimeout` (whole seconds,
@@ -54,6 +58,7 @@ public final class PostgresConnection {
     /// server refuses it or the connection is gone.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> PostgresResult {
+        statementsSent += 1
         let result = withParameters(parameters) { values in
             PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
@@ -72,6 +77,7 @@ public final class PostgresConnection {
     /// Runs a script of several statements without parameters (a migration); throws like
     /// ``execute(_:_:)``.
     public func executeScript(_ sql: String) throws(PostgresError) {
+        statementsSent += 1
         guard let result = PQexec(handle, sql) else {
             throw PostgresError(operation: "execute", message: String(cString: PQerrorMessage(handle)), sql: sql)
         }

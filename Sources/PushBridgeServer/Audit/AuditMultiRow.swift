@@ -1,0 +1,116 @@
+/// The PostgreSQL writer's statements that carry many rows of one kind at once: a batch's
+/// request rows in one `INSERT`, their findings in another, its completions in one `UPDATE …
+/// FROM`, instead of one statement per row. The server then parses, plans and executes three
+/// statements per batch however many rows it holds.
+///
+/// Two forms (``AuditMultiRowForm``), chosen by ``AuditStoreConfiguration/postgresMultiRow``:
+/// - ``AuditMultiRowForm/unnest``: one array parameter per column (`unnest($1::TEXT[], $2::BIGINT[], …)`),
+///   so each statement's SQL is the same for any number of rows: prepared once per
+///   connection, no limit on the rows (libpq's 65,535 parameters bound the other form).
+/// - ``AuditMultiRowForm/values``: `VALUES ($1, …), ($n, …)`, one parameter per value: the SQL differs
+///   with the number of rows, so it is prepared once per row count, and cut into statements
+///   of at most ``valuesRows`` rows.
+enum AuditMultiRow {
+    typealias Form = AuditMultiRowForm
+
+    /// A table's columns as one statement writes them: names and PostgreSQL types.
+    struct Columns {
+        var table: String
+        var names: [String]
+        var types: [String]
+    }
+
+    /// `requests`, every column in ``AuditStatements/requestColumns``' order.
+    static let requests = Columns(table: "requests", names: AuditStatements.requestColumns,
+                                  types: AuditRequestColumn.allCases.map { $0.kind.type(sqlite: false) })
+    /// `findings`, in ``AuditStatements/findingColumns``' order.
+    static let findings = Columns(table: "findings", names: AuditStatements.findingColumns,
+                                  types: AuditStatements.findingColumns.map { ["ordinal", "received_at"].contains($0) ? "BIGINT" : "TEXT" })
+    /// A completion's columns and, last, the request it completes (``AuditOperation/Work/finish(requestId:values:ledger:)``'s values).
+    static let completions = Columns(table: "requests", names: AuditStatements.completionColumns + ["request_id"],
+                                     types: AuditRequestColumn.completion.map { $0.kind.type(sqlite: false) } + ["TEXT"])
+
+    /// Rows per statement in the ``Form/values`` form: a full batch's request rows or
+    /// completions in one statement, far below libpq's 65,535 parameters.
+    static let valuesRows = 100
+
+    /// The rows each statement carries, for `count` rows: all of them in the ``Form/unnest``
+    /// form, at most ``valuesRows`` in the ``Form/values`` form; none for none.
+    static func ranges(_ count: Int, form: Form) -> [Range<Int>] {
+        let step = form == .unnest ? max(count, 1) : valuesRows
+        return stride(from: 0, to: count, by: step).map { $0..<min($0 + step, count) }
+    }
+
+    /// One `INSERT` of `rows` into `columns.table`.
+    static func insert(_ rows: ArraySlice<[SQLiteValue]>, into columns: Columns, form: Form) -> (sql: String, parameters: [String?]) {
+        let names = columns.names.joined(separator: ", ")
+        switch form {
+        case .unnest:
+            return ("INSERT INTO \(columns.table) (\(names)) SELECT * FROM \(unnest(columns))", arrays(rows, columns.names.count))
+        case .values:
+            return ("INSERT INTO \(columns.table) (\(names)) VALUES \(values(rows.count, columns, cast: false))", rows.flatMap { $0.map(PostgresConnection.text) })
+        }
+    }
+
+    /// One `UPDATE requests … FROM` the completions `rows`, returning the `request_id` of each
+    /// row it changed: a completion whose id is not returned found no row.
+    static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form) -> (sql: String, parameters: [String?]) {
+        let columns = completions
+        let assignments = columns.names.dropLast().map { "\($0) = v.\($0)" }.joined(separator: ", ")
+        let alias = "v(\(columns.names.joined(separator: ", ")))"
+        let source: String, parameters: [String?]
+        switch form {
+        case .unnest: (source, parameters) = ("\(unnest(columns)) AS \(alias)", arrays(rows, columns.names.count))
+        case .values: (source, parameters) = ("(VALUES \(values(rows.count, columns, cast: true))) AS \(alias)", rows.flatMap { $0.map(PostgresConnection.text) })
+        }
+        return ("UPDATE requests SET \(assignments) FROM \(source) WHERE requests.request_id = v.request_id RETURNING requests.request_id", parameters)
+    }
+
+    /// `unnest($1::TYPE[], …)`, one array per column.
+    private static func unnest(_ columns: Columns) -> String {
+        "unnest(" + columns.types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ") + ")"
+    }
+
+    /// `($1, $2, …), ($n, …)` for `count` rows; `cast`: each mark with its column's type (a
+    /// `VALUES` outside an `INSERT` takes no type from a target column).
+    private static func values(_ count: Int, _ columns: Columns, cast: Bool) -> String {
+        let width = columns.names.count
+        return (0..<count).map { row in
+            "(" + (0..<width).map { column in
+                "$\(row * width + column + 1)" + (cast ? "::\(columns.types[column])" : "")
+            }.joined(separator: ", ") + ")"
+        }.joined(separator: ", ")
+    }
+
+    /// One array literal per column (`{"a","b",NULL}`), each element quoted with `"` and `\`
+    /// escaped, as PostgreSQL's array input reads them.
+    static func arrays(_ rows: ArraySlice<[SQLiteValue]>, _ width: Int) -> [String?] {
+        (0..<width).map { column in
+            var bytes: [UInt8] = [UInt8(ascii: "{")]
+            for (position, row) in rows.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                guard let text = PostgresConnection.text(row[column]) else {
+                    bytes.append(contentsOf: "NULL".utf8)
+                    continue
+                }
+                bytes.append(UInt8(ascii: "\""))
+                for byte in text.utf8 {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                    bytes.append(byte)
+                }
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(UInt8(ascii: "}"))
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}
+
+/// How the PostgreSQL audit writer sends many rows of one kind in one statement
+/// (``AuditStoreConfiguration/postgresMultiRow``).
+public enum AuditMultiRowForm: String, Sendable {
+    /// One array parameter per column, `unnest`ed: one SQL text for any number of rows.
+    case unnest
+    /// `VALUES (…), (…)`: one parameter per value, one SQL text per number of rows.
+    case values
+}

@@ -1,0 +1,54 @@
+/// The multi-row plan of a batch: its request rows in one `INSERT`, all their findings in
+/// another, its completions in one `UPDATE … FROM` (``AuditMultiRow``), so the server runs a
+/// few statements per batch instead of two or three per request.
+extension AuditPipeline {
+    /// The batch's statements, in this order: request rows, findings, the request rows'
+    /// ledger changes, completions, the completions' ledger changes, named statements (each
+    /// as it is). Operations of one batch were submitted concurrently (each caller awaits its
+    /// own commit), so no order among them is promised; each ledger change still runs after
+    /// its own row's statement, and takes effect only when that row exists. Nil when the batch
+    /// completes one request twice (one `UPDATE … FROM` changes a row once) or holds work a
+    /// pipeline never carries.
+    static func multiRow(_ operations: [(index: Int, work: AuditOperation.Work)], form: AuditMultiRow.Form) -> [Statement]? {
+        var rows: [[SQLiteValue]] = [], inserted: [Int] = []
+        var findings: [[SQLiteValue]] = [], withFindings: [Int] = []
+        var completions: [[SQLiteValue]] = [], completed: [(index: Int, requestId: String)] = []
+        var insertLedger: [Statement] = [], finishLedger: [Statement] = [], named: [Statement] = []
+        for (index, work) in operations {
+            switch work {
+            case .insert(let row, let rowFindings, let ledger):
+                rows.append(row)
+                inserted.append(index)
+                if !rowFindings.isEmpty {
+                    findings += rowFindings
+                    withFindings.append(index)
+                }
+                insertLedger += ledger.map { pipelined($0, index) }
+            case .finish(let requestId, let values, let ledger):
+                completions.append(values)
+                completed.append((index, requestId))
+                finishLedger += ledger.map { pipelined($0, index) }
+            case .statement(let statement):
+                named.append(pipelined(statement, index))
+            case .prune, .background:
+                return nil
+            }
+        }
+        guard Set(completed.map(\.requestId)).count == completed.count else { return nil }
+        var plan: [Statement] = []
+        for range in AuditMultiRow.ranges(rows.count, form: form) {
+            let (sql, parameters) = AuditMultiRow.insert(rows[range], into: AuditMultiRow.requests, form: form)
+            plan.append(Statement(sql: sql, parameters: parameters, owner: .many(Array(inserted[range]))))
+        }
+        for range in AuditMultiRow.ranges(findings.count, form: form) {
+            let (sql, parameters) = AuditMultiRow.insert(findings[range], into: AuditMultiRow.findings, form: form)
+            plan.append(Statement(sql: sql, parameters: parameters, owner: .many(withFindings)))
+        }
+        plan += insertLedger
+        for range in AuditMultiRow.ranges(completions.count, form: form) {
+            let (sql, parameters) = AuditMultiRow.complete(completions[range], form: form)
+            plan.append(Statement(sql: sql, parameters: parameters, owner: .completions(Array(completed[range]))))
+        }
+        return plan + finishLedger + named
+    }
+}
