@@ -28,12 +28,33 @@ public enum Redaction {
         guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
             return String(key.lowercased().unicodeScalars.filter { !isSeparator($0.value) }.map(Character.init))
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(key.utf8.count)
-        for b in key.utf8 where !isSeparator(UInt32(b)) {
-            bytes.append(b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b)
+        // Written in place: a key of up to 15 bytes becomes a small string, no allocation.
+        return String(unsafeUninitializedCapacity: key.utf8.count) { out in
+            var n = 0
+            for b in key.utf8 where !isSeparator(UInt32(b)) {
+                out[n] = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+                n += 1
+            }
+            return n
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last letters a secret name, suffix or dialect key can end with (ASCII, lower case):
+    /// a key that ends otherwise is not secret, and is not normalized to find that out.
+    static let secretEndings: [Bool] = {
+        var endings = [Bool](repeating: false, count: 128)
+        for name in Array(secretNames) + secretSuffixes + ["devices"] { endings[Int(name.utf8.last ?? 0)] = true }
+        return endings
+    }()
+
+    /// The last byte of `key` that is not a separator, lower-cased, when it is ASCII; nil when
+    /// it is not ASCII (lower-casing may then change it) or there is none.
+    private static func lastLetter(_ key: String) -> UInt8? {
+        for b in key.utf8.reversed() where !isSeparator(UInt32(b)) {
+            guard b < 0x80 else { return nil }
+            return b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+        }
+        return nil
     }
 
     private static func isSeparator(_ v: UInt32) -> Bool {
@@ -44,6 +65,7 @@ public enum Redaction {
     public static func isSecretKey(_ key: String, dialect: DialectName?) -> Bool {
         // Keys of up to two bytes are never secret: no hashing for `to`, `en`, `id`.
         if key.utf8.count < 3 { return false }
+        if let last = lastLetter(key), !secretEndings[Int(last)] { return false }
         let name = normalizedKey(key)
         if secretNames.contains(name) || secretSuffixes.contains(where: { name.hasSuffix($0) }) { return true }
         return dialect == .pushwoosh && name == "devices"
