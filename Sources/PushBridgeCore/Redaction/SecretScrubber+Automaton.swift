@@ -13,6 +13,17 @@ extension SecretScrubber {
         var rootChildren = [Int32](repeating: -1, count: 256)
         var replacements: [String] = []
 
+        /// An empty trie with room for `capacity` states (the secrets' bytes and the root), so
+        /// that inserting grows no array.
+        init(capacity: Int) {
+            label.reserveCapacity(capacity)
+            firstChild.reserveCapacity(capacity)
+            sibling.reserveCapacity(capacity)
+            fail.reserveCapacity(capacity)
+            matchLength.reserveCapacity(capacity)
+            matchSecret.reserveCapacity(capacity)
+        }
+
         mutating func insert(_ secret: String, replacement: String) {
             var state: Int32 = 0
             for byte in secret.utf8 {

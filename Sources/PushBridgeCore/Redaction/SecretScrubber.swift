@@ -19,11 +19,10 @@ public struct SecretScrubber: Sendable {
 
     /// A scrubber for `secrets`, replacing each by `fingerprint(secret)`.
     public init<S: Sequence>(secrets: S, fingerprint: (String) -> String) where S.Element == String {
-        var trie = Trie()
         var seen = Set<String>()
-        for secret in secrets where secret.utf8.count >= Redaction.minimumSweepLength && seen.insert(secret).inserted {
-            trie.insert(secret, replacement: fingerprint(secret))
-        }
+        let swept = secrets.filter { $0.utf8.count >= Redaction.minimumSweepLength && seen.insert($0).inserted }
+        var trie = Trie(capacity: swept.reduce(1) { $0 + $1.utf8.count })
+        for secret in swept { trie.insert(secret, replacement: fingerprint(secret)) }
         trie.linkFailures()
         automaton = Automaton(trie)
     }
