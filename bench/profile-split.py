@@ -24,36 +24,37 @@ COMPONENTS = [  # first match wins, tested from the leaf upwards on PushBridge f
     ("translation (core)", r"Dialect|Translat|OneSignal|Pushwoosh|BuzzKit|OpenPushCheck|OpenPushRules|FieldAccounting|IdempotencyKeys|OpenPushStart|OpenPushPath"),
     ("logging (access line, findings)", r"EventLog|LogLine|LogField|LogValue|LogRedaction|RFC3339|LogSink|StderrSink"),
     ("metrics", r"Metrics|Histogram|LabeledCounters"),
-    ("audit (Swift side: entry, statements, writer)", r"Audit|SQLite|AuditEntry"),
-    ("upstream (Swift side: curl set-up, headers)", r"Curl|Upstream|OpenPushForwarder|OpenPushDelivery|SendPacer|PacerSlots"),
+    ("audit: entry, statements, SQLite, WAL write, fsync", r"Audit|SQLite|AuditEntry"),
+    ("upstream: libcurl and its set-up, the loop's curl timer", r"Curl|Upstream|OpenPushForwarder|OpenPushDelivery|SendPacer|PacerSlots"),
     ("admission (credential, app lookup)", r"Admission|Credential|AppDirectory|NULRule"),
-    ("HTTP server, exchange", r"HTTPServer|HTTPExchange|MHDConnection|HTTPRequest|HTTPResponse|HTTPHeadRules"),
+    ("HTTP server: libmicrohttpd, exchange", r"HTTPServer|HTTPExchange|MHDConnection|HTTPRequest|HTTPResponse|HTTPHeadRules"),
     ("event loop, deadlines, timers", r"EventLoop|HandlerDeadlines|DeadlineRace|ConnectionWatch|loopMulti"),
     ("pipeline (route, modes, exit, ids)", r"ProxyService|Mode|Router|Placement|Outcome|RequestID|Inbound|Call|Refusal"),
 ]
 COMPONENT_RES = [(name, re.compile(rx)) for name, rx in COMPONENTS]
 
 
+KERNEL_PARTS = [  # kernel frames of a sample not on the audit's files, first match wins
+    (r"timerfd", "kernel: timerfd_settime"),
+    (r"epoll", "kernel: epoll"),
+    (r"futex", "kernel: futex (thread wake-ups)"),
+    (r"tcp|sock|inet|unix_stream|skb|__sys_sendto|recvfrom|sendmsg|recvmsg|ksys_read|ksys_write|vfs_write|vfs_read|pipe|eventfd",
+     "kernel: sockets, read/write"),
+    (r"page_fault|exc_page|clear_page|do_anonymous|mmap|munmap|brk|madvise", "kernel: page faults, mmap"),
+    (r"schedule|switch|irq|softirq|timer", "kernel: scheduling, interrupts"),
+]
+
+
 def kernel_part(frames):
     syms = " ".join(s for s, d in frames if "kernel" in d)
     users = [d for s, d in frames if "kernel" not in d]
-    user = users[0] if users else ""
     if "sqlite" in " ".join(users) or re.search(r"fdatasync|fsync|ext4|jbd2", syms):
         if re.search(r"fdatasync|fsync", syms):
             return "kernel: fdatasync (audit)"
         return "kernel: audit file I/O (pwrite, read)"
-    if re.search(r"timerfd", syms):
-        return "kernel: timerfd_settime"
-    if re.search(r"epoll", syms):
-        return "kernel: epoll"
-    if re.search(r"futex", syms):
-        return "kernel: futex (thread wake-ups)"
-    if re.search(r"tcp|sock|inet|unix_stream|skb|__sys_sendto|recvfrom|sendmsg|recvmsg|ksys_read|ksys_write|vfs_write|vfs_read|pipe|eventfd", syms):
-        return "kernel: sockets, read/write"
-    if re.search(r"page_fault|exc_page|clear_page|do_anonymous|mmap|munmap|brk|madvise", syms):
-        return "kernel: page faults, mmap"
-    if re.search(r"schedule|switch|irq|softirq|timer", syms):
-        return "kernel: scheduling, interrupts"
+    for rx, name in KERNEL_PARTS:
+        if re.search(rx, syms):
+            return name
     return "kernel: other syscalls"
 
 
@@ -75,6 +76,8 @@ def leaf_part(frames):
         return "Swift runtime: retain/release"
     if re.search(r"malloc|free|_int_|unlink_chunk|swift_(allocObject|deallocObject|slowAlloc|slowDealloc)|tcache|arena", sym):
         return "allocation (malloc/free)"
+    if "pushbridge" in dso and "PushBridge" not in sym:
+        return "Swift stdlib (String, Array, Dictionary, hashing)"  # generics specialized into the binary
     if "pushbridge" in dso:
         return "PushBridge code: " + component(frames, leaf_only=True)
     if "libswiftCore" in dso or "libswift" in dso or "Foundation" in dso:
@@ -84,24 +87,29 @@ def leaf_part(frames):
     return "other: " + dso.rsplit("/", 1)[-1]
 
 
+LIBRARY_COMPONENTS = [  # a library frame met before any named PushBridge frame
+    ("sqlite", "audit: entry, statements, SQLite, WAL write, fsync"),
+    ("libcurl", "upstream: libcurl and its set-up, the loop's curl timer"),
+    ("microhttpd", "HTTP server: libmicrohttpd, exchange"),
+]
+
+
 def component(frames, leaf_only=False):
-    own = [s for s, d in frames if "pushbridge" in d]
+    """The first frame from the leaf up that names a part: a PushBridge function matching one
+    of COMPONENTS, or one of the libraries a part owns."""
+    own = [(s, d) for s, d in frames if "pushbridge" in d or any(lib in d for lib, _ in LIBRARY_COMPONENTS)]
     if leaf_only:
-        own = own[:1]
-    for sym in own:
+        own = [(s, d) for s, d in frames if "pushbridge" in d][:1]
+    for sym, dso in own:
+        for lib, name in LIBRARY_COMPONENTS:
+            if lib in dso:
+                return name
         for name, rx in COMPONENT_RES:
             if rx.search(sym):
                 return name
     if own:
         return "pipeline (route, modes, exit, ids)"
-    dso = frames[0][1]
-    if "sqlite" in dso or any("sqlite" in d for s, d in frames):
-        return "audit (SQLite, fsync)"
-    if "curl" in dso or any("libcurl" in d for s, d in frames):
-        return "upstream (libcurl)"
-    if "microhttpd" in dso or any("microhttpd" in d for s, d in frames):
-        return "HTTP server, exchange"
-    if "kernel" in dso:
+    if "kernel" in frames[0][1]:
         return "kernel, no PushBridge frame (wake-ups, softirq)"
     return "runtime, no PushBridge frame"
 
