@@ -90,9 +90,20 @@ public enum Redaction {
     /// placeholder) and the secrets found in it.
     /// `extraSecrets` are swept too (the caller's credential, the configured keys).
     public static func inbound(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [], fingerprint: (String) -> String) -> (body: String, secrets: Set<String>) {
-        guard let value = body.value else { return (unparseable(body.bytes, fingerprint: fingerprint), []) }
-        let (redactedValue, secrets) = redacted(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
-        return (JSONWriter.string(redactedValue), secrets)
+        let swept = inboundSwept(body, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+        return (swept.body, swept.secrets)
+    }
+
+    /// ``inbound(_:dialect:extraSecrets:fingerprint:)`` and the scrubber it swept with (the
+    /// secrets found and `extraSecrets`), so that the translation is swept by the same one
+    /// instead of a second one built for the same secrets.
+    public static func inboundSwept(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [],
+                                    fingerprint: (String) -> String) -> (body: String, secrets: Set<String>, scrubber: SecretScrubber) {
+        guard let value = body.value else {
+            return (unparseable(body.bytes, fingerprint: fingerprint), [], SecretScrubber(secrets: extraSecrets, fingerprint: fingerprint))
+        }
+        let swept = sweptWithScrubber(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+        return (JSONWriter.string(swept.value), swept.secrets, swept.scrubber)
     }
 
     /// The placeholder for a body that does not parse as JSON.
@@ -119,11 +130,19 @@ public enum Redaction {
     /// credential, the configured keys) are swept from every string and key in one pass each.
     public static func redacted<S: Sequence>(_ value: JSONValue, dialect: DialectName?, extraSecrets: S,
                                              fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) where S.Element == String {
+        let swept = sweptWithScrubber(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+        return (swept.value, swept.secrets)
+    }
+
+    /// ``redacted(_:dialect:extraSecrets:fingerprint:)`` and the scrubber it swept with.
+    private static func sweptWithScrubber<S: Sequence>(_ value: JSONValue, dialect: DialectName?, extraSecrets: S,
+                                                       fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>, scrubber: SecretScrubber)
+    where S.Element == String {
         var found = Set<String>()
         // One walk finds the secrets and fingerprints them under their keys.
         let keyed = redactedKeys(value, dialect: dialect, fingerprint: fingerprint, collecting: &found) ?? value
         let scrubber = SecretScrubber(secrets: Array(found) + Array(extraSecrets), fingerprint: fingerprint)
-        return (scrub(keyed, with: scrubber, fingerprint: fingerprint), found)
+        return (scrub(keyed, with: scrubber, fingerprint: fingerprint), found, scrubber)
     }
 
     /// ``redacted(_:dialect:extraSecrets:fingerprint:)`` with no other secrets.
