@@ -4,7 +4,25 @@ import COpenSSL
 /// tokens) are identified in logs and the audit without ever appearing in clear text.
 public enum Fingerprint {
     /// The first 12 hex digits of the SHA-256 of the secret, prefixed `sha256:`.
-    public static func of(_ secret: String) -> String { short(digest: sha256(secret)) }
+    public static func of(_ secret: String) -> String {
+        // On the request path several times per request: the digest on the stack, the
+        // secret's own UTF-8 hashed in place, the answer written into one string.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
+            var text = secret
+            text.withUTF8 { _ = SHA256($0.baseAddress, $0.count, digest.baseAddress) }
+            let prefix = "sha256:".utf8
+            return String(unsafeUninitializedCapacity: prefix.count + 12) { out in
+                var n = 0
+                for byte in prefix { out[n] = byte; n += 1 }
+                for byte in digest.prefix(6) {
+                    out[n] = hexDigit(byte >> 4)
+                    out[n + 1] = hexDigit(byte & 0x0F)
+                    n += 2
+                }
+                return n
+            }
+        }
+    }
 
     /// The short form of an existing SHA-256 digest: `sha256:` and its first 12 hex digits.
     public static func short(digest: [UInt8]) -> String { "sha256:" + hex(digest.prefix(6)) }

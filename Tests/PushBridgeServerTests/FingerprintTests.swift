@@ -8,6 +8,14 @@ struct FingerprintTests {
         #expect(!Fingerprint.of("secret-key").contains("secret"))
     }
 
+    @Test func theShortFingerprintIsTheDigestsFirstSixBytesWhateverTheText() {
+        for secret in ["", "abc", "bench-onesignal-key", "ñandú-ключ-🔑", String(repeating: "k", count: 1_000), "a\u{0}b"] {
+            #expect(Fingerprint.of(secret) == Fingerprint.short(digest: Fingerprint.sha256(secret)), "\(secret.utf8.count) bytes")
+        }
+        // SHA-256("") = e3b0c44298fc…
+        #expect(Fingerprint.of("") == "sha256:e3b0c44298fc")
+    }
+
     @Test func constantTimeEqualsComparesContents() {
         #expect(Fingerprint.constantTimeEquals("k1", "k1"))
         #expect(!Fingerprint.constantTimeEquals("k1", "k2"))

@@ -21,7 +21,7 @@ public enum OpenPushPath {
     public static func problem(segment value: String) -> String? {
         if OpenPushRules.isBlank(value) { return "is required and must be non-blank" }
         if value == "." || value == ".." { return "must not be \".\" or \"..\" (it goes into the OpenPush URL path, where it would name another route)" }
-        if value.utf8.contains(UInt8(ascii: "/")) { return "must not contain / (it goes into the OpenPush URL path)" }
+        if value.containsUTF8(UInt8(ascii: "/")) { return "must not contain / (it goes into the OpenPush URL path)" }
         if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) {
             return "must not contain control characters (it goes into the OpenPush URL path)"
         }

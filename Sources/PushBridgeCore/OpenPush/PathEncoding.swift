@@ -24,7 +24,7 @@ public enum PathEncoding {
 
     /// Decodes `%XX` escapes; nil when an escape is malformed or the result is not UTF-8.
     public static func decodeSegment(_ s: Substring) -> String? {
-        guard s.utf8.contains(UInt8(ascii: "%")) else { return String(s) }
+        guard s.containsUTF8(UInt8(ascii: "%")) else { return String(s) }
         var bytes: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {

@@ -28,12 +28,33 @@ public enum Redaction {
         guard key.utf8.allSatisfy({ $0 < 0x80 }) else {
             return String(key.lowercased().unicodeScalars.filter { !isSeparator($0.value) }.map(Character.init))
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(key.utf8.count)
-        for b in key.utf8 where !isSeparator(UInt32(b)) {
-            bytes.append(b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b)
+        // Written in place: a key of up to 15 bytes becomes a small string, no allocation.
+        return String(unsafeUninitializedCapacity: key.utf8.count) { out in
+            var n = 0
+            for b in key.utf8 where !isSeparator(UInt32(b)) {
+                out[n] = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+                n += 1
+            }
+            return n
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last letters a secret name, suffix or dialect key can end with (ASCII, lower case):
+    /// a key that ends otherwise is not secret, and is not normalized to find that out.
+    static let secretEndings: [Bool] = {
+        var endings = [Bool](repeating: false, count: 128)
+        for name in Array(secretNames) + secretSuffixes + ["devices"] { endings[Int(name.utf8.last ?? 0)] = true }
+        return endings
+    }()
+
+    /// The last byte of `key` that is not a separator, lower-cased, when it is ASCII; nil when
+    /// it is not ASCII (lower-casing may then change it) or there is none.
+    private static func lastLetter(_ key: String) -> UInt8? {
+        for b in key.utf8.reversed() where !isSeparator(UInt32(b)) {
+            guard b < 0x80 else { return nil }
+            return b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+        }
+        return nil
     }
 
     private static func isSeparator(_ v: UInt32) -> Bool {
@@ -44,6 +65,7 @@ public enum Redaction {
     public static func isSecretKey(_ key: String, dialect: DialectName?) -> Bool {
         // Keys of up to two bytes are never secret: no hashing for `to`, `en`, `id`.
         if key.utf8.count < 3 { return false }
+        if let last = lastLetter(key), !secretEndings[Int(last)] { return false }
         let name = normalizedKey(key)
         if secretNames.contains(name) || secretSuffixes.contains(where: { name.hasSuffix($0) }) { return true }
         return dialect == .pushwoosh && name == "devices"
@@ -68,9 +90,20 @@ public enum Redaction {
     /// placeholder) and the secrets found in it.
     /// `extraSecrets` are swept too (the caller's credential, the configured keys).
     public static func inbound(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [], fingerprint: (String) -> String) -> (body: String, secrets: Set<String>) {
-        guard let value = body.value else { return (unparseable(body.bytes, fingerprint: fingerprint), []) }
-        let (redactedValue, secrets) = redacted(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
-        return (JSONWriter.string(redactedValue), secrets)
+        let swept = inboundSwept(body, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+        return (swept.body, swept.secrets)
+    }
+
+    /// ``inbound(_:dialect:extraSecrets:fingerprint:)`` and the scrubber it swept with (the
+    /// secrets found and `extraSecrets`), so that the translation is swept by the same one
+    /// instead of a second one built for the same secrets.
+    public static func inboundSwept(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [],
+                                    fingerprint: (String) -> String) -> (body: String, secrets: Set<String>, scrubber: SecretScrubber) {
+        guard let value = body.value else {
+            return (unparseable(body.bytes, fingerprint: fingerprint), [], SecretScrubber(secrets: extraSecrets, fingerprint: fingerprint))
+        }
+        let swept = sweptWithScrubber(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+        return (JSONWriter.string(swept.value), swept.secrets, swept.scrubber)
     }
 
     /// The placeholder for a body that does not parse as JSON.
@@ -97,11 +130,19 @@ public enum Redaction {
     /// credential, the configured keys) are swept from every string and key in one pass each.
     public static func redacted<S: Sequence>(_ value: JSONValue, dialect: DialectName?, extraSecrets: S,
                                              fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>) where S.Element == String {
+        let swept = sweptWithScrubber(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+        return (swept.value, swept.secrets)
+    }
+
+    /// ``redacted(_:dialect:extraSecrets:fingerprint:)`` and the scrubber it swept with.
+    private static func sweptWithScrubber<S: Sequence>(_ value: JSONValue, dialect: DialectName?, extraSecrets: S,
+                                                       fingerprint: (String) -> String) -> (value: JSONValue, secrets: Set<String>, scrubber: SecretScrubber)
+    where S.Element == String {
         var found = Set<String>()
         // One walk finds the secrets and fingerprints them under their keys.
         let keyed = redactedKeys(value, dialect: dialect, fingerprint: fingerprint, collecting: &found) ?? value
         let scrubber = SecretScrubber(secrets: Array(found) + Array(extraSecrets), fingerprint: fingerprint)
-        return (scrub(keyed, with: scrubber, fingerprint: fingerprint), found)
+        return (scrub(keyed, with: scrubber, fingerprint: fingerprint), found, scrubber)
     }
 
     /// ``redacted(_:dialect:extraSecrets:fingerprint:)`` with no other secrets.

@@ -4,7 +4,7 @@ public enum LiquidEscaping {
     /// The text with every `{{` and `{%` turned into a Liquid expression that prints it, or nil
     /// when the text has neither.
     public static func escape(_ text: String) -> String? {
-        guard text.contains("{{") || text.contains("{%") else { return nil }
+        guard mayHoldTags(text), text.contains("{{") || text.contains("{%") else { return nil }
         var out = ""
         var it = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = it.next()
@@ -28,7 +28,7 @@ extension LiquidEscaping {
     /// tags remain, whose rendered length depends on the values filled in.
     public static func rendered(_ text: String) -> (length: Int, hasTemplateTags: Bool) {
         let openBraces = "{{ '{{' }}", openTag = "{{ '{%' }}"
-        guard text.contains("{{") || text.contains("{%") else { return (text.count, false) }
+        guard mayHoldTags(text), text.contains("{{") || text.contains("{%") else { return (characterCount(text), false) }
         var length = 0
         var tags = false
         var rest = Substring(text)
@@ -43,5 +43,27 @@ extension LiquidEscaping {
             rest = rest.dropFirst()
         }
         return (length, tags)
+    }
+
+    /// False when no `{` in `text`'s bytes is followed by `{` or `%`: then no two characters
+    /// are `{{` or `{%` either, and the character-wise search is skipped (most texts).
+    static func mayHoldTags(_ text: String) -> Bool {
+        var previousBrace = false
+        for byte in text.utf8 {
+            if previousBrace && (byte == UInt8(ascii: "{") || byte == UInt8(ascii: "%")) { return true }
+            previousBrace = byte == UInt8(ascii: "{")
+        }
+        return false
+    }
+
+    /// `text.count`, without breaking graphemes when every byte is ASCII and none is a CR (the
+    /// only ASCII character that joins the next, `\r\n`, into one).
+    static func characterCount(_ text: String) -> Int {
+        var bytes = 0
+        for byte in text.utf8 {
+            if byte >= 0x80 || byte == 0x0D { return text.count }
+            bytes += 1
+        }
+        return bytes
     }
 }

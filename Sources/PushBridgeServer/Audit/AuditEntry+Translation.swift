@@ -26,11 +26,11 @@ extension AuditEntry {
             redactedBody = Redaction.refusedBody(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
             translated = nil
         } else {
-            let (body, secrets) = Redaction.inbound(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
-            redactedBody = body
+            // The translation is swept by the body's scrubber: the same secrets (those found and `extraSecrets`).
+            let swept = Redaction.inboundSwept(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+            redactedBody = swept.body
             translated = translation.map { _ in
-                let scrubber = SecretScrubber(secrets: Array(secrets) + extraSecrets, fingerprint: fingerprint)
-                return JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, scrubber: scrubber, fingerprint: fingerprint))
+                JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, scrubber: swept.scrubber, fingerprint: fingerprint))
             }
         }
         self.init(

@@ -6,8 +6,11 @@ extension AuditOperation.Work {
     var escapingNUL: Self {
         switch self {
         case .insert(let row, let findings, let ledger):
+            // Almost no request holds a NUL: then the work goes on as it is, without copying every value.
+            guard row.holdsNUL || findings.contains(where: \.holdsNUL) || ledger.contains(where: \.values.holdsNUL) else { return self }
             return .insert(row: row.map(\.escapingNUL), findings: findings.map { $0.map(\.escapingNUL) }, ledger: ledger.map(\.escapingNUL))
         case .finish(let requestId, let values, let ledger):
+            guard requestId.containsUTF8(0) || values.holdsNUL || ledger.contains(where: \.values.holdsNUL) else { return self }
             return .finish(requestId: requestId.escapingNUL, values: values.map(\.escapingNUL), ledger: ledger.map(\.escapingNUL))
         case .statement(let statement):
             return .statement(statement.escapingNUL)
@@ -32,5 +35,14 @@ extension SQLiteValue {
     /// A text value with every NUL written as `\u0000`; any other value as it is.
     var escapingNUL: SQLiteValue {
         if case .text(let text) = self { .text(text.escapingNUL) } else { self }
+    }
+}
+
+extension [SQLiteValue] {
+    /// Whether any text value holds a NUL, i.e. ``AuditOperation/Work/escapingNUL`` would change it.
+    var holdsNUL: Bool {
+        contains { value in
+            if case .text(let text) = value { text.containsUTF8(0) } else { false }
+        }
     }
 }

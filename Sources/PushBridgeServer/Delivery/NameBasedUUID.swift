@@ -18,15 +18,18 @@ enum NameBasedUUID {
 
     /// `bytes` (16) in the 8-4-4-4-12 lower-case hex form.
     static func text(_ bytes: [UInt8]) -> String {
-        let hex = Fingerprint.hex(bytes)
-        let cuts = [8, 12, 16, 20]
-        var out = ""
-        out.reserveCapacity(36)
-        for (i, c) in hex.enumerated() {
-            if cuts.contains(i) { out.append("-") }
-            out.append(c)
+        let digits = Array("0123456789abcdef".utf8)
+        // Written into the string's own storage: one allocation per key.
+        return String(unsafeUninitializedCapacity: bytes.count * 2 + 4) { out in
+            var n = 0
+            for (i, byte) in bytes.enumerated() {
+                if i == 4 || i == 6 || i == 8 || i == 10 { out[n] = UInt8(ascii: "-"); n += 1 }
+                out[n] = digits[Int(byte >> 4)]
+                out[n + 1] = digits[Int(byte & 0x0F)]
+                n += 2
+            }
+            return n
         }
-        return out
     }
 
     /// The 16 bytes of a UUID in its text form (hyphens anywhere, hex in any case), or nil.

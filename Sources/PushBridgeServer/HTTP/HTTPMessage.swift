@@ -33,7 +33,7 @@ public struct HTTPRequest: Sendable {
     }
 
     private static func path(of target: String) -> String {
-        guard target.utf8.contains(UInt8(ascii: "?")), let q = target.firstIndex(of: "?") else { return target }
+        guard target.containsUTF8(UInt8(ascii: "?")), let q = target.firstIndex(of: "?") else { return target }
         return String(target[..<q])
     }
 

@@ -61,7 +61,7 @@ extension EventLog {
     public func access(requestId: String, method: String, path: String, status: Int, durationMs: Double,
                        dialect: DialectName?, app: String?, outcome: String, remote: String?) {
         guard isEnabled(.info) else { return }
-        let bare = path.utf8.contains(UInt8(ascii: "?")) ? path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" : path
+        let bare = path.containsUTF8(UInt8(ascii: "?")) ? path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" : path
         log(.info, "request", [
             LogField("request_id", .string(requestId)),
             LogField("method", .string(method)),

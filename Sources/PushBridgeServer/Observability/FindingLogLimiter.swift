@@ -36,11 +36,15 @@ public final class FindingLogLimiter: Sendable {
         return seen.withLock { seen in
             if seen.count >= Self.maxRemembered { seen = seen.filter { nowMs - $0.value.since < windowMilliseconds } }
             if seen.count >= Self.maxRemembered { seen.removeAll() }
-            var entry = seen[id] ?? Seen(since: nowMs, count: 0)
-            if nowMs - entry.since >= windowMilliseconds { entry = Seen(since: nowMs, count: 0) }
-            entry.count += 1
-            seen[id] = entry
-            return entry.count <= identicalLinesPerWindow
+            // One hash look-up: the entry is counted in place.
+            return Self.count(&seen[id, default: Seen(since: nowMs, count: 0)], nowMs: nowMs, window: windowMilliseconds) <= identicalLinesPerWindow
         }
+    }
+
+    /// Counts one more line in `entry`, whose window restarts at `nowMs` once over; the count.
+    private static func count(_ entry: inout Seen, nowMs: Int64, window: Int64) -> Int {
+        if nowMs - entry.since >= window { entry = Seen(since: nowMs, count: 0) }
+        entry.count += 1
+        return entry.count
     }
 }

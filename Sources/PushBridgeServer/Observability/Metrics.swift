@@ -215,7 +215,7 @@ public final class Metrics: Sendable {
     }
 
     static func foldIndices(_ path: String) -> String {
-        guard path.utf8.contains(UInt8(ascii: "[")) else { return path }
+        guard path.containsUTF8(UInt8(ascii: "[")) else { return path }
         if path.utf8.allSatisfy({ $0 < 0x80 }) { return foldIndicesASCII(path) }
         var out = ""
         var inIndex = false

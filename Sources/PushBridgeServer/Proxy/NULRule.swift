@@ -27,14 +27,14 @@ enum NULRule {
 
     private static func first(in value: JSONValue, at path: String) -> String? {
         switch value {
-        case .string(let s): return s.utf8.contains(0) ? path : nil
+        case .string(let s): return s.containsUTF8(0) ? path : nil
         case .array(let items):
             for (i, item) in items.enumerated() { if let found = first(in: item, at: "\(path)[\(i)]") { return found } }
             return nil
         case .object(let object):
             for member in object.members {
                 let name = path.isEmpty ? member.key.escapingNUL : path + "." + member.key.escapingNUL
-                if member.key.utf8.contains(0) { return name }
+                if member.key.containsUTF8(0) { return name }
                 if let found = first(in: member.value, at: name) { return found }
             }
             return nil
@@ -47,7 +47,7 @@ extension String {
     /// The text with every U+0000 written as the six characters `\u0000`, which every audit
     /// engine stores as it is (PostgreSQL text cannot hold a NUL).
     var escapingNUL: String {
-        guard utf8.contains(0) else { return self }
+        guard containsUTF8(0) else { return self }
         var out = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             if scalar == "\u{0}" { out.append(contentsOf: "\\u0000".unicodeScalars) } else { out.append(scalar) }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Profile one pushbridge binary on the OneSignal start under wrk, the way bench/ab.sh serves it:
+#   bench/profile.sh BIN perf      [SECONDS] [CONNS]   perf record -e cpu-clock -g of the serving process
+#   bench/profile.sh BIN callgrind [SECONDS] [CONNS]   valgrind --tool=callgrind, collection only during wrk
+#   bench/profile.sh BIN cpu       [SECONDS] [CONNS]   CPU (utime+stime) and context switches per request only
+# One nginx upstream (bench/nginx-conf.sh), config/bench.json pointed at it, the audit in a temp
+# file on disk (PROFILE_AUDIT_DIR=/dev/shm for tmpfs). Outputs go to PROFILE_OUT (default
+# /tmp/pushbridge-profile): perf.data + perf-report.txt (--no-children --sort dso,symbol) and
+# perf-dso.txt, or callgrind.out + callgrind-annotate.txt; the last line is wrk's RESULT with
+# cpu_us per request (and Ir per request under callgrind).
+# PROFILE_PERF_CALLGRAPH=dwarf records DWARF call graphs instead of frame pointers.
+set -uo pipefail
+BIN=$(readlink -f "$1"); mode=${2:-perf}; secs=${3:-5}; conns=${4:-64}
+cd "$(dirname "$0")/.."
+out=${PROFILE_OUT:-/tmp/pushbridge-profile}; mkdir -p "$out"
+work=$(mktemp -d /tmp/pushbridge-prof.XXXXXX); pids=()
+audit_dir=${PROFILE_AUDIT_DIR:-$work}; [ "$audit_dir" != "$work" ] && audit_dir=$(mktemp -d "$audit_dir/pushbridge-prof.XXXXXX")
+trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; wait 2>/dev/null; rm -rf $work; [ "$audit_dir" != "$work" ] && rm -rf "$audit_dir"' EXIT
+base=$((30000 + RANDOM % 10000)); up=$base; port=$((base+1))
+mkdir -p $work/up
+. bench/nginx-conf.sh
+upstream_conf $work/up $up
+"$(command -v nginx || echo /usr/sbin/nginx)" -p $work/up -c $work/up/nginx.conf 2>$work/up/stderr & pids+=($!)
+python3 - $work/c.json $port $up $audit_dir/a.sqlite <<'PY'
+import json, sys
+out, pb, up, audit = sys.argv[1:]
+c = json.load(open("config/bench.json")); c["listen"] = f"127.0.0.1:{pb}"; c["openpush"]["base_url"] = f"http://127.0.0.1:{up}"; c["audit_db"] = audit
+json.dump(c, open(out, "w"))
+PY
+export PUSHBRIDGE_BENCH_OPENPUSH_KEY=k
+case $mode in
+  callgrind) valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=$out/callgrind.out \
+               "$BIN" serve --config $work/c.json 2>$out/valgrind.err & pids+=($!); sleep 12;;
+  *) "$BIN" serve --config $work/c.json 2>$work/stderr & pids+=($!); sleep 1.5;;
+esac
+pid=${pids[-1]}
+body=fixtures/onesignal-start-reference/body.json; path=/apps/bench-app/activities/activity/DeliveryAttributes
+load() { BENCH_BODY=$body BENCH_AUTH="Key bench-onesignal-key" wrk -t$([ $2 = 1 ] && echo 1 || echo 2) -c$2 -d${1}s -s bench/http/post.lua "http://127.0.0.1:$port$path" | grep ^RESULT; }
+load 2 4 >/dev/null  # warm: connections, caches, the audit's first pages
+ctxsw() { cat /proc/$pid/task/*/status 2>/dev/null | awk '/ctxt_switches/{n+=$2} END{print n+0}'; }
+t0=$(awk '{print $14+$15}' /proc/$pid/stat); c0=$(ctxsw)
+case $mode in
+  perf) perf record -e cpu-clock -F ${PROFILE_PERF_HZ:-4000} --call-graph ${PROFILE_PERF_CALLGRAPH:-fp} -p $pid -o $out/perf.data 2>$out/perf-record.err & rec=$!
+        sleep 0.5; line=$(load $secs $conns); kill -INT $rec; wait $rec;;
+  callgrind) callgrind_control -i on $pid >/dev/null; line=$(load $secs $conns); callgrind_control -i off $pid >/dev/null;;
+  *) line=$(load $secs $conns);;
+esac
+t1=$(awk '{print $14+$15}' /proc/$pid/stat); c1=$(ctxsw)
+n=$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')
+extra=""
+case $mode in
+  perf) perf report -i $out/perf.data --no-children --sort dso,symbol --stdio 2>/dev/null > $out/perf-report.txt
+        perf report -i $out/perf.data --no-children --sort dso --stdio 2>/dev/null > $out/perf-dso.txt;;
+  callgrind) callgrind_control -d $pid >/dev/null; sleep 1
+        f=$(ls -t $out/callgrind.out* | head -1)
+        callgrind_annotate --inclusive=no "$f" > $out/callgrind-annotate.txt 2>/dev/null
+        callgrind_annotate --inclusive=yes "$f" > $out/callgrind-inclusive.txt 2>/dev/null
+        ir=$(awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1; exit}' $out/callgrind-annotate.txt)
+        extra=" ir_per_request=$(awk -v i=${ir:-0} -v n=$n 'BEGIN{printf "%.0f", i/n}')";;
+esac
+echo "$line cpu_us=$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}') ctxsw=$(awk -v c=$((c1-c0)) -v n=$n 'BEGIN{printf "%.1f", c/n}')$extra" | tee $out/result.txt
