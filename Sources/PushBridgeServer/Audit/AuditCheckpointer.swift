@@ -65,7 +65,7 @@ final class AuditCheckpointer: Sendable {
             guard let database = connection.withLock({ $0.take() }) else { return }
             run(database)
         }
-        thread.name = "pushbridge-audit-checkpoint"
+        thread.name = "pb-audit-ckpt"
         thread.start()
     }
 

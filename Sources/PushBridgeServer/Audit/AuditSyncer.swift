@@ -70,7 +70,7 @@ final class AuditSyncer: Sendable {
         self.acknowledge = acknowledge
         self.room = DispatchSemaphore(value: max(1, maxPendingBatches))
         let thread = Thread { [self] in run() }
-        thread.name = "pushbridge-audit-syncer"
+        thread.name = "pb-audit-syncer"
         thread.start()
     }
 

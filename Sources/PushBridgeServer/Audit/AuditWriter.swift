@@ -72,7 +72,7 @@ final class AuditWriter: @unchecked Sendable {
                 ready.signal()
             }
         }
-        thread.name = "pushbridge-audit-writer"
+        thread.name = "pb-audit-writer"
         thread.start()
         ready.wait()
         switch opened.withLock({ $0 }) {

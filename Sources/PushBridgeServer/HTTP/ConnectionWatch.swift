@@ -74,7 +74,7 @@ final class ConnectionWatch: @unchecked Sendable {
         addressCap = perAddress > 0 ? HTTPServerConfiguration.receivingConnectionCap(of: perAddress) : nil
         totalCap = HTTPServerConfiguration.receivingConnectionCap(of: configuration.connectionLimit)
         let thread = Thread { [self] in run() }
-        thread.name = "pushbridge-request-timeouts"
+        thread.name = "pb-req-timeouts"
         thread.start()
     }
 

@@ -22,7 +22,7 @@ public final class PostgresProbe: Sendable {
                 _ = wake.wait(timeout: .now() + .milliseconds(max(10, milliseconds)))
             }
         }
-        thread.name = "pushbridge-postgres-probe"
+        thread.name = "pb-pg-probe"
         thread.start()
     }
 

@@ -36,7 +36,7 @@ public final class UpstreamClient: Sendable {
         let loop = try UpstreamIOLoop(configuration: configuration)
         self.loop = loop
         let thread = Thread { loop.run() }
-        thread.name = "pushbridge-upstream"
+        thread.name = "pb-upstream-io"
         thread.start()
     }
 
