@@ -22,9 +22,11 @@ extension EventLoop {
         return LoopTimer(loop: nil, id: TimerThread.shared.schedule(at: due, action))
     }
 
-    /// Milliseconds until the loop's earliest timer, rounded up (0 if it is due, -1 if none).
-    func timerTimeout(now: ContinuousClock.Instant) -> Int32 {
+    /// Milliseconds until the loop's earliest timer, rounded up (0 if it is due, -1 if none:
+    /// then the clock is not read).
+    func timerTimeout() -> Int32 {
         guard let next = timers.withLock({ $0?.nextDue() }) else { return -1 }
+        let now = ContinuousClock.now
         guard next > now else { return 0 }
         let (seconds, attoseconds) = now.duration(to: next).components
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

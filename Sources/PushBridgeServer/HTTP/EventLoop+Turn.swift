@@ -28,7 +28,7 @@ extension EventLoop {
                 timeouts.append(t)
                 if t >= 0 { timeout = timeout < 0 ? t : min(timeout, t) }
             }
-            let timer = timerTimeout(now: clock.now)
+            let timer = timerTimeout()
             if timer >= 0 { timeout = timeout < 0 ? timer : min(timeout, timer) }
             let start = timeout > 0 ? clock.now : nil
             let count = Int(pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout))
@@ -37,7 +37,8 @@ extension EventLoop {
                 var value: UInt64 = 0
                 _ = Glibc.read(wakeFD, &value, 8)
             }
-            runDueTimers()
+            // A timer set since the wait began (by a job or source) is not due yet.
+            if timer >= 0 { runDueTimers() }
             var waitedMs: Int32 = 0
             if let start {
                 let waited = start.duration(to: clock.now).components

@@ -27,8 +27,7 @@ final class TimerThread: @unchecked Sendable {
     static let shared = TimerThread()
 
     private init() {
-        let thread = Thread { [self] in run() }
-        thread.name = "pb-timers"
+        let thread = Thread(named: "pb-timers") { [self] in run() }
         thread.start()
     }
 
