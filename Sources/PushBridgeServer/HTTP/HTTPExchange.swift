@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// The event loop that polls the connection drives ``State/phase``; the handler task, the
 /// deadline's timer (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to set
-/// ``State/response`` through
-/// ``finish(_:)``, where the first one wins and resumes the suspended connection.
+/// ``State/response`` through ``finish(_:)``, where the first one wins and resumes the
+/// suspended connection.
 final class HTTPExchange: Sendable {
     /// Where a request is in its life.
     enum Phase: Sendable {
