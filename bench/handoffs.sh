@@ -7,6 +7,8 @@
 # SECONDS (default 3), and the line per request gives the proxy's context switches per request
 # (voluntary + involuntary, summed over its threads: the hand-offs and wake-ups it costs),
 # its CPU per request and p50. AUDIT_DIR=/dev/shm takes the fsync cost out.
+# HANDOFFS_PER_THREAD=1 also prints, per request, each thread's switches per request
+# (voluntary+involuntary, by /proc/PID/task/*/comm): where the switches come from.
 set -uo pipefail
 BIN=$1; secs=${2:-3}; audit_dir=${3:-}
 cd "$(dirname "$0")/.."
@@ -42,7 +44,13 @@ PUSHBRIDGE_BENCH_OPENPUSH_KEY=k $BIN serve --config $work/config.json 2>$work/se
 for _ in $(seq 100); do curl -sf http://127.0.0.1:$port/healthz >/dev/null && break; sleep 0.1; done
 os_body=fixtures/onesignal-start-reference/body.json; os_auth="Key bench-onesignal-key"
 ctxsw() { cat /proc/$1/task/*/status 2>/dev/null | awk '/ctxt_switches/{n+=$2} END{print n+0}'; }
+threads() { # one line per thread: tid name voluntary involuntary
+  for t in /proc/$1/task/*; do
+    awk -v tid=${t##*/} -v name="$(tr ' ' _ <$t/comm 2>/dev/null)" '/^voluntary_ctxt/{v=$2} /^nonvoluntary_ctxt/{n=$2} END{print tid, name, v+0, n+0}' $t/status 2>/dev/null
+  done
+}
 one() { # name body path auth
+  [ "${HANDOFFS_PER_THREAD:-}" = 1 ] && threads $pid >$work/threads0
   local t0=$(awk '{print $14+$15}' /proc/$pid/stat) c0=$(ctxsw $pid) line
   line=$(BENCH_BODY=$2 BENCH_AUTH=$4 wrk -t1 -c1 -d${secs}s -s bench/http/post.lua "http://127.0.0.1:$port$3" | grep ^RESULT)
   local t1=$(awk '{print $14+$15}' /proc/$pid/stat) c1=$(ctxsw $pid)
@@ -50,6 +58,8 @@ one() { # name body path auth
   printf '%-28s %s cpu_us=%s ctxsw=%s\n' "$1" "$line" \
     "$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}')" \
     "$(awk -v c=$((c1-c0)) -v n=$n 'BEGIN{printf "%.1f", c/n}')"
+  [ "${HANDOFFS_PER_THREAD:-}" = 1 ] && threads $pid | awk -v n=$n 'NR==FNR{v[$1]=$3; i[$1]=$4; next}
+    {dv=$3-v[$1]; di=$4-i[$1]; if (dv+di > 0) printf "    %-8s %-16s voluntary %6.2f  involuntary %5.2f  per request\n", $1, $2, dv/n, di/n}' $work/threads0 -
 }
 BENCH_BODY=$os_body BENCH_AUTH="$os_auth" wrk -t1 -c1 -d1s -s bench/http/post.lua http://127.0.0.1:$port/apps/bench-app/activities/activity/DeliveryAttributes >/dev/null
 one "onesignal start" $os_body /apps/bench-app/activities/activity/DeliveryAttributes "$os_auth"

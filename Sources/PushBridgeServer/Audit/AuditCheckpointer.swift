@@ -61,11 +61,10 @@ final class AuditCheckpointer: Sendable {
             if signal { shared.wake.signal() }
         }
         let connection = Mutex<SQLiteDatabase?>(database)
-        let thread = Thread { [self] in
+        let thread = Thread(named: "pb-audit-ckpt") { [self] in
             guard let database = connection.withLock({ $0.take() }) else { return }
             run(database)
         }
-        thread.name = "pushbridge-audit-checkpoint"
         thread.start()
     }
 

@@ -69,8 +69,7 @@ final class AuditSyncer: Sendable {
         self.beforeSync = beforeSync
         self.acknowledge = acknowledge
         self.room = DispatchSemaphore(value: max(1, maxPendingBatches))
-        let thread = Thread { [self] in run() }
-        thread.name = "pushbridge-audit-syncer"
+        let thread = Thread(named: "pb-audit-syncer") { [self] in run() }
         thread.start()
     }
 

@@ -68,13 +68,12 @@ final class AuditWriter: @unchecked Sendable {
         let writer = AuditWriter(configuration: configuration)
         let opened = Mutex<Result<Int, AuditError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        let thread = Thread(named: "pb-audit-writer") {
             writer.run(open) { result in
                 opened.withLock { $0 = result }
                 ready.signal()
             }
         }
-        thread.name = "pushbridge-audit-writer"
         thread.start()
         ready.wait()
         switch opened.withLock({ $0 }) {

@@ -73,8 +73,7 @@ final class ConnectionWatch: @unchecked Sendable {
         addressLimit = perAddress > 0 ? perAddress : nil
         addressCap = perAddress > 0 ? HTTPServerConfiguration.receivingConnectionCap(of: perAddress) : nil
         totalCap = HTTPServerConfiguration.receivingConnectionCap(of: configuration.connectionLimit)
-        let thread = Thread { [self] in run() }
-        thread.name = "pushbridge-request-timeouts"
+        let thread = Thread(named: "pb-req-timeouts") { [self] in run() }
         thread.start()
     }
 

@@ -3,7 +3,8 @@ import Glibc
 
 extension EventLoop {
     /// The thread: run the jobs queued, then wait for a descriptor, the earliest timeout of
-    /// the sources, or a wake; run the sources that are readable or due.
+    /// the sources and timers, or a wake; run the timers that are due, then the sources that
+    /// are readable or due.
     func serve() {
         var ready = [Int32](repeating: -1, count: 64)
         var timeouts: [Int32] = []
@@ -27,6 +28,8 @@ extension EventLoop {
                 timeouts.append(t)
                 if t >= 0 { timeout = timeout < 0 ? t : min(timeout, t) }
             }
+            let timer = timerTimeout()
+            if timer >= 0 { timeout = timeout < 0 ? timer : min(timeout, timer) }
             let start = timeout > 0 ? clock.now : nil
             let count = Int(pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout))
             if batch.isEmpty { queue.withLock { $0.parked = false } }
@@ -34,6 +37,8 @@ extension EventLoop {
                 var value: UInt64 = 0
                 _ = Glibc.read(wakeFD, &value, 8)
             }
+            // A timer set since the wait began (by a job or source) is not due yet.
+            if timer >= 0 { runDueTimers() }
             var waitedMs: Int32 = 0
             if let start {
                 let waited = start.duration(to: clock.now).components

@@ -6,18 +6,18 @@ import Synchronization
 
 /// One thread that waits in `epoll` for the file descriptors attached to it (a libmicrohttpd
 /// daemon's epoll descriptor, say), runs their work on readiness or when their timeout passes,
-/// and runs the jobs given to it: closures (``execute(_:)``) and Swift tasks, for it is a
-/// `TaskExecutor` (``EventLoop+Executor.swift``): a task started with
-/// `Task(executorPreference: loop)` runs on this thread, and so does every continuation of it
-/// that is resumed elsewhere (an audit acknowledgement, a libcurl answer), woken through an
-/// eventfd. SwiftNIO's event loops work this way.
+/// and its timers (``schedule(at:_:)``), and runs the jobs given to it: closures
+/// (``execute(_:)``) and Swift tasks, for it is a `TaskExecutor` (``EventLoop+Executor.swift``):
+/// a task started with `Task(executorPreference: loop)` runs on this thread, and so does every
+/// continuation of it that is resumed elsewhere (an audit acknowledgement, a libcurl answer),
+/// woken through an eventfd. SwiftNIO's event loops work this way.
 ///
 /// What is attached is touched only on the loop's thread (attach and detach from a job), so a
 /// library that is not thread-safe (libmicrohttpd's external polling mode) is only ever driven
 /// from one thread.
 ///
-/// Why `@unchecked Sendable` is sound: the job queue is in a `Mutex`; ``sources`` is read and
-/// written only on the loop's thread; the descriptors are immutable.
+/// Why `@unchecked Sendable` is sound: the job queue and the timers are in a `Mutex`;
+/// ``sources`` is read and written only on the loop's thread; the descriptors are immutable.
 final class EventLoop: @unchecked Sendable {
     /// A job waiting for the thread.
     enum Job {
@@ -52,6 +52,9 @@ final class EventLoop: @unchecked Sendable {
     /// State other parts keep per loop (libcurl's multi handle of an upstream client), by key;
     /// only on the loop's thread. Each is told when the loop stops, on its thread.
     var locals: [UInt64: any EventLoopLocal] = [:]
+    /// Timers set on the loop (``schedule(at:_:)``): added and run on the loop's thread,
+    /// cancelled from any; nil once the loop has stopped and handed them over.
+    let timers = Mutex<DeadlineHeap?>(DeadlineHeap())
     /// ``pollSoon()`` was asked and the sources have not run since.
     let pollRequested = Atomic(false)
     /// Signalled when the thread has left its loop.
@@ -72,6 +75,7 @@ final class EventLoop: @unchecked Sendable {
             let stopping = locals
             locals = [:]
             for local in stopping.values { local.loopStopped() }
+            handTimersOver()
             pthread_setspecific(EventLoop.currentKey, nil)
             exited.signal()
         }

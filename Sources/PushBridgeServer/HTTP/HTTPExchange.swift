@@ -5,8 +5,9 @@ import Synchronization
 /// holds it (retained through `Unmanaged`) for that whole time.
 ///
 /// The event loop that polls the connection drives ``State/phase``; the handler task, the
-/// deadline watch (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to set ``State/response`` through
-/// ``finish(_:)``, where the first one wins and resumes the suspended connection.
+/// deadline's timer (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to set
+/// ``State/response`` through ``finish(_:)``, where the first one wins and resumes the
+/// suspended connection.
 final class HTTPExchange: Sendable {
     /// Where a request is in its life.
     enum Phase: Sendable {
@@ -43,6 +44,8 @@ final class HTTPExchange: Sendable {
         /// How often the handler deadline has passed for it (the second time, the server
         /// answers without its exit; see ``HTTPServerConfiguration/exit``).
         var deadlinesPassed = 0
+        /// The handler deadline's timer, cancelled when the answer is decided.
+        var deadlineTimer: LoopTimer?
     }
 
     /// The request target as sent: path and query string.
@@ -76,13 +79,14 @@ final class HTTPExchange: Sendable {
     /// resumes the connection if it is suspended. Returns whether this call decided it.
     @discardableResult
     func finish(_ response: HTTPResponse) -> Bool {
-        let tasks = state.withLock { state -> [Task<Void, Never>]? in
+        let decided = state.withLock { state -> (tasks: [Task<Void, Never>], timer: LoopTimer?)? in
             guard state.response == nil else { return nil }
             state.response = response
-            defer { state.tasks = [] }
-            return state.tasks
+            defer { state.tasks = []; state.deadlineTimer = nil }
+            return (state.tasks, state.deadlineTimer)
         }
-        guard let tasks else { return false }
+        guard let (tasks, timer) = decided else { return false }
+        timer?.cancel()
         for task in tasks { task.cancel() }
         // The answer is set before the resume, and `suspend` ran under ``state`` after checking
         // for an answer, so a connection is never resumed before it is suspended, nor left
@@ -113,18 +117,29 @@ final class HTTPExchange: Sendable {
 
     /// libmicrohttpd is done with the connection: forget it so nothing resumes it later, and
     /// cancel the tasks still running for it. The request's headers and body are released
-    /// (the deadline watch may hold the exchange a little longer).
+    /// and its deadline timer cancelled.
     func close() {
         suspendedConnection.withLock { $0 = nil }
-        let tasks = state.withLock { state in
+        let (tasks, timer) = state.withLock { state in
             state.request = nil
             state.headers = []
             state.body = []
             if state.response == nil { state.response = HTTPResponse(status: 503) }
-            defer { state.tasks = [] }
-            return state.tasks
+            defer { state.tasks = []; state.deadlineTimer = nil }
+            return (state.tasks, state.deadlineTimer)
         }
+        timer?.cancel()
         for task in tasks { task.cancel() }
+    }
+
+    /// Keeps the timer of the handler deadline (``HandlerDeadlines``) so ``finish(_:)`` can
+    /// cancel it; cancels it at once if the answer is already decided.
+    func holdDeadline(_ timer: LoopTimer) {
+        let decided = state.withLock { state in
+            if state.response == nil { state.deadlineTimer = timer }
+            return state.response != nil
+        }
+        if decided { timer.cancel() }
     }
 
     /// Keeps the handler task so ``finish(_:)`` can cancel them; cancels them

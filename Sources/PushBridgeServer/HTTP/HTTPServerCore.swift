@@ -17,8 +17,8 @@ final class HTTPServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: HTTPHandler
     let registry = Mutex(Registry())
-    /// Holds every running handler to ``HTTPServerConfiguration/handlerDeadline`` (one thread
-    /// for all requests rather than a timer task each).
+    /// Holds every running handler to ``HTTPServerConfiguration/handlerDeadline`` (a timer on
+    /// its loop, rather than a thread or a timer task).
     let deadlines: HandlerDeadlines
     /// Holds every connection to ``HTTPServerConfiguration/requestTimeout`` while it delivers
     /// its request, and keeps a reserve of connections for prompt callers.

@@ -15,14 +15,13 @@ public final class PostgresProbe: Sendable {
     public init(pool: PostgresPool, every interval: Duration = .seconds(1)) {
         let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         // The thread holds the probe until ``stop()``, which its owner calls.
-        let thread = Thread { [self] in
+        let thread = Thread(named: "pb-pg-probe") { [self] in
             while !stopped.load(ordering: .acquiring) {
                 let answered = (try? pool.withSQL { try $0.select("SELECT 1", []).count }) == 1
                 reachable.store(answered, ordering: .releasing)
                 _ = wake.wait(timeout: .now() + .milliseconds(max(10, milliseconds)))
             }
         }
-        thread.name = "pushbridge-postgres-probe"
         thread.start()
     }
 

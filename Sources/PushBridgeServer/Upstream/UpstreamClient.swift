@@ -35,8 +35,7 @@ public final class UpstreamClient: Sendable {
         self.configuration = configuration
         let loop = try UpstreamIOLoop(configuration: configuration)
         self.loop = loop
-        let thread = Thread { loop.run() }
-        thread.name = "pushbridge-upstream"
+        let thread = Thread(named: "pb-upstream-io") { loop.run() }
         thread.start()
     }
 
