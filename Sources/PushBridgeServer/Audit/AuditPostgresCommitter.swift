@@ -27,9 +27,7 @@ final class AuditPostgresCommitter: @unchecked Sendable {
     init(pool: PostgresPool, acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) {
         self.pool = pool
         self.acknowledge = acknowledge
-        let thread = Thread { [self] in run() }
-        thread.name = "pushbridge-audit-committer"
-        thread.start()
+        Thread(named: "pb-audit-commit") { [self] in run() }.start()
     }
 
     /// Blocks while two commits are outstanding.
