@@ -92,6 +92,26 @@ import Testing
         await store.close()
     }
 
+    /// A multi-row statement is used only where it replaces several: a lone caller's batch (one
+    /// row with at most one finding, or one completion) goes one prepared statement per row,
+    /// which measured 0.43× the server's CPU per request of the one-row `unnest` form at one
+    /// connection (docs/benchmarks.md, "Lone batches").
+    @Test func onlyBatchesWithTwoRowsOfAKindAreGrouped() {
+        let row: [SQLiteValue] = [.text("r")], finding: [SQLiteValue] = [.text("f")]
+        let lone: [[AuditOperation.Work]] = [
+            [.finish(requestId: "a", values: [])],
+            [.insert(row: row, findings: [])],
+            [.insert(row: row, findings: [finding]), .finish(requestId: "b", values: [])],
+        ]
+        let grouped: [[AuditOperation.Work]] = [
+            [.finish(requestId: "a", values: []), .finish(requestId: "b", values: [])],
+            [.insert(row: row, findings: []), .insert(row: row, findings: [])],
+            [.insert(row: row, findings: [finding, finding])],
+        ]
+        for work in lone { #expect(!AuditPipeline.hasRowsToGroup(work), "\(work)") }
+        for work in grouped { #expect(AuditPipeline.hasRowsToGroup(work), "\(work)") }
+    }
+
     /// Runs `first` while a lock on `requests` makes the writer's batch wait, then queues all
     /// of `then` behind it and lets the lock go, so `then` is the next batch (up to the
     /// writer's batch size); the error of each of `then` (nil when it committed), in order.

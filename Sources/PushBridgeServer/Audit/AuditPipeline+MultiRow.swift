@@ -2,6 +2,24 @@
 /// another, its completions in one `UPDATE … FROM` (``AuditMultiRow``), so the server runs a
 /// few statements per batch instead of two or three per request.
 extension AuditPipeline {
+    /// Whether `work` holds two request rows, two findings or two completions: only then does
+    /// a multi-row statement replace more than one. A batch of one request's row with at most
+    /// one finding, or of one completion, goes one statement per row (prepared, no arrays for
+    /// the server to parse), as a lone caller's batches always are.
+    static func hasRowsToGroup(_ work: [AuditOperation.Work]) -> Bool {
+        var inserts = 0, findings = 0, finishes = 0
+        for item in work {
+            switch item {
+            case .insert(_, let rowFindings, _):
+                inserts += 1
+                findings += rowFindings.count
+            case .finish: finishes += 1
+            case .statement, .prune, .background: break
+            }
+        }
+        return inserts > 1 || findings > 1 || finishes > 1
+    }
+
     /// The batch's statements, in this order: request rows, findings, the request rows'
     /// ledger changes, completions, the completions' ledger changes, named statements (each
     /// as it is). Operations of one batch were submitted concurrently (each caller awaits its

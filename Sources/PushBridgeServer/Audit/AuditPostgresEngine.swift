@@ -117,11 +117,13 @@ final class AuditPostgresEngine: AuditWriteEngine {
         return applied
     }
 
-    /// The pipeline for `operations`: multi-row unless turned off or refused in this batch,
+    /// The pipeline for `operations`: multi-row unless turned off or refused in this batch, or
+    /// unless it would save no statement (no two rows of one kind: a lone caller's batch),
     /// else one statement per row; nil for a batch a pipeline does not carry.
     private func pipelinePlan(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [AuditPipeline.Statement]? {
         let work = operations.map(\.work)
-        if let multiRow, !rowByRow, AuditPipeline.carries(work, statements: true),
+        let lone = AuditPipeline.carries(work) && !AuditPipeline.hasRowsToGroup(work)
+        if let multiRow, !rowByRow, !lone, AuditPipeline.carries(work, statements: true),
            let plan = AuditPipeline.multiRow(operations, form: multiRow) {
             return plan
         }
