@@ -70,7 +70,9 @@ import Testing
     /// now they follow the batch's multi-row completions in its pipeline.
     @Test func shadowComparisonsRideInTheBatchBesideItsMultiRowCompletions() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
-        let store = try AuditStore(path: uri)
+        var configuration = AuditStoreConfiguration()
+        configuration.postgresMultiRow = .unnest
+        let store = try AuditStore(path: uri, configuration: configuration)
         let ids = (0..<20).map { "S\($0)" }
         for id in ids + ["FIRST"] { try await store.begin(sampleEntry(id)) }
         let before = store.statistics

@@ -11,9 +11,9 @@
 // has every completion carry an activity-ledger start (a new activity each), written in the
 // same transaction: the ledger's cost per request is the difference from a run without it.
 // AUDIT_PG_PREPARED=0 sends PostgreSQL's statements unprepared (parsed and planned per row).
-// AUDIT_PG_MULTIROW=0 sends PostgreSQL one statement per row (before multi-row statements);
-// `values` sends each kind of row as one `INSERT … VALUES (…), (…)` / `UPDATE … FROM (VALUES …)`;
-// anything else (the default) as one statement over `unnest`ed array parameters.
+// AUDIT_PG_MULTIROW=unnest sends PostgreSQL each kind of row as one statement over `unnest`ed
+// array parameters, `values` as one `INSERT … VALUES (…), (…)` / `UPDATE … FROM (VALUES …)`;
+// anything else (the default, as the store ships) one prepared statement per row.
 // AUDIT_PG_OVERLAP=0 has the PostgreSQL writer wait for each batch's COMMIT itself (before
 // the committer thread overlapped it with the next batch).
 import Foundation
@@ -75,9 +75,9 @@ func run(phase: String, pairs: Bool) async throws {
     configuration.postgresPreparedStatements = ProcessInfo.processInfo.environment["AUDIT_PG_PREPARED"] != "0"
     configuration.postgresOverlappedCommits = ProcessInfo.processInfo.environment["AUDIT_PG_OVERLAP"] != "0"
     switch ProcessInfo.processInfo.environment["AUDIT_PG_MULTIROW"] {
-    case "0": configuration.postgresMultiRow = nil
+    case "unnest": configuration.postgresMultiRow = .unnest
     case "values": configuration.postgresMultiRow = .values
-    default: configuration.postgresMultiRow = .unnest
+    default: configuration.postgresMultiRow = nil
     }
     let busy = Mutex(Duration.zero)
     configuration.onCommit = { sample in
