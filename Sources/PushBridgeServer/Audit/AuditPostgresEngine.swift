@@ -3,11 +3,13 @@ import Foundation
 /// The audit's PostgreSQL engine: a batch's transaction on a connection borrowed from the pool
 /// for that batch. A batch of request rows, completions and named statements (the request
 /// path's whole traffic) is applied as one libpq pipeline after its `BEGIN` (``AuditPipeline``):
-/// two round trips per batch, whatever its size. Its request rows go in
-/// one multi-row `INSERT`, their findings in another and its completions in one `UPDATE …
-/// FROM` (``AuditPipeline/multiRow(_:form:)``); when one of those is refused the batch is
-/// rolled back and written again one statement per row (``AuditPipeline/rowByRow(_:)``), which
-/// names the operation that failed. Pruning and background work run statement by statement.
+/// two round trips per batch, whatever its size. By default each row is one prepared
+/// statement (``AuditPipeline/rowByRow(_:)``; a batch holding named statements then runs
+/// statement by statement). With ``AuditStoreConfiguration/postgresMultiRow`` set, its request
+/// rows go in one multi-row `INSERT`, their findings in another and its completions in one
+/// `UPDATE … FROM` (``AuditPipeline/multiRow(_:form:)``); when one of those is refused the
+/// batch is rolled back and written again one statement per row, which names the operation
+/// that failed. Pruning and background work run statement by statement.
 /// The batch's `COMMIT` is sent after its statements and waited for by the
 /// ``AuditPostgresCommitter`` while the writer begins the next batch on another connection
 /// (``AuditStoreConfiguration/postgresOverlappedCommits``; without it the `COMMIT` ends the
