@@ -27,9 +27,14 @@ import Testing
         ("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
     }
 
-    /// The table row of `app` on the page, from its `<tr>` to before its `</tr>`.
+    /// The figures row of `app` on the page, from its `<tr>` to before its `</tr>`.
     static func row(_ html: String, _ app: String) -> String? {
-        html.range(of: "<tr><td class=\"nw\">\(app)<div").map { String(html[$0.lowerBound...]).components(separatedBy: "</tr>")[0] }
+        html.range(of: "<tr class=\"figures\"><td class=\"nw\" rowspan=\"2\">\(app)<div").map { String(html[$0.lowerBound...]).components(separatedBy: "</tr>")[0] }
+    }
+
+    /// The next-step row of `app`'s group, from its `<tr>` to before its `</tr>`.
+    static func stepRow(_ html: String, _ app: String) -> String? {
+        html.range(of: "<tr class=\"figures\"><td class=\"nw\" rowspan=\"2\">\(app)<div").map { String(html[$0.lowerBound...]).components(separatedBy: "</tr>")[1] }
     }
 
     @Test func thePageShowsEachRunningAppsStageReachAndVerdictsBehindTheToken() async throws {
@@ -54,13 +59,13 @@ import Testing
         for forbidden in ["<script", "<link", "@import", "http://", "https://", "url("] { #expect(!html.contains(forbidden), "\(forbidden)") }
         // One row per running app, in configuration order, with its stage; the ledger is not read yet: "—".
         let row = try #require(Self.row(html, "os"))
-        #expect(row.hasPrefix("<tr><td class=\"nw\">os<div class=\"dialect\">onesignal</div></td><td class=\"wrap\">shadow</td><td class=\"num\">—</td><td class=\"wrap\">—</td>"
+        #expect(row.hasPrefix("<tr class=\"figures\"><td class=\"nw\" rowspan=\"2\">os<div class=\"dialect\">onesignal</div></td><td>shadow</td><td>—</td><td>—</td>"
             + "<td class=\"nw\"><span class=\"badge ready\">ready</span></td><td class=\"nw\"><span class=\"badge short\">keep legacy</span></td><td class=\"num\">—</td><td class=\"num\">—</td>"), "\(row)")
         #expect(row.contains("<td class=\"nw\">start 75.0%</td>"), "\(row)")
-        // The app's next step is in its own row: the first step the readiness section lists for it.
+        // The app's next step is in its own row group: the first step the readiness section lists for it.
         let firstStep = try #require(html.components(separatedBy: "<ol class=\"steps\">").last?.components(separatedBy: "<li>os: ").dropFirst().first?.components(separatedBy: "</li>").first)
-        #expect(row.hasSuffix("<td class=\"step\">\(firstStep)</td>"), "\(row)")
-        for app in ["os-mapped", "pw", "bk"] { #expect(html.contains("<tr><td class=\"nw\">\(app)<div class=\"dialect\">"), "\(app)") }
+        #expect(Self.stepRow(html, "os") == "<tr><td class=\"step\" colspan=\"9\"><b>next step</b>\(firstStep)</td>", "\(html)")
+        for app in ["os-mapped", "pw", "bk"] { #expect(Self.row(html, app) != nil && Self.stepRow(html, app)?.hasPrefix("<tr><td class=\"step\" colspan=\"9\"><b>next step</b>") == true, "\(app)") }
         #expect(html.contains("Activities in flight are not known"))
         #expect(html.contains("<h3>Next steps</h3><ol class=\"steps\"><li>os: ready to cut over"), "\(html)")
     }
@@ -154,9 +159,11 @@ import Testing
             let readiness = try reader.readiness(ReportFilter(), settings: ReadinessSettings())
             let html = AdminPage.render(apps: [held, moving, plain, unread], readiness: readiness, inFlight: nil, now: 1_767_225_700_000)
             let heldRow = try #require(Self.row(html, "held")), movingRow = try #require(Self.row(html, "moving"))
-            #expect(heldRow.contains("<td class=\"num\">rolled back (was 25%)</td><td class=\"wrap\">rolled back at 2026-01-01T00:00:00.000Z (max_openpush_error_rate)</td>"), "\(heldRow)")
+            #expect(heldRow.contains("<td><span class=\"nw\">rolled back</span><div class=\"sub2\">was 25%</div></td>"
+                + "<td><span title=\"2026-01-01T00:00:00.000Z\">rolled back at <span class=\"nw\">2026-01-01</span> <span class=\"nw\">00:00</span> UTC</span>"
+                + "<div class=\"sub2\">max_openpush_error_rate</div></td>"), "\(heldRow)")
             #expect(!heldRow.contains(">25%<") && !heldRow.contains("active"), "\(heldRow)")
-            #expect(movingRow.contains("<td class=\"num\">50%</td><td class=\"wrap\">running</td>"), "\(movingRow)")
+            #expect(movingRow.contains("<td>50%</td><td>running</td>"), "\(movingRow)")
             #expect(!html.contains("rollback: active") && !html.contains(">active<"))
         }
     }

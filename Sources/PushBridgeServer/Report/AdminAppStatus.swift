@@ -31,14 +31,6 @@ public struct AdminAppStatus: Sendable, Equatable {
         }
     }
 
-    /// The rollout cell: the percent while it runs; "rolled back (was P%)" once rolled back, so
-    /// the configured percent never reads as a share still going to OpenPush; nil outside a rollout.
-    public var rolloutText: String? {
-        guard let rolloutPercent else { return nil }
-        if case .rolledBack = rollback { return "rolled back (was \(rolloutPercent)%)" }
-        return "\(rolloutPercent)%"
-    }
-
     /// A status.
     public init(name: String, dialect: String, stage: String, rolloutPercent: Int? = nil, rollback: Rollback? = nil) {
         self.name = name

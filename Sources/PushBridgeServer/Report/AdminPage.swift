@@ -30,38 +30,58 @@ enum AdminPage {
         return ReportHTML.page(title: "PushBridge admin", body: body, extraStyle: style)
     }
 
-    /// The page's own style: a wider main column, wrapping text cells, the form.
-    static let style = ".dialect{font-size:12px;color:var(--muted)}main{max-width:1400px;padding:24px 16px 48px}"
-        + ".apps td,.apps th{padding:6px 7px}.apps .step{min-width:200px;max-width:320px;font-size:12px;overflow-wrap:anywhere}.apps .wrap{max-width:180px;overflow-wrap:anywhere}"
+    /// The page's own style: a wider main column, each app a group of two rows (its figures,
+    /// then its next step), cells that wrap between words, the form.
+    static let style = ".dialect,.sub2{font-size:12px;color:var(--muted)}main{max-width:1400px;padding:24px 16px 48px}"
+        + ".apps td,.apps th{padding:6px 7px}.apps tbody tr{background:none!important}.apps tbody tr.figures td{border-bottom:0}"
+        + ".apps td.step{font-size:12px;color:#334155;padding-top:0;overflow-wrap:anywhere}.apps td.step b{color:var(--muted);font-weight:600;margin-right:6px}"
         + "form.where{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:0 0 10px}form.where label{display:flex;flex-direction:column;font-size:12px;color:var(--muted)}"
         + "form.where input,form.where select,form.where button{font:inherit;padding:4px 8px}dl.where{display:grid;grid-template-columns:max-content 1fr;gap:4px 14px;margin:8px 0 0}"
         + "dl.where dt{color:var(--muted)}dl.where dd{margin:0;overflow-wrap:anywhere}"
 
-    /// One row per app: stage, rollout, verdicts, activities in flight, reach, next step.
+    /// One group per app: a row with its stage, rollout, verdicts, activities in flight and
+    /// reach, and under it, across the figures, its next step.
     static func appsSection(_ apps: [AdminAppStatus], readiness: Readiness, inFlight: [ActivityCount]?) -> String {
         let escape = ReportHTML.escape
         let dash = "—"
         var body = "<section class=\"apps\"><h2>Apps</h2><div class=\"scroll\"><table><thead><tr><th>app</th><th>stage</th>"
-            + "<th class=\"num\">rollout</th><th>rollout state</th><th>cut-over</th><th>legacy</th><th class=\"num\">in flight<br>on OpenPush</th><th class=\"num\">in flight<br>on legacy</th>"
-            + "<th>legacy until</th><th>reach</th><th>next step</th></tr></thead><tbody>"
+            + "<th>rollout</th><th>rollout state</th><th>cut-over</th><th>legacy</th><th class=\"num\">in flight<br>on OpenPush</th><th class=\"num\">in flight<br>on legacy</th>"
+            + "<th>legacy until</th><th>reach</th></tr></thead>"
         for app in apps {
             let judged = readiness.apps.first { $0.app == app.name }
             let counts = inFlight.map { $0.filter { $0.app == app.name } }
             let side = { (includes: (ActivityHolder) -> Bool) in counts.map { String($0.filter { includes($0.holder) }.reduce(0) { $0 + $1.count }) } ?? dash }
             let legacyUntil = counts?.filter { $0.holder.includesLegacy && $0.count > 0 }.map(\.lastReachableUntil).max()
             let reach = (judged?.routes ?? []).compactMap { route in route.reach.map { "\(escape(route.route)) \(ReportFormatting.percent($0))" } }
-            body += "<tr><td class=\"nw\">\(escape(app.name))<div class=\"dialect\">\(escape(app.dialect))</div></td><td class=\"wrap\">\(escape(app.stage))</td>"
-                + "<td class=\"num\">\(app.rolloutText.map(escape) ?? dash)</td><td class=\"wrap\">\(escape(app.rollback?.text ?? dash))</td>"
+            body += "<tbody><tr class=\"figures\"><td class=\"nw\" rowspan=\"2\">\(escape(app.name))<div class=\"dialect\">\(escape(app.dialect))</div></td><td>\(escape(app.stage))</td>"
+                + "<td>\(rollout(app))</td><td>\(rolloutState(app))</td>"
                 + "<td class=\"nw\">\(judged.map { ReadinessHTML.badge($0.verdict) } ?? dash)</td>"
                 + "<td class=\"nw\">\(judged.map { ReadinessHTML.legacyBadge($0.legacy.verdict) } ?? dash)</td>"
                 + "<td class=\"num\">\(side { $0.includesOpenPush })</td><td class=\"num\">\(side { $0.includesLegacy })</td>"
                 + "<td>\(legacyUntil.map(ReportHTML.time) ?? dash)</td>"
-                + "<td class=\"nw\">\(reach.isEmpty ? dash : reach.joined(separator: "<br>"))</td>"
-                + "<td class=\"step\">\(nextStep(of: app.name, in: readiness).map(escape) ?? dash)</td></tr>"
+                + "<td class=\"nw\">\(reach.isEmpty ? dash : reach.joined(separator: "<br>"))</td></tr>"
+                + "<tr><td class=\"step\" colspan=\"9\"><b>next step</b>\(nextStep(of: app.name, in: readiness).map(escape) ?? dash)</td></tr></tbody>"
         }
-        body += "</tbody></table></div>"
+        body += "</table></div>"
         if inFlight == nil { body += "<p class=\"legend\">Activities in flight are not known: this audit has no activity ledger to read.</p>" }
         return body + "</section>"
+    }
+
+    /// The rollout cell: the percent while it runs; "rolled back" with the percent it had.
+    static func rollout(_ app: AdminAppStatus) -> String {
+        guard let percent = app.rolloutPercent else { return "—" }
+        if case .rolledBack = app.rollback { return "<span class=\"nw\">rolled back</span><div class=\"sub2\">was \(percent)%</div>" }
+        return "\(percent)%"
+    }
+
+    /// The rollout state cell: running, or rolled back at when, on which threshold.
+    static func rolloutState(_ app: AdminAppStatus) -> String {
+        switch app.rollback {
+        case nil: "—"
+        case .running: "running"
+        case .rolledBack(let at, let threshold):
+            "<span title=\"\(ReportHTML.escape(RFC3339.format(milliseconds: at)))\">rolled back at \(ReportHTML.time(at)) UTC</span><div class=\"sub2\">\(ReportHTML.escape(threshold))</div>"
+        }
     }
 
     /// The app's first next step, without the app's name it starts with; nil when it has none.
