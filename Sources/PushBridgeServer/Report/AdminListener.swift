@@ -10,19 +10,26 @@ import Synchronization
 public final class AdminListener: Sendable {
     /// The running listener and what it was started with.
     private struct Running: Sendable {
+        /// The server.
         var server: HTTPServer
+        /// The configured address it was started for (port 0 stays 0).
         var listen: ProxyConfiguration.ListenAddress
+        /// Whether it serves HTTPS.
         var servesTLS: Bool
     }
 
     /// Builds the service that answers for an `admin` configuration.
     public typealias ServiceFactory = @Sendable (ProxyConfiguration.Admin, ProxyConfiguration) -> AdminService
 
+    /// The listener now running; nil while off.
     private let running = Mutex<Running?>(nil)
+    /// The service that answers the next request; nil once a reload removed `admin`.
     private let service = Mutex<AdminService?>(nil)
     /// The last reload's work: the next one waits for it, so reloads apply in order.
     private let pending = Mutex<Task<Void, Never>?>(nil)
+    /// Builds the service for each configuration applied.
     private let make: ServiceFactory
+    /// Where starts, stops and failures are logged (never the token).
     private let log: EventLog
 
     /// Starts the listener when `configuration` has `admin`; throws when it cannot listen.
@@ -104,6 +111,7 @@ public final class AdminListener: Sendable {
         return Running(server: server, listen: admin.listen, servesTLS: http.tls != nil)
     }
 
+    /// Serves the reloaded certificate on the running HTTPS listener, or logs why not.
     private func replaceCertificate(on server: HTTPServer, with files: ProxyConfiguration.TLSFiles) {
         do {
             try server.replaceCertificate(files.certificate)

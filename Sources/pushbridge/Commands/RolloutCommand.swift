@@ -30,6 +30,8 @@ enum RolloutCommand {
                     run: { place($0) }),
         ])
 
+    /// `rollout where`: loads the configuration as serve does (its secrets from the environment,
+    /// none printed), reads a rollout app's rollback state from the audit, prints ``RolloutWhere``.
     static func place(_ arguments: ParsedArguments) -> Int32 {
         let name = arguments.positional[0], config = arguments["config"] ?? "", user = arguments["user"] ?? ""
         let configuration: ProxyConfiguration
