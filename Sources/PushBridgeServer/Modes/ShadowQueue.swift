@@ -2,7 +2,9 @@ import Synchronization
 
 /// The background queue shadows run on: bounded, with a fixed number of workers, so a shadow
 /// that stalls can never hold the primary's answer or grow without limit. When it is full, a
-/// shadow is dropped and counted (`pushbridge_shadow_dropped_total`).
+/// shadow is dropped and counted (`pushbridge_shadow_dropped_total`). An OpenPush half waits
+/// here, in its worker, for a slot live sends do not need, at most `delivery.shadow_max_wait_ms`;
+/// one that gets none is skipped and counted (``countSkipped()``).
 public final class ShadowQueue: Sendable {
     /// One shadow's work.
     public typealias Work = @Sendable () async -> Void
@@ -25,6 +27,9 @@ public final class ShadowQueue: Sendable {
 
     /// Shadows waiting or running.
     public var depth: Int { state.withLock { $0.waiting.count - $0.head + $0.running } }
+
+    /// Counts one shadow skipped for want of a spare pacer slot (`pushbridge_shadow_skipped_total`).
+    public func countSkipped() { metrics.recordShadowSkipped() }
 
     /// Queues `work`; false (and counted as dropped) when the queue is full.
     @discardableResult

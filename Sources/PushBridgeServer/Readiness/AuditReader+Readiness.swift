@@ -156,13 +156,14 @@ extension AuditReader {
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a
     /// disagreement whose one refusal is OpenPush's population gap is expected and counted
-    /// apart (``RouteReadiness/expectedDisagreements``).
+    /// apart (``RouteReadiness/expectedDisagreements``). A shadow skipped for live traffic
+    /// (``ShadowComparison/Verdict/shadowSkipped``) was not sent and is not judged.
     private func readinessShadow(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
         let accepted = PopulationGap.accepted, expected = PopulationGap.expectedDisagreementSQL()
         let statusClass = { (side: String) in
             "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
         }
-        let (clause, arguments) = readinessClause(scope)
+        let (clause, arguments) = readinessClause(scope, extra: [Self.shadowSent])
         let join = "FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id"
         let disagreed = "\(accepted("primary")) != \(accepted("shadow"))"
         for row in try query("""
@@ -173,7 +174,7 @@ extension AuditReader {
             routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
             routes[key(row)]?.expectedDisagreements = Int(row[5].integerValue ?? 0)
         }
-        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)"])
+        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)", Self.shadowSent])
         for row in try query("""
             SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
             \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
@@ -182,6 +183,9 @@ extension AuditReader {
                                                                              count: Int(row[5].integerValue ?? 0), exampleRequestId: row[6].textValue ?? ""))
         }
     }
+
+    /// A comparison whose shadow was sent (not skipped for live traffic).
+    static let shadowSent = "s.verdict <> '\(ShadowComparison.Verdict.shadowSkipped.rawValue)'"
 
     /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
     /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
@@ -200,7 +204,7 @@ extension AuditReader {
             FROM requests r \(primary) GROUP BY 1, 2, 3
             """, legacyRows + primaryArguments)
         let gap = PopulationGap.sql(side: "shadow")
-        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'"])
+        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent])
         let shadowRows = try query("""
             SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
                    sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
