@@ -93,18 +93,34 @@ extension AuditReader {
         return routes
     }
 
-    /// Each app's busiest clock minute of requests PushBridge would send to OpenPush
-    /// (admitted, not rejected; every sending route together, as OpenPush counts them per app).
+    /// Each app's busiest clock minute as OpenPush counts it: the OpenPush sends (one per
+    /// translated OpenPush request: a Pushwoosh request of 5 notifications is 5) of the
+    /// requests PushBridge would send (admitted, not rejected; every sending route together),
+    /// per OpenPush app (`target_app`), every source app on it together. Every app that sent
+    /// to an OpenPush app gets that OpenPush app's busiest minute (its busiest one when it
+    /// sends to several); a row without `target_app` counts under its own app.
     private func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
-        let (clause, arguments) = readinessClause(scope, extra: ["r.outcome != 'rejected'"])
-        var busiest: [String: BusiestMinute] = [:]
-        for row in try query("SELECT \(appKey), r.received_at / 60000, count(*) FROM requests r \(clause) GROUP BY 1, 2", arguments) {
-            let minute = BusiestMinute(start: (row[1].integerValue ?? 0) * 60_000, requests: Int(row[2].integerValue ?? 0))
-            let app = row[0].textValue ?? ""
-            if let known = busiest[app], (known.requests, -known.start) >= (minute.requests, -minute.start) { continue }
-            busiest[app] = minute
+        // The app, dialect and route filters narrow what is judged, not which sends count:
+        // OpenPush counts every app, dialect and sending route on its app together.
+        var whole = scope
+        whole.appNames = []
+        (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
+        let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
+        let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
+        var minutes: [String: [Int64: BusiestMinute]] = [:], senders: [String: Set<String>] = [:]
+        for row in try query("""
+            SELECT r.target_app, \(appKey), r.received_at / 60000, sum(\(sends)) FROM requests r \(clause) GROUP BY 1, 2, 3
+            """, arguments) {
+            let app = row[1].textValue ?? "", target = row[0].textValue
+            let group = target.map { "openpush:" + $0 } ?? "app:" + app, start = (row[2].integerValue ?? 0) * 60_000
+            var minute = minutes[group, default: [:]][start] ?? BusiestMinute(start: start, requests: 0, openPushApp: target)
+            minute.requests += Int(row[3].integerValue ?? 0)
+            minute.apps = (Set(minute.apps).union([app])).sorted()
+            minutes[group, default: [:]][start] = minute
+            senders[app, default: []].insert(group)
         }
-        return busiest
+        let busiestOf = minutes.mapValues { $0.values.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
+        return senders.compactMapValues { groups in groups.compactMap { busiestOf[$0] ?? nil }.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
     }
 
     /// Warning-severity dropped or changed fields, and rejections: PushBridge's (`rejected`)
