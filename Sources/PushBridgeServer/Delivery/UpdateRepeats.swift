@@ -24,7 +24,7 @@ import Synchronization
 /// - A different update of the same activity (same source app, OpenPush app and activity id)
 ///   sent later clears what is remembered for that activity: after U, V, U the third is sent,
 ///   so the phone shows U again instead of staying on V. Only the latest update of each
-///   activity can be answered from memory (``Activity``).
+///   activity can be answered from memory (``activities(of:sourceApp:)``).
 ///
 /// In this process only: behind a balancer, a repeat that lands on another instance is sent
 /// (route one activity's updates to one instance to close that, see docs/deployment.md).
