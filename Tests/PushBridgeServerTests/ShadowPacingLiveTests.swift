@@ -41,8 +41,8 @@ import Testing
     /// rest are skipped rows that say why, counted by `pushbridge_shadow_skipped_total`.
     static func check(live: [Int], upstream: RecordingSandbox, comparisons: [(verdict: String, error: String?)], skippedMetric: Double?) {
         #expect(live.count == liveStarts && live.allSatisfy { $0 == 201 }, "a rollout start was not OpenPush's 201: \(live)")
-        let limited = upstream.all.filter { $0.response.status == 429 }
-        #expect(limited.isEmpty, "OpenPush answered 429 to \(limited.count) sends: shadow traffic spent the live budget")
+        let limited = upstream.all.filter { $0.response.status == 429 }.count
+        #expect(limited == 0, "OpenPush answered 429 to \(limited) sends: shadow traffic spent the live budget")
         #expect(upstream.all.count <= 60)
         #expect(comparisons.count == liveStarts, "\(comparisons.count) comparison rows")
         let skipped = comparisons.filter { $0.verdict == ShadowComparison.Verdict.shadowSkipped.rawValue }
