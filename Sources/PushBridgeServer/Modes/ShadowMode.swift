@@ -34,10 +34,12 @@ struct ShadowMode: Mode {
             before?(response)
             let answered = compared ?? ShadowComparison.Side(provider: Side.openpush.provider(request.inbound.route.dialect), status: response.status,
                                                               body: String(decoding: response.body, as: UTF8.self), latencyMs: latency, error: error)
-            queue.submit { [self] in
+            let work: ShadowQueue.Work = { [self] in
                 let other = side == .legacy ? await openPushHalf(request, shadow: shadow) : await legacyHalf(request)
                 await record(request, primary: answered, shadow: other)
             }
+            // An OpenPush half to OpenPush itself waits for its budget in the paced lane, not in a worker.
+            if side == .legacy, shadow.openPushBaseURL == nil { queue.submitPaced(work) } else { queue.submit(work) }
         }
         return outcome
     }
