@@ -22,7 +22,7 @@ deps:
 TEST_DEB_PACKAGES := postgresql nginx
 # What the package's and the alert rules' tests need: dpkg-shlibdeps, lintian,
 # systemd-analyze, promtool (packaging/test-package.sh, packaging/test-rules.sh).
-TEST_DEB_PACKAGES += dpkg-dev binutils lintian systemd prometheus
+TEST_DEB_PACKAGES += dpkg-dev binutils lintian systemd procps prometheus
 
 deps-test: deps
 	@missing=""; for p in $(TEST_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

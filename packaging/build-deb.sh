@@ -68,7 +68,7 @@ find "$stage" -type d -exec chmod 0755 {} +
 
 # 4. Depends: the Debian libraries the binary links, at the versions this machine's symbols
 #    files ask for (libc6, libcurl4, libmicrohttpd12, libsqlite3-0, libpq5, libssl3, …), plus
-#    adduser for postinst.
+#    adduser for postinst and procps for the unit's ExecReload=/bin/kill.
 shlibs=$(mktemp -d)
 trap 'rm -rf "$shlibs"' EXIT
 mkdir -p "$shlibs/debian"
@@ -79,7 +79,7 @@ depends=$(cd "$shlibs" && dpkg-shlibdeps -O "$root/$stage/usr/bin/pushbridge" | 
 # 5. The control file and the checksums, then the archive.
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@MAINTAINER@|$maintainer|" \
-    -e "s|@INSTALLED_SIZE@|$size|" -e "s|@DEPENDS@|adduser, $depends|" packaging/debian/control.in > "$stage/DEBIAN/control"
+    -e "s|@INSTALLED_SIZE@|$size|" -e "s|@DEPENDS@|adduser, procps, $depends|" packaging/debian/control.in > "$stage/DEBIAN/control"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) > "$stage/DEBIAN/md5sums"
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 mkdir -p dist

@@ -72,11 +72,13 @@ lintian --fail-on error,warning --no-tag-display-limit "$deb" > "$work/lintian" 
 grep -E '^(E|W):' "$work/lintian" && fail "lintian reports the errors and warnings above"
 step "lintian ok$( [ -s "$work/lintian" ] && echo ", remarks: $(cut -d' ' -f3 "$work/lintian" | sort -u | tr '\n' ' ')")"
 
-# 3. The unit, as systemd would read it (the instance pushbridge@a of the template).
-cp "$unit" "$work/pushbridge@a.service"
-SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --root="$work/root" "$work/pushbridge@a.service" > "$work/verify" 2>&1 \
-    || { cat "$work/verify" >&2; fail "systemd-analyze verify"; }
-grep -v "^$" "$work/verify" | grep -Ev 'Cannot add dependency job|Failed to put bus name|/etc/pushbridge/a.env' && fail "systemd-analyze verify complains (above)"
+# 3. The unit, as systemd would read it: the instance pushbridge@a of the template, with
+#    /usr/bin/pushbridge pointing at the extracted binary (its ExecStart path is checked above).
+#    systemd-analyze exits 0 on a directive it ignores, so any line it prints fails the test.
+mkdir -p "$work/unit"
+sed "s|/usr/bin/pushbridge|$work/root/usr/bin/pushbridge|g" "$unit" > "$work/unit/pushbridge@a.service"
+systemd-analyze verify "$work/unit/pushbridge@a.service" > "$work/verify" 2>&1 || { cat "$work/verify" >&2; fail "systemd-analyze verify"; }
+[ -s "$work/verify" ] && { cat "$work/verify" >&2; fail "systemd-analyze verify complains (above)"; }
 step "systemd-analyze verify ok"
 
 # 4. The binary with the toolchain out of reach.
