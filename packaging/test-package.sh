@@ -40,7 +40,9 @@ depends=$(field Depends)
 for library in libc6 libcurl4 libmicrohttpd12 libsqlite3-0 libpq5 libssl3; do
     grep -Eq "(^|, )$library \(>= [0-9][^)]*\)" <<<"$depends" || fail "Depends has no versioned $library: $depends"
 done
-grep -Eq '(^|, )adduser(,|$)' <<<"$depends" || fail "Depends lacks adduser (postinst): $depends"
+for tool in adduser procps; do   # postinst's adduser, the unit's /bin/kill
+    grep -Eq "(^|, )$tool(,|\$)" <<<"$depends" || fail "Depends lacks $tool: $depends"
+done
 grep -q swift <<<"$depends" && fail "Depends names a Swift package: $depends"
 step "control fields ok: $(field Package) $(field Version) $(field Architecture); Depends: $depends"
 
@@ -86,9 +88,10 @@ binary=$work/root/usr/bin/pushbridge
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")   # /opt/swift/usr
 toolchain=${toolchain%/usr}
 mkdir -p "$work/empty"
-bare() { # runs "$@" with the toolchain hidden and an empty LD_LIBRARY_PATH
-    unshare -m -- /bin/sh -c 'mount --bind "$1" "$2" && shift 2 && exec env LD_LIBRARY_PATH= "$@"' sh "$work/empty" "$toolchain" "$@"
-}
+# Runs the command after it with the toolchain hidden and an empty LD_LIBRARY_PATH; each step
+# execs the next, so a background run's $! is the command's own process.
+hidden=(unshare -m -- /bin/sh -c 'mount --bind "$1" "$2" && shift 2 && exec env LD_LIBRARY_PATH= "$@"' sh "$work/empty" "$toolchain")
+bare() { "${hidden[@]}" "$@"; }
 ldd "$binary" > "$work/ldd"
 grep -E "$toolchain|not found|libswift|libFoundation|libdispatch|libBlocksRuntime" "$work/ldd" && fail "ldd: the binary needs the toolchain (above)"
 bare /bin/sh -c "test ! -e '$toolchain/usr/lib/swift'" || fail "the toolchain is not hidden in the namespace"
@@ -112,7 +115,7 @@ demo["sandbox"] = dict(demo["sandbox"], listen="127.0.0.1:0", seed=f"{examples}/
 demo.setdefault("delivery", {})["scheduler_db"] = f"{work}/scheduled.sqlite"
 json.dump(demo, open(f"{work}/demo.json", "w"), indent=1)
 PY
-(cd "$work" && bare "$binary" serve --config "$work/demo.json" 2> "$work/serve.log") &
+"${hidden[@]}" "$binary" serve --config "$work/demo.json" 2> "$work/serve.log" &
 server=$!
 address=""
 for _ in $(seq 600); do   # up to 60 s on a loaded machine; ends as soon as the line is there
