@@ -40,8 +40,8 @@ SWIFT
 )
 [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] || printf '%s\n' "$stamp" > "$stamp_file"
 
-# 2. The static release build.
-swift build -c release --static-swift-stdlib --product pushbridge --scratch-path "$scratch" -Xswiftc -DPUSHBRIDGE_STAMPED
+# 2. The static release build, linked with -z now (full RELRO: lintian hardening-no-bindnow).
+swift build -c release --static-swift-stdlib --product pushbridge --scratch-path "$scratch" -Xswiftc -DPUSHBRIDGE_STAMPED -Xlinker -z -Xlinker now
 binary=$scratch/release/pushbridge
 if ldd "$binary" | grep -E '/opt/swift|swift' >&2; then
     echo "build-deb.sh: $binary still loads a library from the Swift toolchain (above)" >&2
