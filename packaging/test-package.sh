@@ -65,9 +65,17 @@ dpkg-deb -e "$deb" "$work/DEBIAN"
 unit=$work/root/lib/systemd/system/pushbridge@.service
 grep -q '^ExecStart=/usr/bin/pushbridge serve --config /etc/pushbridge/%i.json$' "$unit" || fail "the unit does not start /usr/bin/pushbridge: $(grep ^Exec "$unit")"
 grep -q '/usr/local' "$unit" && fail "the unit still names /usr/local"
-zcat "$work/root/usr/share/doc/pushbridge/changelog.gz" | head -n 1 | grep -qxF "pushbridge ($version) stable; urgency=medium" \
+zcat "$work/root/usr/share/doc/pushbridge/changelog.gz" | sed -n 1p | grep -qxF "pushbridge ($version) stable; urgency=medium" \
     || fail "changelog.gz does not start with version $version"
 step "contents ok: $(wc -l < "$work/contents") entries"
+
+# 1b. What the operator reads: the version's CHANGELOG section, README's "Install on a
+#     server", docs/deployment.md on the package's paths.
+grep -q "^## $version (" CHANGELOG.md || fail "CHANGELOG.md has no section '## $version (…)'"
+grep -q '^## Install on a server$' README.md || fail "README.md has no 'Install on a server' section"
+grep -q '/lib/systemd/system/pushbridge@.service' docs/deployment.md || fail "docs/deployment.md does not say where the unit is installed"
+grep -n '/usr/local/bin' docs/deployment.md README.md deploy/pushbridge@.service && fail "the docs name /usr/local/bin (above), not the package's /usr/bin"
+step "CHANGELOG, README and docs/deployment.md ok"
 
 # 2. lintian.
 lintian --info --fail-on error,warning --tag-display-limit 0 "$deb" > "$work/lintian" 2>&1 || { cat "$work/lintian" >&2; fail "lintian"; }
@@ -89,6 +97,7 @@ binary=$work/root/usr/bin/pushbridge
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")   # /opt/swift/usr
 toolchain=${toolchain%/usr}
 mkdir -p "$work/empty"
+unshare -m true 2>/dev/null || fail "unshare -m is refused (it needs root or CAP_SYS_ADMIN): the toolchain cannot be hidden from the binary"
 # Runs the command after it with the toolchain hidden and an empty LD_LIBRARY_PATH; each step
 # execs the next, so a background run's $! is the command's own process.
 hidden=(unshare -m -- /bin/sh -c 'mount --bind "$1" "$2" && shift 2 && exec env LD_LIBRARY_PATH= "$@"' sh "$work/empty" "$toolchain")
