@@ -91,11 +91,14 @@ public final class Metrics: Sendable {
         state.withLock { $0.upstreamAttempts.add([result]) }
     }
 
-    /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one, and
-    /// `population_gap` for OpenPush's documented 400 "no push-to-start token" and 404 "no
-    /// live activity open" (the phone is not on OpenPush yet: not a 4xx error).
+    /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one,
+    /// `429` for OpenPush's own rate limit (apart from `4xx`: the pacer should have prevented
+    /// it, so the alert rules page on it), and `population_gap` for OpenPush's documented 400
+    /// "no push-to-start token" and 404 "no live activity open" (the phone is not on OpenPush
+    /// yet: not a 4xx error).
     public static func attemptResult(status: Int?, body: String?) -> String {
         guard let status else { return "error" }
+        if status == 429 { return "429" }
         return PopulationGap.isOpenPushGap(status: status, body: body) ? "population_gap" : "\(status / 100)xx"
     }
 
