@@ -30,11 +30,12 @@ struct LegacyMode: Mode {
         let (inbound, translation, app) = (request.inbound, request.translation, request.app)
         let dialect = inbound.route.dialect.rawValue
         guard let base = request.legacyBase else {
-            let need = switch request.placement.mode {
-            case .observe: "observe mode needs legacy.\(dialect) in the configuration"
-            case .shadow: "shadow mode needs legacy.\(dialect) and the app's shadow settings"
-            case .openpush: "this activity is held by the legacy provider and legacy.\(dialect) is not in the configuration"
-            case .rollout: "rollout mode needs legacy.\(dialect) in the configuration"
+            let need: String
+            switch request.placement.mode {
+            case .observe: need = "observe mode needs legacy.\(dialect) in the configuration"
+            case .shadow: need = "shadow mode needs legacy.\(dialect) and the app's shadow settings"
+            case .openpush: return Self.providerGone(request, now: clock())
+            case .rollout: need = "rollout mode needs legacy.\(dialect) in the configuration"
             }
             return inbound.refusal(.internal(need), app: app.name, now: clock())
         }
@@ -60,6 +61,18 @@ struct LegacyMode: Mode {
         case .openpush, .rollout, .observe: message = Self.holderMessage
         }
         return Self.outcome(request, answer, outcome: observing ? .translated : .forwarded, message: message, now: clock())
+    }
+
+    /// An update or end of an activity the legacy provider holds, after `legacy.<dialect>` left
+    /// the configuration: answered 404 in the caller's dialect with what happened (nothing can
+    /// reach the activity any more, so retrying will not help), audited, sent nowhere.
+    static func providerGone(_ request: ModeRequest, now: Int64) -> Outcome {
+        let dialect = request.inbound.route.dialect.rawValue
+        let ids = request.translation.requests.compactMap(\.activityId)
+        let which = ids.isEmpty ? "this activity" : "activity " + ids.joined(separator: ", ")
+        return request.inbound.refusal(.notFound("\(which) was started on the legacy provider, and legacy.\(dialect) has been removed from PushBridge's configuration: "
+                                                + "nothing was sent, and the activity can no longer be updated or ended through PushBridge (it ends on the phone at its stale date)"),
+                                       translation: request.translation, app: request.app.name, now: now)
     }
 
     /// Forwards the caller's request to the legacy provider as is; a transport failure's

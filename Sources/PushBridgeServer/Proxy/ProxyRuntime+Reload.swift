@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import PushBridgeCore
 import Synchronization
 
 extension ProxyRuntime {
@@ -15,6 +16,55 @@ extension ProxyRuntime {
             logReloadFailure(path, error.problems.map(\.description))
             return false
         }
+    }
+
+    /// Reloads `file`, checking first that it strands no activity: a configuration without a
+    /// `legacy.<dialect>` the running one has, while the activity ledger still holds
+    /// activities of an app of that dialect on the legacy side, is refused (logged with the
+    /// apps, the count and until when; the running configuration stays) unless the file says
+    /// `"allow_legacy_removal": true` (then it applies, and the log says what it strands).
+    /// True when the configuration was applied. Awaitable form of ``reload(_:)``.
+    @discardableResult
+    public func reloadGuarded(_ file: ProxyConfiguration) async -> Bool {
+        guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else {
+            reload(file)
+            return false
+        }
+        return await reloadGuarded(configuration, generation: snapshots.generation)
+    }
+
+    /// The guarded reload of a configuration whose doubles are resolved, read against the
+    /// snapshot `generation`.
+    func reloadGuarded(_ configuration: ProxyConfiguration, generation: UInt64) async -> Bool {
+        let dialects = legacyRemovals(configuration)
+        guard !dialects.isEmpty else { return apply(configuration, generation: generation) }
+        let counts: [ActivityCount]
+        do {
+            counts = try await audit.activities.inFlightCounts(now: AuditClock.nowMilliseconds())
+        } catch {
+            log.error("configuration reload refused; the running configuration stays", [
+                "problems": .string("it removes \(dialects.map { "legacy.\($0.rawValue)" }.sorted().joined(separator: ", ")) and the activity ledger cannot be read to know whether activities in flight are still held there (\(error)); "
+                                    + "retry, or set \"\(LegacyRemovalGuard.configKey)\": true to remove it anyway"),
+            ])
+            return false
+        }
+        let stranded = LegacyRemovalGuard.stranded(configuration, dialects: dialects, counts: counts)
+        let refusals = LegacyRemovalGuard.refusals(stranded)
+        if !refusals.isEmpty, !configuration.allowLegacyRemoval {
+            log.error("configuration reload refused; the running configuration stays", ["problems": .string(refusals.joined(separator: "; "))])
+            return false
+        }
+        for refusal in refusals {
+            log.warning("LEGACY PROVIDER REMOVED WITH ACTIVITIES IN FLIGHT (allowed by \(LegacyRemovalGuard.configKey)): \(refusal)", [:])
+        }
+        if refusals.isEmpty { for line in LegacyRemovalGuard.clear(dialects) { log.info(line, [:]) } }
+        return apply(configuration, generation: generation)
+    }
+
+    /// The dialects whose `legacy.<dialect>` the running configuration has and `configuration`
+    /// (resolved) has not, among its apps' dialects: what the legacy-off guard looks at.
+    func legacyRemovals(_ configuration: ProxyConfiguration) -> Set<DialectName> {
+        LegacyRemovalGuard.unguarded(configuration, removed: LegacyRemovalGuard.removed(from: snapshots.snapshot.legacy, to: configuration.legacy))
     }
 
     /// Reloads from `path` on every SIGHUP until the returned object is released.
