@@ -67,6 +67,21 @@ extension ProxyRuntime {
         LegacyRemovalGuard.unguarded(configuration, removed: LegacyRemovalGuard.removed(from: snapshots.snapshot.legacy, to: configuration.legacy))
     }
 
+    /// Logs ``OpenPushReachWarning`` for every app `configuration` moves to `openpush` from
+    /// another stage in `before`, read from the audit off the caller's thread.
+    func warnAboutReach(moving before: ProxySnapshot, to configuration: ProxyConfiguration) {
+        let moved = Set(OpenPushReachWarning.openPushApps(configuration).filter { app in
+            before.app(named: app.name).map { Self.startSide($0) != MigrationMode.openpush.rawValue } ?? false
+        }.map(\.name))
+        guard !moved.isEmpty else { return }
+        let reader = audit.reader, log = log
+        DispatchQueue.global().async {
+            for warning in OpenPushReachWarning.warnings(configuration, only: moved, reader: reader) {
+                log.warning("OPENPUSH REACH BELOW readiness.min_reach: \(warning)", [:])
+            }
+        }
+    }
+
     /// Reloads from `path` on every SIGHUP until the returned object is released.
     public func reloadOnHangup(configPath path: String) -> HangupReloader {
         HangupReloader { [self] in reload(fromFileAt: path, environment: ProcessInfo.processInfo.environment) }

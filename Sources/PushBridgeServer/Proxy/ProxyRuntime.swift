@@ -204,6 +204,7 @@ public final class ProxyRuntime: Sendable {
         }
         reloadCertificates(configuration)
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
+        warnAboutReach(moving: before, to: configuration)
         return true
     }
 

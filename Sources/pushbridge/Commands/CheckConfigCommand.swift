@@ -2,7 +2,8 @@ import Foundation
 import PushBridgeServer
 
 /// `pushbridge check-config FILE`: prints every problem of a configuration file, one per line;
-/// for a valid file, its warnings (``AppConfiguration/configurationWarnings``), the longest PushBridge can take to answer and the read timeout a front
+/// for a valid file, its warnings (``AppConfiguration/configurationWarnings``, an app in
+/// `openpush` whose reach is below `readiness.min_reach`: ``OpenPushReachWarning``), the longest PushBridge can take to answer and the read timeout a front
 /// proxy needs (``ProxyConfiguration/handlerDeadline``). A file without a `legacy.<dialect>`
 /// that activities in flight are still held by (the activity ledger of its `audit_db`) is
 /// refused like a problem (``LegacyRemovalGuard``), unless `--allow-legacy-removal` or the
@@ -38,7 +39,7 @@ enum CheckConfigCommand {
         }
         print("\(file): ok")
         for note in legacy.notes { print(note) }
-        for warning in configuration.apps.flatMap(\.configurationWarnings) { print("warning: \(warning)") }
+        for warning in configuration.apps.flatMap(\.configurationWarnings) + OpenPushReachWarning.warnings(ofAuditOf: configuration) { print("warning: \(warning)") }
         print("longest answer: \(configuration.handlerDeadlineExplanation)")
         print("front proxy: wait longer than that for PushBridge's answer, e.g. nginx proxy_read_timeout \(configuration.frontProxyReadTimeoutSeconds)s; "
               + "a proxy that gives up sooner answers 504 while the request may still be forwarded")
