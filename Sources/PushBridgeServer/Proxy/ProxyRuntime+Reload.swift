@@ -7,6 +7,8 @@ import Synchronization
 extension ProxyRuntime {
     /// Re-reads the configuration file and applies its apps, modes, shadows and legacy URLs
     /// (see ``reload(_:)``). An invalid file changes nothing and is logged with every problem.
+    /// True when the file was valid (one that removes a legacy provider is then still checked
+    /// against the activity ledger before it applies, and may be refused).
     @discardableResult
     public func reload(fromFileAt path: String, environment: [String: String]) -> Bool {
         do {
@@ -18,23 +20,13 @@ extension ProxyRuntime {
         }
     }
 
-    /// Reloads `file`, checking first that it strands no activity: a configuration without a
+    /// Reloads `configuration` (its legacy doubles resolved; read against the snapshot
+    /// `generation`), checking first that it strands no activity: a configuration without a
     /// `legacy.<dialect>` the running one has, while the activity ledger still holds
     /// activities of an app of that dialect on the legacy side, is refused (logged with the
     /// apps, the count and until when; the running configuration stays) unless the file says
     /// `"allow_legacy_removal": true` (then it applies, and the log says what it strands).
-    /// True when the configuration was applied. Awaitable form of ``reload(_:)``.
-    @discardableResult
-    public func reloadGuarded(_ file: ProxyConfiguration) async -> Bool {
-        guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else {
-            reload(file)
-            return false
-        }
-        return await reloadGuarded(configuration, generation: snapshots.generation)
-    }
-
-    /// The guarded reload of a configuration whose doubles are resolved, read against the
-    /// snapshot `generation`.
+    /// True when the configuration was applied.
     func reloadGuarded(_ configuration: ProxyConfiguration, generation: UInt64) async -> Bool {
         let dialects = legacyRemovals(configuration)
         guard !dialects.isEmpty else { return apply(configuration, generation: generation) }

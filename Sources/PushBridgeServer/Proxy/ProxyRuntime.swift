@@ -172,7 +172,7 @@ public final class ProxyRuntime: Sendable {
     /// certificates; requests in flight finish with the snapshot they started with. Listen
     /// address, limits, audit and delivery settings need a restart. A configuration that
     /// removes a `legacy.<dialect>` is first checked against the activity ledger
-    /// (``reloadGuarded(_:)``, which this starts and does not wait for); any other applies here.
+    /// (``reloadGuarded(_:generation:)``, which this starts and does not wait for); any other applies here.
     public func reload(_ file: ProxyConfiguration) {
         guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else {
             logReloadFailure("(reloaded configuration)", file.legacy.doubled.map { "legacy.\($0.rawValue): \"double\" needs the legacy doubles, which start with serve when the file names them at start-up: restart to use them" })

@@ -44,9 +44,10 @@ public final class RolloutMonitor: Sendable {
         refresher.withLock { $0 = task }
     }
 
-    /// Stops reading the shared state.
+    /// Stops reading the shared state, once every rollback queued is written.
     public func stop() async {
         await refresher.withLock { task in defer { task = nil }; return task }?.stop()
+        await written()
     }
 
     /// The app's rollback, when its rollout is rolled back.
