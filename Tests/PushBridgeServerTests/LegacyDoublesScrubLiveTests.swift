@@ -10,15 +10,19 @@ import Testing
     static let oneSignalKey = "demo-onesignal-key", pushwooshAuth = "demo-pushwoosh-auth", bearer = "demo-buzzkit-token"
     static let deviceToken = "hwid-device-token-7Qx91zK"
 
-    @Test(.timeLimit(.minutes(2)))
-    func theRequestsViewFingerprintsEverySecretABodyOrPathRepeats() async throws {
-        let configuration = TestConfiguration.demo(audit: nil).with {
+    /// The demo's three apps in observe, each dialect's legacy provider its double.
+    static var demoOnDoubles: TestConfiguration {
+        TestConfiguration.demo(audit: nil).with {
             $0.setMode(.observe)
             $0.readiness = nil
             for dialect in DialectName.allCases { $0.legacy[dialect] = TestConfiguration.legacyDouble }
             $0.legacyDoubles = .init(listen: "127.0.0.1:0", keep: 100)
         }
-        let proxy = try ProxyHarness(.live, configuration: configuration, environment: TestConfiguration.demoEnvironment)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func theRequestsViewFingerprintsEverySecretABodyOrPathRepeats() async throws {
+        let proxy = try ProxyHarness(.live, configuration: Self.demoOnDoubles, environment: TestConfiguration.demoEnvironment)
         let doubles = try #require(proxy.runtime.legacyDoubles)
         let oneSignal = Array(#"{"event":"start","activity_id":"scrub_1","name":"Order","event_attributes":{"orderNumber":"1"},"event_updates":{"stage":"x"},"headings":{"en":"Hi"},"contents":{"en":"ref \#(Self.oneSignalKey)"},"include_aliases":{"external_id":["alice"]}}"#.utf8)
         let pushwoosh = Array(#"{"request":{"application":"DEMO1-23456","auth":"\#(Self.pushwooshAuth)","notifications":[{"content":"auth \#(Self.pushwooshAuth) to \#(Self.deviceToken)","title":"t","devices":["\#(Self.deviceToken)"],"live_activity":{"event":"start","title":"o","content-state":{"status":"x"},"attributes-type":"FoodDeliveryAttributes","attributes":{}},"live_activity_id":"scrub_2"}]}}"#.utf8)

@@ -14,12 +14,11 @@ import Testing
 
     static func endPath(_ activity: String) -> String { "/apps/\(app)/live_activities/\(activity)/notifications" }
 
-    /// App `os` moved to `openpush` and `legacy.onesignal` removed; `allow` sets `allow_legacy_removal`.
-    static func legacyOff(_ configuration: TestConfiguration, allow: Bool) -> TestConfiguration {
+    /// App `os` moved to `openpush` and `legacy.onesignal` removed.
+    static func legacyOff(_ configuration: TestConfiguration) -> TestConfiguration {
         configuration.with {
             $0.legacy = [:]
             $0.app("os") { $0.mode = .openpush }
-            if allow { $0.fragments.top["allow_legacy_removal"] = .bool(true) }
         }
     }
 
@@ -33,19 +32,13 @@ import Testing
 
     static func lines(_ proxy: ProxyHarness, _ text: String) -> [String] { proxy.log.lines.filter { $0.contains(text) } }
 
-    /// Reloads `proxy` with legacy off (`allow`: with the override) and waits for the log line
-    /// holding `verdict`; the lines holding it.
-    static func reloadLegacyOff(_ proxy: ProxyHarness, allow: Bool, verdict: String) async throws -> [String] {
-        proxy.runtime.reload(try legacyOff(proxy.configuration, allow: allow).load())
-        #expect(await eventually { !lines(proxy, verdict).isEmpty }, "\(proxy.log.lines)")
-        return lines(proxy, verdict)
-    }
-
     @Test(.timeLimit(.minutes(2)))
     func aReloadThatRemovesALegacyProviderStillHoldingAnActivityIsRefusedAndTheActivityStillEndsThere() async throws {
         let proxy = try await Self.withLegacyActivity("held_1")
         let doubles = try #require(proxy.runtime.legacyDoubles)
-        let refused = try await Self.reloadLegacyOff(proxy, allow: false, verdict: "configuration reload refused")
+        proxy.runtime.reload(try Self.legacyOff(proxy.configuration).load())
+        #expect(await eventually { !Self.lines(proxy, "configuration reload refused").isEmpty }, "\(proxy.log.lines)")
+        let refused = Self.lines(proxy, "configuration reload refused")
         #expect(refused.count == 1, "\(refused)")
         let line = refused.first ?? ""
         #expect(line.contains("legacy.onesignal") && line.contains("app os: 1 in flight until 20") && line.contains("allow_legacy_removal"), "\(line)")
@@ -58,24 +51,60 @@ import Testing
         await proxy.stop()
     }
 
-    @Test(.timeLimit(.minutes(2)))
-    func withTheOverrideTheReloadAppliesAndTheEndOfTheStrandedActivityIsA404InTheDialectNot500() async throws {
-        let proxy = try await Self.withLegacyActivity("held_2")
-        let doubles = try #require(proxy.runtime.legacyDoubles)
-        _ = try await Self.reloadLegacyOff(proxy, allow: true, verdict: "configuration reloaded")
-        let warned = Self.lines(proxy, "LEGACY PROVIDER REMOVED WITH ACTIVITIES IN FLIGHT")
-        #expect(warned.count == 1 && warned.first?.contains("app os: 1 in flight") == true, "\(proxy.log.lines)")
-        #expect(proxy.runtime.snapshots.snapshot.legacy[.onesignal] == nil)
+    /// One dialect's start and end through the demo's apps (observe on the doubles), and how
+    /// its answer to the end of an activity whose provider was removed must look.
+    struct Dialect: Sendable, CustomTestStringConvertible {
+        var app: String
+        var start: (path: String, body: String)
+        var end: (path: String, body: String)
+        var headers: [(String, String)]
+        /// The HTTP status and the body's member that carries the message.
+        var status: Int
+        var message: @Sendable (JSONObject?) -> String?
+        var testDescription: String { app }
+    }
 
-        let ended = try await proxy.send(path: Self.endPath("held_2"), body: Self.end)
+    static let dialects: [Dialect] = [
+        Dialect(app: "demo-onesignal",
+                start: ("/apps/\(app)/activities/activity/DeliveryAttributes", String(decoding: ReadinessRun.start("gone_os"), as: UTF8.self)),
+                end: (endPath("gone_os"), String(decoding: end, as: UTF8.self)), headers: [("Authorization", "Key demo-onesignal-key")],
+                status: 404, message: { $0?["errors"]?.arrayValue?.first?.stringValue }),
+        Dialect(app: "demo-pushwoosh",
+                start: ("/json/1.3/startLiveActivity", #"{"request":{"application":"DEMO1-23456","auth":"demo-pushwoosh-auth","notifications":[{"content":"c","title":"t","live_activity":{"event":"start","title":"o","content-state":{"status":"x"},"attributes-type":"FoodDeliveryAttributes","attributes":{}},"live_activity_id":"gone_pw","users":["alice"]}]}}"#),
+                end: ("/json/1.3/updateLiveActivity", #"{"request":{"application":"DEMO1-23456","auth":"demo-pushwoosh-auth","notifications":[{"live_activity":{"event":"end","content-state":{"status":"Delivered"}},"live_activity_id":"gone_pw"}]}}"#),
+                headers: [], status: 200, message: { $0?["status_code"] == .int(210) ? $0?["status_message"]?.stringValue : nil }),
+        Dialect(app: "demo-buzzkit",
+                start: ("/v1/live-activities/send", #"{"to":"alice","event":"start","activityId":"gone_bk","attributesType":"DeliveryAttributes","attributes":{"orderNumber":"1"},"contentState":{"stage":"x"},"alert":{"title":"Hi","body":"There"}}"#),
+                end: ("/v1/live-activities/send", #"{"to":"alice","event":"end","activityId":"gone_bk","contentState":{"stage":"delivered"}}"#),
+                headers: [("Authorization", "Bearer demo-buzzkit-token")], status: 404, message: { $0?["error"]?.objectValue?["message"]?.stringValue }),
+    ]
+
+    @Test(.timeLimit(.minutes(2)), arguments: dialects)
+    func withTheOverrideTheReloadAppliesAndTheEndOfTheStrandedActivityIsAnsweredInTheDialectNot500(_ d: Dialect) async throws {
+        let configuration = LegacyDoublesScrubLiveTests.demoOnDoubles
+        let proxy = try ProxyHarness(.live, configuration: configuration, environment: TestConfiguration.demoEnvironment)
+        let doubles = try #require(proxy.runtime.legacyDoubles)
+        let json = [("Content-Type", "application/json")] + d.headers
+        let started = try await proxy.send(path: d.start.path, body: Array(d.start.body.utf8), headers: json)
+        #expect((200..<300).contains(started.status) && started.headers["x-legacy-double"] != nil, "\(String(decoding: started.body, as: UTF8.self))")
+        proxy.runtime.reload(try configuration.with {
+            $0.legacy = [:]
+            $0.setMode(.openpush)
+            $0.fragments.top["allow_legacy_removal"] = .bool(true)
+        }.load(environment: TestConfiguration.demoEnvironment))
+        #expect(await eventually { !Self.lines(proxy, "configuration reloaded").isEmpty }, "\(proxy.log.lines)")
+        let warned = Self.lines(proxy, "LEGACY PROVIDER REMOVED WITH ACTIVITIES IN FLIGHT")
+        #expect(warned.count == 1 && warned.first?.contains("app \(d.app): 1 in flight") == true, "\(proxy.log.lines)")
+
+        let received = doubles.service.requests().count
+        let ended = try await proxy.send(path: d.end.path, body: Array(d.end.body.utf8), headers: json)
         let text = String(decoding: ended.body, as: UTF8.self)
-        #expect(ended.status == 404, "\(ended.status): \(text)")
-        let errors = try JSONParser.parse(ended.body).objectValue?["errors"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        #expect(errors.count == 1 && errors.first?.contains("activity held_2 was started on the legacy provider, and legacy.onesignal has been removed") == true, "\(text)")
-        #expect(doubles.service.requests(provider: .onesignal).count == 1, "nothing more reached the legacy side")
+        let message = d.message(try? JSONParser.parse(ended.body).objectValue) ?? ""
+        #expect(ended.status == d.status && message.contains("was started on the legacy provider, and legacy.") && message.contains("has been removed"), "\(ended.status): \(text)")
+        #expect(doubles.service.requests().count == received, "nothing more reached the legacy side")
         let requestId = try #require(ended.headers["x-pushbridge-request-id"])
         let row = try #require(try AuditReader(path: proxy.auditPath).show(requestId: requestId))
-        #expect(row.outcome == "rejected" && row.responseStatus == 404 && (row.errorMessage ?? "").contains("legacy.onesignal has been removed"), "\(row)")
+        #expect(row.outcome == "rejected" && (row.errorMessage ?? "").contains("has been removed"), "\(row)")
         await proxy.stop()
     }
 
@@ -84,7 +113,7 @@ import Testing
         let proxy = try await Self.withLegacyActivity("held_3")
         let folder = try TemporaryDirectory("pushbridge-legacy-off")
         let file = folder.url("legacy-off.json").path
-        try Data(Self.legacyOff(proxy.configuration, allow: false).json.utf8).write(to: URL(fileURLWithPath: file))
+        try Data(Self.legacyOff(proxy.configuration).json.utf8).write(to: URL(fileURLWithPath: file))
         let environment = ProcessInfo.processInfo.environment.merging(ProxyHarness.environment) { $1 }
 
         let refused = try await CLIRunner.runAsync(["check-config", file], environment: environment)

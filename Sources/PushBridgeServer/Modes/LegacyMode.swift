@@ -64,15 +64,19 @@ struct LegacyMode: Mode {
     }
 
     /// An update or end of an activity the legacy provider holds, after `legacy.<dialect>` left
-    /// the configuration: answered 404 in the caller's dialect with what happened (nothing can
-    /// reach the activity any more, so retrying will not help), audited, sent nowhere.
+    /// the configuration: answered in the caller's dialect with what happened (nothing can reach
+    /// the activity any more, so retrying will not help), audited, sent nowhere. A 404 where the
+    /// dialect has one for an unknown activity (OneSignal, BuzzKit); Pushwoosh's argument error
+    /// (`status_code` 210 with the message: its not-found answer would say "Access denied").
     static func providerGone(_ request: ModeRequest, now: Int64) -> Outcome {
-        let dialect = request.inbound.route.dialect.rawValue
+        let dialect = request.inbound.route.dialect
         let ids = request.translation.requests.compactMap(\.activityId)
         let which = ids.isEmpty ? "this activity" : "activity " + ids.joined(separator: ", ")
-        return request.inbound.refusal(.notFound("\(which) was started on the legacy provider, and legacy.\(dialect) has been removed from PushBridge's configuration: "
-                                                + "nothing was sent, and the activity can no longer be updated or ended through PushBridge (it ends on the phone at its stale date)"),
-                                       translation: request.translation, app: request.app.name, now: now)
+        let message = "\(which) was started on the legacy provider, and legacy.\(dialect.rawValue) has been removed from PushBridge's configuration: "
+            + "nothing was sent, and the activity can no longer be updated or ended through PushBridge (it ends on the phone at its stale date)"
+        let failure: ProxyFailure = dialect == .pushwoosh ? .badRequest(TranslationError(field: "live_activity_id", rule: "held by a removed legacy provider", message: message))
+            : .notFound(message)
+        return request.inbound.refusal(failure, translation: request.translation, app: request.app.name, now: now)
     }
 
     /// Forwards the caller's request to the legacy provider as is; a transport failure's
