@@ -26,6 +26,7 @@ public final class Metrics: Sendable {
         var auditPruned: UInt64 = 0
         var auditUnavailable: UInt64 = 0
         var shadowDropped: UInt64 = 0
+        var shadowSkipped: UInt64 = 0
         var inflight: Int64 = 0
         var rolloutSampler: (@Sendable () -> [Metrics.RolloutSeries])?
         var activitiesInFlight: [ActivitySeries] = []
@@ -155,6 +156,12 @@ public final class Metrics: Sendable {
     /// Counts shadow sends dropped (queue full or shut down) in `pushbridge_shadow_dropped_total`.
     public func recordShadowDropped(_ count: Int = 1) {
         state.withLock { $0.shadowDropped &+= UInt64(max(0, count)) }
+    }
+
+    /// Counts shadow sends to OpenPush skipped because no slot live sends did not need came in
+    /// time (`delivery.shadow_max_wait_ms`) in `pushbridge_shadow_skipped_total`.
+    public func recordShadowSkipped() {
+        state.withLock { $0.shadowSkipped &+= 1 }
     }
 
     /// Sets `pushbridge_activities_in_flight{app,provider}` from the activity ledger's counts:
