@@ -76,6 +76,7 @@ extension ProxyConfiguration {
 
     private static let topLevelKeys = ["listen", "log_format", "audit_db", "instance_name", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "legacy_doubles", "delivery", "shadow_queue", "tls",
                                          "audit_retention_days", "audit_max_mib", "audit_min_free_mib", "readiness", "instances"]
+        + ["allow_legacy_removal"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
         guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
@@ -111,6 +112,7 @@ extension ProxyConfiguration {
         configuration.apps = AppConfiguration.decodeAll(r.array(top, "apps", at: ""), r)
         configuration.legacy = decodeLegacy(top["legacy"], r)
         configuration.legacyDoubles = decodeLegacyDoubles(top["legacy_doubles"], r)
+        configuration.allowLegacyRemoval = r.bool(top, "allow_legacy_removal", at: "", default: false)
         (configuration.delivery, configuration.schedulerDatabase) = decodeDelivery(top["delivery"], r)
         configuration.shadowQueue = decodeShadowQueue(top["shadow_queue"], r)
         configuration.tls = decodeTLS(top["tls"], at: "tls", r)

@@ -165,16 +165,33 @@ public final class ProxyRuntime: Sendable {
     /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs, TLS certificates
     /// and `admin` (``AdminListener``: on, off, moved or re-keyed); requests in flight finish
     /// with the snapshot they started with. The proxy's listen address, limits, audit and
-    /// delivery settings need a restart.
+    /// delivery settings need a restart. A configuration that removes a `legacy.<dialect>` is
+    /// first checked against the activity ledger (``reloadGuarded(_:generation:)``, which this
+    /// starts and does not wait for); any other applies here.
     public func reload(_ file: ProxyConfiguration) {
         guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else {
             logReloadFailure("(reloaded configuration)", file.legacy.doubled.map { "legacy.\($0.rawValue): \"double\" needs the legacy doubles, which start with serve when the file names them at start-up: restart to use them" })
             return
         }
-        Self.warnAboutAudiences(configuration, log: log)
+        let generation = snapshots.generation
+        guard legacyRemovals(configuration).isEmpty else {
+            Task { await reloadGuarded(configuration, generation: generation) }
+            return
+        }
+        apply(configuration, generation: generation)
+    }
+
+    /// Swaps in `configuration` (its legacy doubles resolved) unless another reload came first
+    /// (the snapshot is no longer `generation`); false when it did.
+    @discardableResult
+    func apply(_ configuration: ProxyConfiguration, generation: UInt64) -> Bool {
         let before = snapshots.snapshot, after = ProxySnapshot(configuration)
+        guard snapshots.replace(after, ifGeneration: generation) else {
+            log.warning("configuration reload skipped: another reload was applied while this one was checked", [:])
+            return false
+        }
+        Self.warnAboutAudiences(configuration, log: log)
         resumeChangedRollouts(from: before, to: configuration)
-        snapshots.replace(after)
         let changes = Self.placementChanges(from: before, to: after)
         if !changes.isEmpty {
             let ledger = audit.activities, log = log
@@ -183,6 +200,8 @@ public final class ProxyRuntime: Sendable {
         reloadCertificates(configuration)
         admin.apply(configuration)
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
+        warnAboutReach(moving: before, to: configuration)
+        return true
     }
 
     func logReloadFailure(_ path: String, _ problems: [String]) {
