@@ -44,6 +44,26 @@ import Testing
         #expect(!again.lines.contains { $0.hasPrefix("built ") })
     }
 
+    /// The check names each figure that differs from what was written, so a report that
+    /// loses rows makes the bench (and this suite) fail rather than print a fast time.
+    @Test func theCheckNamesEveryTotalThatDiffers() async throws {
+        let directory = try TemporaryDirectory("report-bench")
+        let result = try await ReportBench.run(path: directory.path("audit.sqlite"), rows: 300)
+        var claimed = try #require(result.written)
+        #expect(claimed.mismatches(report: result.report, readiness: result.readiness) == [])
+        claimed.requests += 1
+        claimed.byRoute["buzzkit/send", default: 0] += 1
+        claimed.comparisons += 2
+        let sent = result.written?.byRoute["buzzkit/send"] ?? 0
+        #expect(claimed.mismatches(report: result.report, readiness: result.readiness) == [
+            "report total requests: found 300, wrote 301",
+            "report requests on buzzkit/send: found \(sent), wrote \(sent + 1)",
+            "report shadow comparisons: found \(claimed.comparisons - 2), wrote \(claimed.comparisons)",
+            "readiness requests: found 300, wrote 301",
+            "readiness shadow comparisons: found \(claimed.comparisons - 2), wrote \(claimed.comparisons)",
+        ])
+    }
+
     /// The built `report-bench` binary (the product `swift build --build-tests` makes) exits 0
     /// and prints report and readiness totals equal to the rows it wrote.
     @Test func theBenchBinaryExitsZeroWithMatchingTotals() async throws {
