@@ -78,4 +78,14 @@ import Testing
         #expect(output.stdout.contains("readiness: "))
         #expect(!output.stderr.contains("mismatch"))
     }
+
+    /// A row count that is not a whole number of at least 1 gets the usage line and status 2,
+    /// not a default-sized run or a crash.
+    @Test(arguments: ["abc", "0", "-5"]) func aBadRowCountGetsTheUsage(_ rows: String) async throws {
+        let binary = Repository.url(".build/debug/report-bench")
+        let output = try await offPool { try CLIRunner.runProcess(binary, [rows]) }
+        #expect(output.status == 2)
+        #expect(output.stderr.contains("usage: report-bench [ROWS] [AUDIT_FILE]"))
+        #expect(output.stdout.isEmpty)
+    }
 }

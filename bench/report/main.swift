@@ -9,7 +9,10 @@ import Foundation
 import PushBridgeServer
 
 let arguments = CommandLine.arguments
-let rows = arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000
+guard arguments.count <= 3, let rows = arguments.count > 1 ? Int(arguments[1]) : 1_000_000, rows >= 1 else {
+    FileHandle.standardError.write(Data("usage: report-bench [ROWS] [AUDIT_FILE]   (ROWS: a whole number of at least 1, default 1000000)\n".utf8))
+    exit(2)
+}
 let keep = arguments.count > 2 ? arguments[2] : nil
 let path = keep ?? FileManager.default.temporaryDirectory.appendingPathComponent("report-bench-\(UUID().uuidString).sqlite").path
 /// Removes the audit unless it was asked to be kept.

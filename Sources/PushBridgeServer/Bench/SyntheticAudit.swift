@@ -51,7 +51,7 @@ public enum SyntheticAudit {
     private static func write(rows: Int, to store: AuditStore) async throws -> Totals {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var totals = Totals()
-            for i in 0..<rows {
+            for i in 0..<max(rows, 0) {
                 if i >= window { try await group.next() }
                 let request = SyntheticTraffic.request(i, of: rows)
                 totals.add(request)
