@@ -70,8 +70,9 @@ struct AuditCopyTable: Sendable {
     /// start through one instance may be ended through another); a copied row changes the
     /// database's when any value differs. Files from before the ledger have no such table.
     static let activities = AuditCopyTable(
-        name: "activities", key: ["app", "activity_id"], order: ["app", "activity_id"],
-        columns: ["app", "activity_id", "dialect", "holder", "started_at", "last_update_at", "ended_at", "cohort_key", "request_id"])
+        name: "activities", key: ["openpush_app", "activity_id"], order: ["openpush_app", "activity_id"],
+        columns: ["openpush_app", "activity_id", "app", "dialect", "holder", "start_state", "started_at", "last_update_at", "ended_at", "cohort_key",
+                  "request_id"])
 
     /// Rollouts rolled back automatically: a rolled-back app stays rolled back after the move.
     static let rolloutRollbacks = AuditCopyTable(
