@@ -48,13 +48,16 @@ public final class ActivityLedger: Sendable {
         self.lanes = (0..<lanes).map { DispatchQueue(label: "pushbridge-activity-ledger-\(label)-\($0)") }
     }
 
-    /// The activity `activityId` of `app` written without an OpenPush app (a row from before
-    /// the ledger was keyed by OpenPush app, or a change that named none), wherever it is
-    /// held, ended or not; nil when the ledger has never seen it or it is past its lifetime
+    /// The activity `activityId` of source app `app`, in whichever OpenPush app, wherever it
+    /// is held, ended or not; nil when the ledger has never seen it or it is past its lifetime
     /// at `now` (Unix ms).
     public func record(app: String, activityId: String, now: Int64) async throws -> ActivityRecord? {
-        let key = ActivityLedgerSQL.key(openPushApp: nil, app: app)
-        return try await record(keys: (key, key), activityId: activityId, now: now)
+        let values: [SQLiteValue] = [.text(app.escapingNUL), .text(activityId.escapingNUL), .integer(now - ActivityRecord.lifetimeMs)]
+        guard var record = try await read(ActivityLedgerSQL.recordOfAppSQL, values).first.flatMap(ActivityLedgerSQL.record) else { return nil }
+        // The caller's own spelling, not the stored one (whose NULs are escaped).
+        record.app = app
+        record.activityId = activityId
+        return record
     }
 
     /// The record of activity `activityId` in OpenPush app `openPushApp`, whichever source app

@@ -58,6 +58,7 @@ enum ActivityLedgerSQL {
         CREATE INDEX activities_in_flight ON activities (app, holder, started_at) WHERE ended_at IS NULL;
         CREATE INDEX activities_by_start ON activities (started_at);
         CREATE INDEX activities_by_app ON activities (app, started_at);
+        CREATE INDEX activities_of_app ON activities (app, activity_id);
         CREATE TABLE activities_forgotten (
             app TEXT PRIMARY KEY,
             in_flight_until BIGINT NOT NULL,
@@ -162,6 +163,12 @@ enum ActivityLedgerSQL {
     static let recordSQL = """
         SELECT \(columns) FROM activities WHERE activity_id = ? AND openpush_app IN (?, ?) AND started_at > ?
         ORDER BY CASE WHEN openpush_app = ? THEN 0 ELSE 1 END LIMIT 1
+        """
+
+    /// One activity of source app `?1` by id (`?2`), in whichever OpenPush app, started after
+    /// `?3`; the latest started when several. Reads `activities_of_app`.
+    static let recordOfAppSQL = """
+        SELECT \(columns) FROM activities WHERE app = ? AND activity_id = ? AND started_at > ? ORDER BY started_at DESC LIMIT 1
         """
 
     /// Activities not ended, not refused and started after a cutoff, newest first; `app` and
