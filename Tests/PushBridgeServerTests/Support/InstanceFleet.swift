@@ -32,8 +32,9 @@ final class InstanceFleet: Sendable {
     }
 
     /// A fleet running `configuration` (its OpenPush, audit and instance names are the
-    /// fleet's); `upstreamDelay` is added before each upstream answer.
-    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero) throws {
+    /// fleet's); `upstreamDelay` is added before each upstream answer; `startDelay` holds each
+    /// start before OpenPush handles it (a start still in flight there).
+    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero, startDelay: Duration = .zero) throws {
         self.configuration = Mutex(configuration)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,6 +42,7 @@ final class InstanceFleet: Sendable {
         let arrivals = arrivals
         upstream = try RecordingSandbox(behaviour: { request in
             arrivals.append((ContinuousClock.now, request.path))
+            if startDelay > .zero, request.path.contains("/activities/activity/") { try? await Task.sleep(for: startDelay) }
             return nil
         }, beforeAnswering: { _ in
             // A slow upstream is the behaviour these tests ask for (sends in flight when an
