@@ -78,7 +78,7 @@ public final class ProxyService: Sendable {
                       shadow: ShadowMode(primary: openPush, queue: d.shadows, delivery: d.delivery, legacy: d.legacy, audit: d.audit, log: d.log,
                                          clock: d.clock, timeout: d.shadowTimeout, sandboxBaseURL: d.sandboxBaseURL),
                       clock: d.clock, rollouts: d.rollouts, rolloutThresholds: d.rolloutThresholds)
-        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock, rollouts: d.rollouts)
+        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock, rollouts: d.rollouts, metrics: d.metrics)
     }
 
     /// Audit completions not written yet (retried in the background).

@@ -12,6 +12,8 @@ struct Router: Sendable {
     let clock: @Sendable () -> Int64
     /// Which apps' rollouts are rolled back; nil: none is.
     let rollouts: RolloutMonitor?
+    /// Counts a ledger read refused because the audit's database cannot be reached; nil: not counted.
+    var metrics: Metrics? = nil
     /// How long an event of an activity whose start is in flight waits for that start's
     /// outcome (``ActivityRules/Decision/waitForStart``) before it follows the start where it
     /// was sent. Default 2 s, well within a request's budget.
@@ -34,8 +36,12 @@ struct Router: Sendable {
             read = try await self.read(Self.activities(of: translation), app: app)
         } catch {
             log.error("activity ledger read failed; request not forwarded", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])
-            return .refused(inbound.refusal(.unavailable("the activity ledger cannot be read, so where this activity lives is not known; nothing was sent; retry shortly"),
-                                            translation: translation, app: app.name, now: clock()))
+            // The audit's database is down (every request is then refused alike), or only the ledger cannot be read.
+            let unreachable = (error as? AuditError)?.isUnavailable == true
+            if unreachable { metrics?.recordAuditUnavailable() }
+            let message = unreachable ? "the audit database cannot be reached; nothing was sent; retry shortly"
+                : "the activity ledger cannot be read, so where this activity lives is not known; nothing was sent; retry shortly"
+            return .refused(inbound.refusal(.unavailable(message), translation: translation, app: app.name, now: clock()))
         }
         if let (id, owner) = read.crossTenant {
             log.warning("update of another source app's activity refused", ["request_id": .string(inbound.requestId), "app": .string(app.name), "owner": .string(owner)])
