@@ -45,6 +45,27 @@ import Testing
         }
     }
 
+    /// The wait is bounded: a start OpenPush holds longer than the router's 2 s wait is
+    /// followed where it was sent, without a fallback (the legacy provider never gets an
+    /// update of an activity placed on OpenPush), and the start's own answer still places it.
+    @Test func item3_anUpdateWhoseStartOutlastsTheWaitGoesWhereTheStartWasSentNeverToTheFallback() async throws {
+        let held = try RecordingSandbox(behaviour: { request in
+            if request.path.contains("/activities/activity/") { try? await Task.sleep(for: .milliseconds(3500)) }
+            return nil
+        })
+        try await run(dialect: .pushwoosh, openPush: held, ActivityRecordStage.pushwooshOnOpenPush) { stage in
+            let affinity = ActivityAffinityTests.cases[1]
+            let first = stage.first
+            let start = Task { try await first(affinity.startPath, affinity.start("slow_1")) }
+            let inFlight = try await firstValue(within: 10) { try await stage.record("pw", "slow_1").flatMap { $0.startState == .inFlight ? $0 : nil } }
+            #expect(inFlight != nil, "the start's record was not in flight while OpenPush had it")
+            _ = try await stage.second(affinity.updatePath("slow_1"), affinity.update("slow_1", "update"))
+            #expect(stage.legacy.all.isEmpty, "an update of an activity sent to OpenPush fell back to the legacy provider")
+            #expect(try await start.value.status == 200)
+            #expect(try await stage.record("pw", "slow_1")?.startState == .accepted)
+        }
+    }
+
     @Test func item4_aStartSentAgainAfterThePercentRoseGoesWhereItLivesAndSoDoesItsEnd() async throws {
         try await run(dialect: .onesignal, ActivityRecordStage.rolloutAtZero) { stage in
             try await stage.aStartSentAgainGoesWhereItLives()
