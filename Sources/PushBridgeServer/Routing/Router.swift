@@ -44,7 +44,7 @@ struct Router: Sendable {
             return .refused(inbound.refusal(.unavailable(message), translation: translation, app: app.name, now: clock()))
         }
         if let (id, owner) = read.crossTenant {
-            log.warning("update of another source app's activity refused", ["request_id": .string(inbound.requestId), "app": .string(app.name), "owner": .string(owner)])
+            log.warning("event of another source app's activity refused; nothing sent", ["request_id": .string(inbound.requestId), "app": .string(app.name), "owner": .string(owner)])
             return .refused(inbound.refusal(Self.crossTenant(id, dialect: inbound.route.dialect), translation: translation, app: app.name, now: clock()))
         }
         let ledger = read.ledger
