@@ -104,7 +104,7 @@ extension ProxyConfiguration {
         configuration.limits = decodeLimits(top["limits"], r)
         configuration.sandbox = sandbox
         configuration.openPush = decodeOpenPush(top["openpush"], required: !sandbox.embedded, r)
-        configuration.admin = decodeAdmin(top["admin"], r)
+        configuration.admin = decodeAdmin(top["admin"], demo: sandbox.embedded && top["openpush"] == nil, r)
         if sandbox.embedded, top["openpush"] == nil, let seed = sandbox.seedPath, let parsed = try? SandboxSeed.load(path: seed, environment: r.environment) {
             r.sandboxRestKeys = Dictionary(parsed.apps.map { ($0.app.id, $0.app.restKey) }, uniquingKeysWith: { first, _ in first })
         }
@@ -169,11 +169,19 @@ extension ProxyConfiguration {
         return sandbox
     }
 
-    private static func decodeAdmin(_ value: JSONValue?, _ r: ConfigReader) -> Admin? {
+    /// The admin token of a local demo whose `admin.token_env` is not set: only when the
+    /// embedded sandbox is the whole of OpenPush (no `openpush` object) and the admin listener
+    /// is on loopback, as `config/demo-migration.json` runs.
+    public static let demoAdminToken = "demo-admin-token"
+
+    /// `admin`; with `demo` (the embedded sandbox is OpenPush) an unset `token_env` falls back
+    /// to ``demoAdminToken`` when the listener is on loopback.
+    private static func decodeAdmin(_ value: JSONValue?, demo: Bool, _ r: ConfigReader) -> Admin? {
         guard let o = r.object(value, at: "admin", allowed: ["token_env", "listen", "tls"]) else { return nil }
         let listen = r.listenAddress(o, "listen", at: "admin")
         let tls = decodeTLS(o["tls"], at: "admin.tls", r)
-        guard let token = r.secretFromEnvironment(o, "token_env", at: "admin") else { return nil }
+        let loopback = ["127.0.0.1", "::1", "localhost"].contains(listen?.host ?? "127.0.0.1")
+        guard let token = r.secretFromEnvironment(o, "token_env", at: "admin", fallback: demo && loopback ? demoAdminToken : nil) else { return nil }
         var admin = Admin(token: token, tls: tls)
         if let listen { admin.listen = listen }
         return admin
