@@ -18,8 +18,8 @@ public final class ActivityLedger: Sendable {
     private let nextLane = Atomic<Int>(0)
 
     /// Reads the ledger of the existing audit at `path`: an SQLite file or a `postgresql://`
-    /// URI. An audit no build with the ledger has migrated yet has no activities (every read
-    /// answers empty). Throws ``AuditError/notAnAudit(_:)`` for a database that holds no audit.
+    /// URI. An audit no build with the ledger keyed by OpenPush app has migrated yet (SQLite
+    /// audit migration 10) has no activities (every read answers empty). Throws ``AuditError/notAnAudit(_:)`` for a database that holds no audit.
     public convenience init(path: String, busyTimeout: Duration = .seconds(5)) throws(AuditError) {
         if PostgresURI.isPostgres(path) {
             let uri: PostgresURI
@@ -29,7 +29,7 @@ public final class ActivityLedger: Sendable {
             let database = try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout)
             let hasTable: Bool
             do {
-                hasTable = try database.rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'activities'").first?.first?.integerValue == 1
+                hasTable = try database.rows("SELECT count(*) FROM pragma_table_info('activities') WHERE name = 'openpush_app'").first?.first?.integerValue == 1
             } catch {
                 throw AuditError.wrap(error)
             }
@@ -48,16 +48,42 @@ public final class ActivityLedger: Sendable {
         self.lanes = (0..<lanes).map { DispatchQueue(label: "pushbridge-activity-ledger-\(label)-\($0)") }
     }
 
-    /// The activity `activityId` of `app`, wherever it is held, ended or not; nil when the
-    /// ledger has never seen it or it is past its lifetime at `now` (Unix ms).
+    /// The activity `activityId` of source app `app`, in whichever OpenPush app, wherever it
+    /// is held, ended or not; nil when the ledger has never seen it or it is past its lifetime
+    /// at `now` (Unix ms).
     public func record(app: String, activityId: String, now: Int64) async throws -> ActivityRecord? {
-        let cutoff = now - ActivityRecord.lifetimeMs
-        let rows = try await read(ActivityLedgerSQL.recordSQL, [.text(app.escapingNUL), .text(activityId.escapingNUL), .integer(cutoff)])
-        guard var record = rows.first.flatMap(ActivityLedgerSQL.record) else { return nil }
+        let values: [SQLiteValue] = [.text(app.escapingNUL), .text(activityId.escapingNUL), .integer(now - ActivityRecord.lifetimeMs)]
+        guard var record = try await read(ActivityLedgerSQL.recordOfAppSQL, values).first.flatMap(ActivityLedgerSQL.record) else { return nil }
         // The caller's own spelling, not the stored one (whose NULs are escaped).
         record.app = app
         record.activityId = activityId
         return record
+    }
+
+    /// The record of activity `activityId` in OpenPush app `openPushApp`, whichever source app
+    /// it belongs to (its ``ActivityRecord/app``), or else the record `app` wrote before the
+    /// ledger was keyed by OpenPush app; nil when neither exists within its lifetime at `now`.
+    public func record(openPushApp: String, app: String, activityId: String, now: Int64) async throws -> ActivityRecord? {
+        try await record(keys: (openPushApp, ActivityLedgerSQL.key(openPushApp: nil, app: app)), activityId: activityId, now: now)
+    }
+
+    /// The record under the first key, else the second.
+    private func record(keys: (String, String), activityId: String, now: Int64) async throws -> ActivityRecord? {
+        let cutoff = now - ActivityRecord.lifetimeMs
+        let values: [SQLiteValue] = [.text(activityId.escapingNUL), .text(keys.0.escapingNUL), .text(keys.1.escapingNUL), .integer(cutoff), .text(keys.0.escapingNUL)]
+        guard var record = try await read(ActivityLedgerSQL.recordSQL, values).first.flatMap(ActivityLedgerSQL.record) else { return nil }
+        // The caller's own spelling, not the stored one (whose NULs are escaped).
+        record.activityId = activityId
+        return record
+    }
+
+    /// The source apps whose in-flight rows the cap (`limits.max_activities`) forgot and that
+    /// could still be in flight at `now`: until when, and how many were forgotten.
+    public func forgottenInFlight(now: Int64) async throws -> [ForgottenActivities] {
+        try await read(ActivityLedgerSQL.forgottenSQL, [.integer(now)]).compactMap { row in
+            guard row.count == 3, let app = row[0].textValue, let until = row[1].integerValue, let count = row[2].integerValue else { return nil }
+            return ForgottenActivities(app: app, inFlightUntil: until, count: Int(count))
+        }
     }
 
     /// Activities in flight at `now` (not ended, within their lifetime), newest start first, at

@@ -1,7 +1,7 @@
 /// Keeps the activity ledger bounded while the proxy runs: forgets every activity past its
 /// lifetime (``ActivityRecord/lifetimeMs`` after its start, when nothing can reach it any
-/// more), then, when more than ``Settings/maxActivities`` rows remain, the oldest starts
-/// beyond that cap.
+/// more), then, for each source app with more than ``Settings/maxActivities`` rows, that
+/// app's oldest starts beyond the cap (the cap is per app).
 ///
 /// It works like the audit's retention (``AuditRetention``), beside it in ``AuditUpkeep``: a
 /// pass picks a small batch of candidates on its own read connection and deletes it; on SQLite
@@ -12,7 +12,7 @@
 public final class ActivityLedgerUpkeep: Sendable {
     /// How the upkeep runs. Every value has a documented default.
     public struct Settings: Sendable, Equatable {
-        /// Rows the ledger keeps at most (`limits.max_activities`). Default 1,000,000 (about
+        /// Rows the ledger keeps at most per source app (`limits.max_activities`). Default 1,000,000 (about
         /// 300 MB of SQLite pages with their indexes, measured: ~290 bytes a row).
         public var maxActivities = 1_000_000
         /// Rows per delete. Default 500 (ledger rows are small: a few milliseconds of the writer).
@@ -61,7 +61,8 @@ public final class ActivityLedgerUpkeep: Sendable {
         await passes.stop()
     }
 
-    /// Forgets every activity past its lifetime, then the oldest over the cap, batch by batch.
+    /// Forgets every activity past its lifetime, then, per source app over the cap, that
+    /// app's oldest, batch by batch: a flood of one app never evicts another app's rows.
     @discardableResult
     public func pruneOnce() async throws -> Pass {
         let cutoff = clock.nowMilliseconds() - ActivityRecord.lifetimeMs
@@ -69,32 +70,47 @@ public final class ActivityLedgerUpkeep: Sendable {
         var pass = Pass()
         pass.expired = try await BackgroundPasses.deleteInBatches(batchSize: batch, restFactor: settings.restFactor, next: { _ in
             try self.candidates.query(ActivityLedgerSQL.expiredSQL, [.integer(cutoff), .integer(Int64(batch))])
-        }, delete: delete)
-        let rows = try candidates.query(ActivityLedgerSQL.countAllSQL).first?.first?.integerValue ?? 0
-        let excess = Int(rows) - max(0, settings.maxActivities)
-        if excess > 0 {
-            // Batches of the cap's size until the excess is gone (the last one short, which ends the pass).
-            pass.overCap = try await BackgroundPasses.deleteInBatches(batchSize: batch, restFactor: settings.restFactor, next: { deleted in
+        }, delete: { try await self.delete($0, overCap: false) })
+        let cap = max(0, settings.maxActivities)
+        for row in try candidates.query(ActivityLedgerSQL.overCapAppsSQL, [.integer(Int64(cap))]) {
+            guard let app = row.first?.textValue, let rows = row.last?.integerValue else { continue }
+            let excess = Int(rows) - cap
+            // Batches of the cap's size until the app's excess is gone (the last one short, which ends the pass).
+            pass.overCap += try await BackgroundPasses.deleteInBatches(batchSize: batch, restFactor: settings.restFactor, next: { deleted in
                 let wanted = min(batch, excess - deleted)
-                return wanted > 0 ? try self.candidates.query(ActivityLedgerSQL.oldestSQL, [.integer(Int64(wanted))]) : []
-            }, delete: delete)
+                return wanted > 0 ? try self.candidates.query(ActivityLedgerSQL.oldestOfAppSQL, [.text(app), .integer(Int64(wanted))]) : []
+            }, delete: { try await self.delete($0, overCap: true) })
         }
         if pass != Pass() { onPass(pass) }
         return pass
     }
 
-    /// Deletes one batch of candidate rows (app, id, start): through the writer as background
-    /// work on SQLite, on the upkeep's own connection on PostgreSQL.
-    private func delete(_ rows: [[SQLiteValue]]) async throws {
-        let keys = rows.compactMap { row -> (app: String, activityId: String)? in
-            guard let app = row[0].textValue, let id = row[1].textValue else { return nil }
-            return (app, id)
+    /// Deletes one batch of candidate rows (``ActivityLedgerSQL/candidateColumns``): through
+    /// the writer as background work on SQLite, on the upkeep's own connection on PostgreSQL.
+    /// Rows over the cap that were still in flight are remembered first, per app, until their
+    /// last could still be reached (readiness reads it: legacy is not switched off before).
+    private func delete(_ rows: [[SQLiteValue]], overCap: Bool) async throws {
+        var statements: [AuditStatement] = []
+        if overCap {
+            var forgotten: [String: (until: Int64, count: Int)] = [:]
+            for row in rows where row.count == 5 && row[4].integerValue == 1 {
+                guard let app = row[3].textValue, let started = row[2].integerValue else { continue }
+                let until = started + ActivityRecord.lifetimeMs
+                forgotten[app] = (max(forgotten[app]?.until ?? until, until), (forgotten[app]?.count ?? 0) + 1)
+            }
+            statements += forgotten.sorted { $0.key < $1.key }.map { ActivityLedgerSQL.forget(app: $0.key, inFlightUntil: $0.value.until, count: $0.value.count) }
         }
-        let statement = ActivityLedgerSQL.delete(keys, startedBy: rows.compactMap { $0[2].integerValue }.max() ?? 0)
-        if store.pool == nil {
-            try await store.submit(.background(statement))
-        } else {
-            _ = try candidates.change(statement)
+        let keys = rows.compactMap { row -> (openPushApp: String, activityId: String)? in
+            guard let key = row[0].textValue, let id = row[1].textValue else { return nil }
+            return (key, id)
+        }
+        statements.append(ActivityLedgerSQL.delete(keys, startedBy: rows.compactMap { $0[2].integerValue }.max() ?? 0))
+        for statement in statements {
+            if store.pool == nil {
+                try await store.submit(.background(statement))
+            } else {
+                _ = try candidates.change(statement)
+            }
         }
     }
 }

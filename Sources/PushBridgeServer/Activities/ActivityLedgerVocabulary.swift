@@ -38,10 +38,20 @@ public struct ActivityRecord: Sendable, Equatable {
     public var cohortKey: String?
     /// The request that started it.
     public var requestId: String
+    /// The OpenPush app it lives in: with ``activityId`` the record's key, as OpenPush keys an
+    /// activity. Nil for a row written before the ledger was keyed so (SQLite audit migration
+    /// 10, PostgreSQL 7), which is read under its source app alone.
+    public var openPushApp: String?
+    /// How its start stands: in flight while a provider has it, then accepted or refused.
+    /// ``holder`` is where it was sent while in flight, where it lives once accepted.
+    public var startState: ActivityStartState
 
     /// A record; every field as documented on its property.
     public init(app: String, activityId: String, dialect: DialectName, holder: ActivityHolder, startedAt: Int64, lastUpdateAt: Int64? = nil,
-                endedAt: Int64? = nil, cohortKey: String? = nil, requestId: String) {
+                endedAt: Int64? = nil, cohortKey: String? = nil, requestId: String, openPushApp: String? = nil,
+                startState: ActivityStartState = .accepted) {
+        self.openPushApp = openPushApp
+        self.startState = startState
         self.app = app
         self.activityId = activityId
         self.dialect = dialect
@@ -62,15 +72,38 @@ public struct ActivityRecord: Sendable, Equatable {
 
     /// Whether it is still in flight at `now` (not ended, not past its lifetime).
     public func isInFlight(now: Int64) -> Bool { endedAt == nil && now < reachableUntil }
+
+    /// Whether it still places its activity's events at `now`: in flight and its start not refused.
+    public func isLive(now: Int64) -> Bool { isInFlight(now: now) && startState != .refused }
 }
 
-/// A change to the ledger that a request's audit completion carries, so that it is written
-/// in the same durable commit as the completion (no second fsync per request).
+/// How an activity's start stands in its record.
+public enum ActivityStartState: String, Sendable, CaseIterable, Codable {
+    /// Written with the start's audit row before it was forwarded; its outcome is not known yet.
+    case inFlight = "in_flight"
+    /// A provider accepted it: the record's holder has the activity.
+    case accepted
+    /// No provider accepted it: the record places nothing (a new start of the id places afresh).
+    case refused
+}
+
+/// A change to the ledger that a request's audit row carries (its begin or its completion),
+/// so that it is written in the same durable commit as the row (no second fsync per request).
+/// `openPushApp` nil names a record written before the ledger was keyed by OpenPush app.
 public enum ActivityLedgerChange: Sendable, Equatable {
-    /// A provider accepted the start of this activity.
+    /// A provider accepted the start of this activity (or refused it: the record's
+    /// ``ActivityRecord/startState``). Replaces the record this request began, or one that
+    /// places nothing any more (refused, ended, past its lifetime); never another live one.
     case started(ActivityRecord)
+    /// A start about to be forwarded: its record, ``ActivityStartState/inFlight``, written
+    /// with the begun row. Same replacement rule as ``started(_:)``.
+    case starting(ActivityRecord)
+    /// An update of an activity the ledger did not hold was accepted by a side: the record is
+    /// learned there, inserted only where no record of the key exists (a start's placement is
+    /// never overwritten by a fallback's answer).
+    case learned(ActivityRecord)
     /// An update reached the activity's holder at `at` (Unix ms).
-    case updated(app: String, activityId: String, at: Int64)
+    case updated(app: String, activityId: String, at: Int64, openPushApp: String? = nil)
     /// An end reached the activity's holder at `at` (Unix ms).
-    case ended(app: String, activityId: String, at: Int64)
+    case ended(app: String, activityId: String, at: Int64, openPushApp: String? = nil)
 }

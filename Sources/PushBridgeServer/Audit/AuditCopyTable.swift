@@ -25,7 +25,7 @@ struct AuditCopyTable: Sendable {
     static let instanceColumn = "instance_name"
 
     /// The tables, in the order they are copied (requests before the rows that refer to them).
-    static let all: [AuditCopyTable] = [requests, findings, shadowComparisons, scheduledSends, activities, rolloutRollbacks]
+    static let all: [AuditCopyTable] = [requests, findings, shadowComparisons, scheduledSends, activities, activitiesForgotten, rolloutRollbacks]
 
     /// Requests with their outcome, bodies, upstream answer and attempts (a JSON array).
     static let requests = AuditCopyTable(
@@ -70,8 +70,15 @@ struct AuditCopyTable: Sendable {
     /// start through one instance may be ended through another); a copied row changes the
     /// database's when any value differs. Files from before the ledger have no such table.
     static let activities = AuditCopyTable(
-        name: "activities", key: ["app", "activity_id"], order: ["app", "activity_id"],
-        columns: ["app", "activity_id", "dialect", "holder", "started_at", "last_update_at", "ended_at", "cohort_key", "request_id"])
+        name: "activities", key: ["openpush_app", "activity_id"], order: ["openpush_app", "activity_id"],
+        columns: ["openpush_app", "activity_id", "app", "dialect", "holder", "start_state", "started_at", "last_update_at", "ended_at", "cohort_key",
+                  "request_id"])
+
+    /// The source apps whose in-flight ledger rows the cap forgot, and until when they could
+    /// still be in flight: legacy stays on for them after the move. Files from before SQLite
+    /// audit migration 10 have no such table.
+    static let activitiesForgotten = AuditCopyTable(
+        name: "activities_forgotten", key: ["app"], order: ["app"], columns: ["app", "in_flight_until", "forgotten"])
 
     /// Rollouts rolled back automatically: a rolled-back app stays rolled back after the move.
     static let rolloutRollbacks = AuditCopyTable(

@@ -71,12 +71,15 @@ public final class AuditStore: Sendable {
     public var isReachable: Bool { probe?.isReachable ?? true }
 
     /// Writes the row for a request about to be forwarded (outcome `pending`) with its
-    /// findings; returns once committed.
-    public func begin(_ entry: AuditEntry) async throws {
+    /// findings and the activity-ledger changes `ledger` (a start's record in flight) in the
+    /// same transaction, so they are durable and visible to every instance sharing the audit
+    /// before anything leaves; returns once committed.
+    public func begin(_ entry: AuditEntry, ledger: [ActivityLedgerChange] = []) async throws {
         let bodyLimit = configuration.bodyLimit
         let instance = configuration.instanceName
         try await submit(.insert(row: AuditRowEncoding.requestRow(entry, nil, bodyLimit: bodyLimit, instance: instance),
-                                 findings: AuditRowEncoding.findingRows(entry, instance: instance)))
+                                 findings: AuditRowEncoding.findingRows(entry, instance: instance),
+                                 ledger: ActivityLedgerSQL.statements(for: ledger, requestId: entry.requestId)))
     }
 
     /// Completes a row begun with ``begin(_:)``; returns once committed. Throws

@@ -36,7 +36,7 @@ public final class AuditUpkeep: Sendable {
         ledgerSettings.maxActivities = limits.maxActivities
         let activities = try ActivityLedgerUpkeep(store: audit, settings: ledgerSettings, clock: clock) { pass in
             if pass.overCap > 0 {
-                log.warning("activity ledger over limits.max_activities: the oldest entries were forgotten; their updates and ends are placed as unknown activities",
+                log.warning("activity ledger over limits.max_activities for a source app: its oldest entries were forgotten; their updates and ends are placed as unknown activities, and legacy off waits for their 12 hours",
                             ["forgotten": .int(Int64(pass.overCap)), "max_activities": .int(Int64(limits.maxActivities))])
             }
         }

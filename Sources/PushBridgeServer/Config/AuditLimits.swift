@@ -14,8 +14,9 @@ public struct AuditLimits: Sendable, Equatable {
     /// Under this much free space on the audit's filesystem `/healthz` and `/metrics` warn and
     /// the log says so (`audit_min_free_mib`, MiB). Default 1,024 (1 GiB).
     public var minFreeBytes: Int64 = 1_024 << 20
-    /// Rows the activity ledger keeps at most (`limits.max_activities`): past it the oldest
-    /// starts are forgotten at the next upkeep pass (every minute) and the log says so.
+    /// Rows the activity ledger keeps at most per source app (`limits.max_activities`): past
+    /// it that app's oldest starts are forgotten at the next upkeep pass (every minute) and
+    /// the log says so.
     /// Default 1,000,000.
     public var maxActivities = 1_000_000
 

@@ -8,14 +8,19 @@ struct AuditBegin: Sendable {
     let log: EventLog
     /// Counts an unreachable audit.
     let metrics: Metrics
+    /// Unix milliseconds now (a start's record in flight is stamped with it).
+    var clock: @Sendable () -> Int64 = { AuditClock.nowMilliseconds() }
 
     /// Nil once the `pending` row is committed (or was already, by another side of the same
-    /// request); otherwise the outcome to answer with: nothing was sent, and nothing more can be written.
+    /// request), with the records in flight of the starts it places anew
+    /// (``LedgerMode/beginChanges(_:now:)``) in the same commit; otherwise the outcome to
+    /// answer with: nothing was sent, and nothing more can be written.
     func begin(_ request: ModeRequest, translation: Translation? = nil) async -> Outcome? {
         guard !request.rowBegun else { return nil }
         let inbound = request.inbound
         do {
-            try await audit.begin(inbound.entry(translation: translation ?? request.translation, app: request.app))
+            try await audit.begin(inbound.entry(translation: translation ?? request.translation, app: request.app),
+                                  ledger: LedgerMode.beginChanges(request, now: clock()))
             return nil
         } catch {
             log.error("audit write failed; request not forwarded", ["request_id": .string(inbound.requestId), "error": .string("\(error)")])

@@ -97,6 +97,7 @@ enum PostgresSchema {
                 instance_name TEXT
             );
             """),
+        .init(7, "activity records keyed by OpenPush app", sql: ActivityLedgerSQL.keyedByOpenPushApp(sqlite: false)),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

@@ -71,14 +71,14 @@ public final class ProxyService: Sendable {
         deps = dependencies
         lateCompletions = AuditLateCompletions(audit: dependencies.audit, log: dependencies.log)
         let d = dependencies
-        let begin = AuditBegin(audit: d.audit, log: d.log, metrics: d.metrics)
+        let begin = AuditBegin(audit: d.audit, log: d.log, metrics: d.metrics, clock: d.clock)
         let schedule = ScheduleMode(scheduler: d.scheduler, log: d.log, clock: d.clock)
         let openPush = OpenPushMode(audit: begin, delivery: d.delivery, schedule: schedule, log: d.log, metrics: d.metrics, clock: d.clock)
         modes = Modes(openPush: openPush, legacy: LegacyMode(audit: begin, legacy: d.legacy, log: d.log, clock: d.clock),
                       shadow: ShadowMode(primary: openPush, queue: d.shadows, delivery: d.delivery, legacy: d.legacy, audit: d.audit, log: d.log,
                                          clock: d.clock, timeout: d.shadowTimeout, sandboxBaseURL: d.sandboxBaseURL),
                       clock: d.clock, rollouts: d.rollouts, rolloutThresholds: d.rolloutThresholds)
-        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock, rollouts: d.rollouts)
+        router = Router(activities: d.audit.activities, log: d.log, clock: d.clock, rollouts: d.rollouts, metrics: d.metrics)
     }
 
     /// Audit completions not written yet (retried in the background).

@@ -119,7 +119,13 @@ enum ReadinessJudge {
             steps.append("\(name): keep the legacy provider while phones move to the app version that registers with OpenPush (reach on \(route.dialect) \(route.route) \(pct(reach)), needs \(pct(t.minReach)))")
         }
         if let counts = app.inFlight {
-            let legacy = counts.filter { $0.holder.includesLegacy }
+            if let until = counts.filter(\.forgotten).map(\.lastReachableUntil).max() {
+                let forgotten = counts.filter(\.forgotten).reduce(0) { $0 + $1.count }, until = RFC3339.format(milliseconds: until)
+                reasons.append("the activity ledger forgot \(ReportFormatting.count(forgotten, "activity", plural: "activities")) in flight over limits.max_activities; "
+                    + "where they live is not known, so legacy cannot be switched off before \(until), when the last of them can no longer be updated")
+                steps.append("\(name): keep the legacy provider until \(until) (forgotten ledger rows), and raise limits.max_activities above its activities in flight")
+            }
+            let legacy = counts.filter { !$0.forgotten && $0.holder.includesLegacy }
             let total = legacy.reduce(0) { $0 + $1.count }
             if total > 0, let until = legacy.map(\.lastReachableUntil).max() {
                 let until = RFC3339.format(milliseconds: until)

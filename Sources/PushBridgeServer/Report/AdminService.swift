@@ -48,7 +48,7 @@ public struct AdminService: Sendable {
         guard request.method == "GET" else { return .json(405, .object(["error": .string("method not allowed")]), headers: [("Allow", "GET")]) }
         let now = AuditClock.nowMilliseconds()
         if request.path == "/admin/activities" { return await activities(request.query, now: now) }
-        let inFlight = try? await ledger?.inFlightCounts(now: now)
+        let inFlight = try? await ledger?.readinessCounts(now: now)
         guard page else { return handle(request, inFlight: inFlight) }
         let filter: ReportFilter
         switch Self.filter(request.query) {

@@ -4,8 +4,10 @@ import PushBridgeCore
 /// (``AuditStore/activities``) is one; a read that throws is said to the caller (503, nothing
 /// sent), never guessed.
 protocol ActivityLookup: Sendable {
-    /// The activity's record; nil when the ledger has never seen it or it is past its lifetime.
-    func record(app: String, activityId: String, now: Int64) async throws -> ActivityRecord?
+    /// The activity's record, keyed as OpenPush keys it (whichever source app it belongs to),
+    /// or else the one `app` wrote before the ledger was keyed so; nil when the ledger has
+    /// never seen it or it is past its lifetime.
+    func record(openPushApp: String, app: String, activityId: String, now: Int64) async throws -> ActivityRecord?
 }
 
 /// The ledger's store is what routing reads.

@@ -6,9 +6,12 @@ import PushBridgeCore
 struct Placement: Sendable, Equatable {
     /// What the ledger said about the request's activities.
     enum Ledger: Sendable, Equatable {
-        /// Not asked: a start, or a request whose activity ids are not known (its translation was refused).
+        /// Not asked, or nothing held: a start the ledger has no live record of
+        /// (``ActivityRules/Decision/newPlacement``), or a request whose activity ids are not
+        /// known (its translation was refused).
         case notAsked
-        /// Every activity of the request is known; where they live.
+        /// Every activity of the request is known (for a start: some activity already lives
+        /// somewhere, ``ActivityRules``); where they live.
         case held(ActivityHolder)
         /// At least one activity of the request was never seen (started before PushBridge was in the path, or forgotten).
         case unknown
@@ -18,7 +21,8 @@ struct Placement: Sendable, Equatable {
     enum Basis: Sendable, Equatable {
         /// A start (or a request without known activities), placed by the mode.
         case mode
-        /// An update or end of activities the ledger knows: their holder(s), whatever the mode.
+        /// An update or end of activities the ledger knows, or a start of one it already holds
+        /// (sent again): their holder(s), whatever the mode.
         case holder(ActivityHolder)
         /// An update or end of an activity the ledger has never seen: the mode's first side, then ``fallback``.
         case unknownActivity
@@ -40,6 +44,9 @@ struct Placement: Sendable, Equatable {
     var fallback: Side? = nil
     /// A rollout's placement of a new start (its cohort key goes into the ledger); nil otherwise.
     var rollout: RolloutPlacement? = nil
+    /// The records the router followed (by activity id), so the ledger's changes name the
+    /// record's own key and source app.
+    var records: [String: ActivityRecord] = [:]
 
     /// What the decision reads.
     struct Input: Sendable {

@@ -33,8 +33,10 @@ final class InstanceFleet: Sendable {
 
     /// A fleet running `configuration` (its OpenPush, audit and instance names are the
     /// fleet's); `upstreamDelay` is added before each upstream answer; `upstreamAdvance` seconds
-    /// pass on the sandbox's clock per request (0: frozen, its 60-a-minute limit counts every send).
-    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero, upstreamAdvance: Int64 = 2) throws {
+    /// pass on the sandbox's clock per request (0: frozen, its 60-a-minute limit counts every send);
+    /// `startDelay` holds each start before OpenPush handles it (a start still in flight there).
+    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero, upstreamAdvance: Int64 = 2,
+         startDelay: Duration = .zero) throws {
         self.configuration = Mutex(configuration)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -42,6 +44,7 @@ final class InstanceFleet: Sendable {
         let arrivals = arrivals
         upstream = try RecordingSandbox(advancePerRequest: upstreamAdvance, behaviour: { request in
             arrivals.append((ContinuousClock.now, request.path))
+            if startDelay > .zero, request.path.contains("/activities/activity/") { try? await Task.sleep(for: startDelay) }
             return nil
         }, beforeAnswering: { _ in
             // A slow upstream is the behaviour these tests ask for (sends in flight when an
