@@ -15,6 +15,7 @@ enum AuditSchema {
         migrator.register(6, "instance names", sql: instanceNames)
         migrator.register(7, "activity ledger", sql: ActivityLedgerSQL.schema(sqlite: true))
         migrator.register(9, "rollout rollbacks", sql: rolloutRollbacks)
+        migrator.register(StageSchema.sqliteNumber, StageSchema.name, sql: StageSchema.sql(sqlite: true))
         return migrator
     }
 

@@ -97,6 +97,7 @@ enum PostgresSchema {
                 instance_name TEXT
             );
             """),
+        .init(StageSchema.postgresNumber, StageSchema.name, sql: StageSchema.sql(sqlite: false)),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

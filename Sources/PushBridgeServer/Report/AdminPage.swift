@@ -5,7 +5,8 @@
 enum AdminPage {
     /// The page for `apps` (the running configuration's, in order), judged by `readiness`,
     /// with the ledger's `inFlight` counts (nil when not known), rendered at `now` (Unix ms).
-    static func render(apps: [AdminAppStatus], readiness: Readiness, inFlight: [ActivityCount]?, now: Int64) -> String {
+    /// `history` is the newest stage changes, oldest first (its own section).
+    static func render(apps: [AdminAppStatus], readiness: Readiness, inFlight: [ActivityCount]?, now: Int64, history: [StageChange] = []) -> String {
         let escape = ReportHTML.escape
         let dash = "—"
         var body = "<header><h1>PushBridge admin</h1><p class=\"sub\">\(ReportFormatting.count(apps.count, "app")) · \(escape(RFC3339.format(milliseconds: now)))"
@@ -29,7 +30,7 @@ enum AdminPage {
         }
         body += "</tbody></table></div>"
         if inFlight == nil { body += "<p class=\"legend\">Activities in flight are not known: this audit has no activity ledger to read.</p>" }
-        body += "</section>" + ReadinessHTML.section(readiness)
+        body += "</section>" + StageChangesRendering.htmlSection(history) + ReadinessHTML.section(readiness)
         return ReportHTML.page(title: "PushBridge admin", body: body, extraStyle: ".dialect{font-size:12px;color:var(--muted)}")
     }
 }

@@ -58,7 +58,7 @@ public struct AdminService: Sendable {
             let rollbacks = try? reader.rollbacks()
             let apps = snapshots.map { $0.snapshot.directory.apps.map { AdminAppStatus($0, rollbacks: rollbacks) } }
                 ?? readiness.apps.map { AdminAppStatus(name: $0.name, dialect: $0.dialect, stage: "—") }
-            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now)
+            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now, history: (try? reader.stageChanges(limit: Self.stageChangesShown)) ?? [])
             return HTTPResponse(status: 200, headers: [("Content-Type", ReportFormat.html.contentType), ("Cache-Control", "no-store"),
                                                        ("Content-Security-Policy", Self.pagePolicy)], body: Array(page.utf8))
         } catch {
@@ -141,4 +141,9 @@ public struct AdminService: Sendable {
         guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else { return false }
         return Fingerprint.constantTimeEquals(String(header.dropFirst(7)), token.value)
     }
+}
+
+extension AdminService {
+    /// The newest stage changes the admin page lists.
+    static let stageChangesShown = 50
 }
