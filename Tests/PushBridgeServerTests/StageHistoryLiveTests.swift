@@ -92,10 +92,25 @@ import Testing
         let listed = try JSONParser.parse(Array(printed.stdout.utf8)).objectValue?["stage_changes"]?.arrayValue ?? []
         #expect(listed.compactMap { $0.objectValue?["kind"]?.stringValue } == ["start-up", "percent", "rollback", "resume"], "\(printed.stdout)\(printed.stderr)")
         // The admin page lists the rollback after the resume.
-        let page = AdminPage.render(apps: [], readiness: Readiness(filter: ReportFilter(), thresholds: ReadinessThresholds(), apps: [], notes: []), inFlight: nil, now: 0,
-                                    history: try AuditReader(path: database).stageChanges(limit: 50))
+        let page = try await AdminPageTests.fetch(AdminService(token: Secret(AdminPageTests.token), reader: try AuditReader(path: database))).text
         #expect(page.contains("Stage changes") && page.contains(">rollback</span>") && page.contains("edge-a") && page.contains("resumed by pushbridge rollout resume"))
         await a.stop()
         await b.stop()
+    }
+
+    /// What an operator wrote (an app name, a rollback's evidence) is data wherever the history is shown.
+    @Test func theHistoryShowsOperatorTextEscapedInEveryFormat() throws {
+        let stage = AppStage(mode: .rollout, percent: 5, legacy: true, rolledBack: true)
+        let change = StageChange(at: 1_700_000_000_000, app: "rides\u{1B}]0;owned\u{7}", kind: .rollback, stage: stage, previous: "rollout 5%",
+                                 detail: "=HYPERLINK(\"x\") <script>", instance: "edge-1", fingerprint: "sha256:0123456789ab")
+        let text = StageChangesRendering.render([change], as: .text)
+        #expect(!text.contains("\u{1B}") && text.contains("rides\\u{1B}]0;owned\\u{7}") && text.contains("rollback: rollout 5% (rolled back) (was rollout 5%)"), "\(text)")
+        let csv = StageChangesRendering.render([change], as: .csv)
+        #expect(!csv.contains(",=HYPERLINK") && !csv.contains(",\"=HYPERLINK"), "\(csv)")
+        let html = StageChangesRendering.htmlSection([change])
+        #expect(!html.contains("<script>") && html.contains("&lt;script&gt;"))
+        let json = try JSONParser.parse(Array(StageChangesRendering.render([change], as: .json).utf8)).objectValue?["stage_changes"]?.arrayValue?.first?.objectValue
+        #expect(json?["app"] == .string("rides\u{1B}]0;owned\u{7}") && json?["rolled_back"] == .bool(true) && json?["percent"] == .int(5))
+        #expect(StageChangesRendering.render([], as: .text) == "no stage change recorded\n")
     }
 }
