@@ -41,9 +41,9 @@ extension AuditReader {
         var judged: [ReadinessKey: RouteReadiness] = [:]
         for (key, route) in routes {
             let names = settings.names(of: key.app)
-            let stage = names.lazy.compactMap { runs[$0] }.first?.latest.stage
             judged[key] = ReadinessJudge.judge(route, settings.thresholds, app: settings.displayName(of: key.app),
-                                               accepted: settings.thresholds.acceptedLosses(for: names), stage: stage, database: path, since: filter.since)
+                                               accepted: settings.thresholds.acceptedLosses(for: names), run: names.lazy.compactMap { runs[$0] }.first,
+                                               database: path, since: filter.since)
         }
         var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight,
                                                 runs: runs, database: path)

@@ -5,11 +5,12 @@ enum ReadinessJudge {
     /// minimum, else `ready`. A warning field in `accepted` (the app's accepted losses) is
     /// moved to ``RouteReadiness/acceptedLosses`` and blocks nothing. Each reason brings a
     /// next step naming `app`.
-    /// `stage` is the app's stage from the history (nil: not known): shadow comparisons are
-    /// asked for only before the cut-over, and no volume in `openpush`
+    /// `run` is the app's current stage from the history (nil: not known): shadow comparisons
+    /// are asked for only before the cut-over, and no volume in an `openpush` it migrated to
     /// (``ReadinessStageSteps``). `database` and `since` go into the commands the steps print.
-    static func judge(_ figures: RouteReadiness, _ t: ReadinessThresholds, app: String, accepted: Set<String> = [], stage: AppStage? = nil,
+    static func judge(_ figures: RouteReadiness, _ t: ReadinessThresholds, app: String, accepted: Set<String> = [], run: StageRun? = nil,
                       database: String? = nil, since: Int64? = nil) -> RouteReadiness {
+        let stage = run?.latest.stage
         var route = figures
         var broken: [String] = [], short: [String] = [], steps: [String] = []
         let pct = ReportFormatting.percent
@@ -39,12 +40,12 @@ enum ReadinessJudge {
             broken.append("OpenPush answered 429 to \(route.rateLimited) of \(ReportFormatting.count(route.openPushCalls, "call")) (\(pct(route.rateLimitedRate)); at most \(pct(t.maxRateLimitedRate)))")
             steps.append("\(app): send fewer requests a minute: OpenPush takes \(t.openPushRequestsPerMinute) per 60 s per app")
         }
-        let volume = ReadinessStageSteps.asksForVolume(stage)
+        let volume = ReadinessStageSteps.asksForVolume(run)
         if volume, route.requests < t.minRequests {
             short.append("\(ReportFormatting.count(route.requests, "request")) seen; \(t.minRequests) needed")
             steps.append("\(app): keep sending \(on) through PushBridge until \(t.minRequests) requests are seen (\(route.requests) so far)")
         }
-        if volume, ReadinessStageSteps.asksForShadow(stage), route.shadowed < t.minShadowed {
+        if volume, ReadinessStageSteps.asksForShadow(run), route.shadowed < t.minShadowed {
             short.append("\(ReportFormatting.count(route.shadowed, "shadow comparison")); \(t.minShadowed) needed (run the app in shadow mode, or set readiness.min_shadowed to 0)")
             steps.append("\(app): run it in shadow mode until \(on) has \(t.minShadowed) comparisons (\(route.shadowed) so far), or set readiness.min_shadowed to 0")
         }

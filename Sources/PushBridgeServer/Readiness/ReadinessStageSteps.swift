@@ -1,16 +1,25 @@
 /// The next steps that depend on the stage an app is in (from the stage history): never a
 /// stage it has already passed. Without a recorded stage, the steps of the whole playbook.
 enum ReadinessStageSteps {
-    /// Whether the stage still asks for shadow comparisons (`min_shadowed`): before the cut-over
-    /// (observe, shadow) or when the stage is not known.
-    static func asksForShadow(_ stage: AppStage?) -> Bool {
-        guard let stage else { return true }
-        return stage.startMode == .observe || stage.startMode == .shadow
+    /// Whether the stage still asks for shadow comparisons (`min_shadowed`): not once the app
+    /// is past shadow (a rollout, an `openpush` it migrated to); before, for an app configured
+    /// straight in `openpush`, or when the stage is not known, it does.
+    static func asksForShadow(_ run: StageRun?) -> Bool {
+        guard let run, let stage = run.latest.stage else { return true }
+        switch stage.startMode {
+        case .observe, .shadow: return true
+        case .rollout: return false
+        case .openpush: return !run.migrated
+        }
     }
 
     /// Whether the stage asks for a volume of traffic (`min_requests`, `min_shadowed`): not in
-    /// `openpush`, where nothing is left to cut over and the verdicts only watch what is sent.
-    static func asksForVolume(_ stage: AppStage?) -> Bool { stage?.startMode != .openpush }
+    /// `openpush` reached through the earlier stages, where nothing is left to cut over and the
+    /// verdicts only watch what is sent (an app configured straight in `openpush` is asked).
+    static func asksForVolume(_ run: StageRun?) -> Bool {
+        guard let run, run.latest.stage?.startMode == .openpush else { return true }
+        return !run.migrated
+    }
 
     /// What a ready app does next in its stage; nil in `openpush` (the legacy verdict says what is left).
     static func ready(_ name: String, _ stage: AppStage?) -> String? {

@@ -56,21 +56,33 @@ public struct StageRun: Sendable, Equatable {
     public var began: StageChange
     /// The newest change (the stage the app is in now, rolled back or not).
     public var latest: StageChange
+    /// Whether the history shows the app in a stage before `openpush` (observe, shadow,
+    /// rollout) at some time: it came to where it is through the cut-over.
+    public var migrated = false
+
+    /// A run.
+    public init(began: StageChange, latest: StageChange, migrated: Bool = false) {
+        self.began = began
+        self.latest = latest
+        self.migrated = migrated
+    }
 
     /// Every app's current stage in `changes` (oldest first), by app name.
     public static func current(_ changes: [StageChange]) -> [String: StageRun] {
         var runs: [String: StageRun] = [:]
         for change in changes {
+            let migrated = (runs[change.app]?.migrated ?? false) || change.stage.map { $0.startMode != .openpush } ?? false
             guard let run = runs[change.app] else {
-                runs[change.app] = StageRun(began: change, latest: change)
+                runs[change.app] = StageRun(began: change, latest: change, migrated: migrated)
                 continue
             }
             let was = run.latest.stage, now = change.stage
             let resumed = (was?.rolledBack ?? false) && !(now?.rolledBack ?? false)
             if was?.key != now?.key || resumed {
-                runs[change.app] = StageRun(began: change, latest: change)
+                runs[change.app] = StageRun(began: change, latest: change, migrated: migrated)
             } else {
                 runs[change.app]?.latest = change
+                runs[change.app]?.migrated = migrated
             }
         }
         return runs
