@@ -1,6 +1,7 @@
 /// The `stage_changes` history (``StageSchema``) on the reader's own connection, so instances
 /// sharing a PostgreSQL audit read each other's changes.
 extension AuditReader {
+    /// The columns every history read selects, in the order ``stageChange(_:)`` reads them.
     private static let stageColumns = "id, changed_at, app_name, kind, stage, previous_stage, mode, start_mode, route_modes, percent, legacy, rolled_back, detail, instance_name, config_fingerprint"
 
     /// Writes one change.
@@ -33,6 +34,7 @@ extension AuditReader {
         return latest
     }
 
+    /// A change from a row of ``stageColumns``.
     private static func stageChange(_ row: [SQLiteValue]) -> StageChange {
         let text = { (i: Int) in row[i].textValue }
         var stage: AppStage?

@@ -37,10 +37,12 @@ public enum StageChangesRendering {
     /// The CSV header.
     static let columns = ["changed_at", "app", "kind", "stage", "previous_stage", "detail", "instance", "config_fingerprint"]
 
+    /// One change's CSV cells, in ``columns`` order (``CSVCell`` keeps a cell from starting a formula).
     static func csvRow(_ c: StageChange) -> [String] {
         [RFC3339.format(milliseconds: c.at), c.app, c.kind.rawValue, c.stageText, c.previous ?? "", c.detail, c.instance ?? "", c.fingerprint ?? ""]
     }
 
+    /// One change as a JSON object (times in Unix ms, absent values `null`).
     static func json(_ c: StageChange) -> JSONValue {
         let optional = { (value: String?) in value.map(JSONValue.string) ?? .null }
         return .object(["changed_at": .int(c.at), "app": .string(c.app), "kind": .string(c.kind.rawValue), "stage": .string(c.stageText),
