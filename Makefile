@@ -7,7 +7,7 @@ PY_PACKAGES := onesignal-python-api==5.*
 SWIFT ?= swift
 CONFIG ?= config/demo.json
 
-.PHONY: deps deps-test deps-python build release test run bench bench-translate fuzz docs clean
+.PHONY: deps deps-test deps-python build release test run bench bench-translate fuzz docs clean package package-test rules-test
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -20,6 +20,9 @@ deps:
 # store's tests start (Tests/PushBridgeServerTests/Support/PostgresTestCluster.swift), and
 # nginx, which DeploymentDocTests runs in front of two instances as docs/deployment.md says.
 TEST_DEB_PACKAGES := postgresql nginx
+# What the package's and the alert rules' tests need: dpkg-shlibdeps, lintian,
+# systemd-analyze, promtool (packaging/test-package.sh, packaging/test-rules.sh).
+TEST_DEB_PACKAGES += dpkg-dev binutils lintian systemd procps prometheus
 
 deps-test: deps
 	@missing=""; for p in $(TEST_DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -40,6 +43,8 @@ release: deps
 test: deps deps-test deps-python
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	packaging/test-rules.sh
+	packaging/test-package.sh
 
 # The demo's caller keys are demo-onesignal-key, demo-pushwoosh-auth and demo-buzzkit-token
 # (config/demo.json holds only their SHA-256); its embedded sandbox needs no OpenPush key.
@@ -68,6 +73,19 @@ bench: deps deps-test
 FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run.sh
+
+# The Debian package (docs/deployment.md, "Installing the Debian package"):
+# dist/pushbridge_<version>_amd64.deb from a static release build in .build/package.
+package: deps
+	@command -v dpkg-shlibdeps >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev binutils >/dev/null; }
+	packaging/build-deb.sh
+
+# The package's test (builds it first) and the alert rules' tests; both run in `make test`.
+package-test: deps deps-test
+	packaging/test-package.sh
+
+rules-test: deps-test
+	packaging/test-rules.sh
 
 docs: build
 	.build/debug/pushbridge docs field-mapping > docs/field-mapping.md

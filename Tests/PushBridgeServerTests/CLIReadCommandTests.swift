@@ -35,7 +35,7 @@ struct CLIReadCommandTests {
     @Test func theListedCommandsAreTheWholeTree() {
         let known: [[String]] = [["serve"], ["translate"], ["sandbox"], ["sandbox", "sends"], ["audit"], ["audit", "list"], ["audit", "show"],
                                  ["audit", "prune"], ["scheduled"], ["scheduled", "list"], ["scheduled", "cancel"], ["report"], ["readiness"],
-                                 ["replay"], ["check-config"], ["docs"], ["docs", "field-mapping"], ["rollout"], ["rollout", "resume"]]
+                                 ["replay"], ["check-config"], ["docs"], ["docs", "field-mapping"], ["rollout"], ["rollout", "resume"], ["rollout", "where"]]
         for command in known { #expect(Self.commands.contains(command), "pushbridge --help does not list \(command): \(Self.commands)") }
     }
 

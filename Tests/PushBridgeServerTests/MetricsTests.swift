@@ -64,6 +64,9 @@ struct MetricsTests {
             # HELP pushbridge_shadow_dropped_total Shadow sends dropped.
             # TYPE pushbridge_shadow_dropped_total counter
             pushbridge_shadow_dropped_total 1
+            # HELP pushbridge_shadow_skipped_total Shadow sends to OpenPush skipped: no slot live sends did not need within delivery.shadow_max_wait_ms.
+            # TYPE pushbridge_shadow_skipped_total counter
+            pushbridge_shadow_skipped_total 0
             # HELP pushbridge_inflight_requests Requests being handled now.
             # TYPE pushbridge_inflight_requests gauge
             pushbridge_inflight_requests 1

@@ -58,7 +58,7 @@ import Testing
         var config = try #require(try JSONParser.parse(Array(try Data(contentsOf: CLIRunner.repoRoot.appendingPathComponent("config/demo-migration.json")))).objectValue)
         config["listen"] = .string("127.0.0.1:0")
         config["audit_db"] = .string(folder.url("audit.sqlite").path)
-        for key in ["sandbox", "legacy_doubles"] {
+        for key in ["sandbox", "legacy_doubles", "admin"] {
             var listener = try #require(config[key]?.objectValue)
             listener["listen"] = .string("127.0.0.1:0")
             config[key] = .object(listener)
@@ -73,6 +73,14 @@ import Testing
         let welcome = try String(contentsOfFile: out, encoding: .utf8)
         #expect(welcome.contains("Legacy doubles  \(doubles)    ") && welcome.contains("Proxy           http://127.0.0.1:\(serve.port)    "), "\(welcome)")
         #expect(!welcome.contains("{"), "a placeholder was left: \(welcome)")
+        let admin = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").first { $0.contains("msg=\"admin listener started\"") }
+        let adminAddress = try #require(admin.flatMap { LogfmtParser.parse(String($0))?.first { $0.key == "address" }?.value })
+        #expect(welcome.contains("Admin page      http://\(adminAddress)/admin/    "), "\(welcome)")
+        // The rehearsal's admin page opens with what the welcome says: any user name, the demo token as the password.
+        let adminPort = try #require(UInt16(adminAddress.split(separator: ":").last ?? ""))
+        let page = try await RawHTTPClient.send(port: adminPort, target: "/admin/",
+                                                headers: [("Authorization", "Basic " + Data("me:\(ProxyConfiguration.demoAdminToken)".utf8).base64EncodedString())])
+        #expect(page.status == 200 && page.text.contains("demo-onesignal"), "\(page.status)")
         let port = try #require(UInt16(doubles.split(separator: ":").last ?? ""))
         let view = try await RawHTTPClient.send(port: port, target: "/_doubles/requests")
         #expect(view.status == 200 && view.text.hasPrefix(#"{"requests":[]"#), "\(view.text)")
@@ -82,7 +90,7 @@ import Testing
     @Test(.timeLimit(.minutes(3)))
     func theRehearsalRunsAsWrittenObserveShadowOpenPushAndLegacyOffOnTheDoubles() async throws {
         let blocks = try Self.rehearsal()
-        #expect(blocks.count == 7, "\(blocks.count) shell blocks")
+        #expect(blocks.count == 8, "\(blocks.count) shell blocks")
         #expect(blocks.compactMap(\.needs) == ["rollout", "activities"], "\(blocks.compactMap(\.needs))")
 
         let folder = try TemporaryDirectory("pushbridge-migration-doc")
@@ -93,7 +101,7 @@ import Testing
                                                 ("var/demo-migration-audit.sqlite", "\(dir)/audit.sqlite"), ("var/", "\(dir)/"),
                                                 (".build/release/pushbridge", CLIRunner.binary.path)]
         var ports: [String: String] = [:]
-        for port in ["8080", "8081", "8082"] {
+        for port in ["8080", "8081", "8082", "9090"] {
             ports[port] = "127.0.0.1:\(PostgresTestCluster.freePort())"
             replacements.append(("127.0.0.1:\(port)", ports[port]!))
         }
@@ -106,6 +114,10 @@ import Testing
         #expect(doubles["listen"] == .string("127.0.0.1:8082"))
         doubles["listen"] = .string(ports["8082"]!)
         config["legacy_doubles"] = .object(doubles)
+        var admin = try #require(config["admin"]?.objectValue)
+        #expect(admin["listen"] == .string("127.0.0.1:9090"))
+        admin["listen"] = .string(ports["9090"]!)
+        config["admin"] = .object(admin)
         try Data(JSONWriter.bytes(.object(config))).write(to: URL(fileURLWithPath: "\(dir)/demo-migration.json"))
 
         // The blocks whose command this build has; the rest are named in the output.
@@ -120,7 +132,7 @@ import Testing
         }
         // This build has every command the playbook names: no block may be left out.
         #expect(skipped.isEmpty, "not run, this build lacks the command: \(skipped.joined(separator: ", "))")
-        #expect(included.count == blocks.count && included.count >= 7, "\(included.count) of \(blocks.count) blocks")
+        #expect(included.count == blocks.count && included.count >= 8, "\(included.count) of \(blocks.count) blocks")
 
         let script = """
             cleanup() { kill $(jobs -p) 2>/dev/null || true; }

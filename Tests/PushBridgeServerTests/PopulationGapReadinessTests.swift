@@ -104,6 +104,7 @@ import Testing
                 for (app, source, busy) in [("busy", "app-b", 75), ("calm", "app-c", 60)] where index < busy {
                     var entry = sampleEntry("\(app)-\(index)", receivedAt: minute + Int64(index) * 700, findings: 0, app: source)
                     entry.appName = app
+                    entry.targetApp = "op-\(app)"
                     try await store.record(entry, sampleCompletion(finishedAt: entry.receivedAt + 5))
                 }
             }
@@ -119,13 +120,13 @@ import Testing
             settings.thresholds.minShadowed = 0
             let readiness = try AuditReader(path: path).readiness(settings: settings, inFlight: [])
             let busy = try #require(readiness.apps.first { $0.app == "busy" }), calm = try #require(readiness.apps.first { $0.app == "calm" })
-            #expect(busy.busiestMinute == BusiestMinute(start: minute, requests: 75) && busy.verdict == .notReady)
-            #expect(busy.reasons == ["busiest minute 2023-11-14T22:14:00.000Z had 75 requests; OpenPush accepts 60 per 60 s per app: at that rate a paced queue falls 15 requests (15 s) further behind every minute"],
+            #expect(busy.busiestMinute == BusiestMinute(start: minute, requests: 75, openPushApp: "op-busy", apps: ["busy"]) && busy.verdict == .notReady)
+            #expect(busy.reasons == ["busiest minute 2023-11-14T22:14:00.000Z had 75 OpenPush sends to OpenPush app op-busy; OpenPush accepts 60 per 60 s per app: at that rate a paced queue falls 15 sends (15 s) further behind every minute"],
                     "\(busy.reasons)")
             #expect(busy.routes.allSatisfy { $0.verdict == .ready })
-            #expect(calm.busiestMinute == BusiestMinute(start: minute, requests: 60) && calm.verdict == .ready && calm.reasons.isEmpty, "\(calm)")
+            #expect(calm.busiestMinute == BusiestMinute(start: minute, requests: 60, openPushApp: "op-calm", apps: ["calm"]) && calm.verdict == .ready && calm.reasons.isEmpty, "\(calm)")
             let text = ReadinessRendering.text(readiness)
-            #expect(text.contains("busy: NOT READY\n    - busiest minute 2023-11-14T22:14:00.000Z had 75 requests"), "\(text)")
+            #expect(text.contains("busy: NOT READY\n    - busiest minute 2023-11-14T22:14:00.000Z had 75 OpenPush sends"), "\(text)")
             #expect(readiness.nextSteps.contains("busy: spread its sends below 60 a minute (its busiest minute had 75), or agree a higher limit with OpenPush and set readiness.openpush_requests_per_minute"))
             #expect(readiness.nextSteps.contains { $0.hasPrefix("calm: ready to cut over") })
         }

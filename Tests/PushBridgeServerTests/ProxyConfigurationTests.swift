@@ -90,6 +90,10 @@ struct ProxyConfigurationTests {
             "apps[0].callers[1]: exactly one of key_env or key_sha256 is required",
         ])
         #expect(problems("{").first?.hasPrefix("configuration is not valid JSON") == true)
+        // A shadow's live reserve cannot exceed the window it is kept in.
+        #expect(problems(#"{"delivery": {"sends_per_window": 10, "live_reserve": 11}}"#)
+            .contains("delivery.live_reserve: must be an integer from 0 to delivery.sends_per_window (10)"))
+        #expect(problems(#"{"delivery": {"shadow_max_wait_ms": 0}}"#).contains { $0.hasPrefix("delivery.shadow_max_wait_ms") })
     }
 
     @Test func oneSignalAppsMapSegmentsAndChooseWhatAnUnmappedOneDoes() throws {

@@ -44,6 +44,32 @@ import Testing
         #expect(await shared.blockedUntil(app: "a") == local.blockedUntil(app: "a"))
     }
 
+    /// Shadow reservations (live first) on the shared pacer: the same answers as the
+    /// in-process pacer step for step, the shadow sends among the slots kept across reads
+    /// (a second pacer on its own connection sees the window the first wrote).
+    @Test func spareReservationsMatchTheInProcessPacerStepForStepAcrossConnections() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        var settings = Self.settings(12, queue: 20, maxWait: 130_000)
+        settings.liveReserve = 4
+        let pacers = try [Self.pacer(uri, settings, instance: "a"), Self.pacer(uri, settings, instance: "b")]
+        let local = SendPacer(settings: settings)
+        var generator = SystemRandomNumberGenerator()
+        var now: Int64 = 1_000
+        var (spareGrants, spareRefusals) = (0, 0)
+        for step in 0..<150 {
+            now += Int64.random(in: 0...3_000, using: &generator)
+            let shared = pacers[step % 2], count = Int.random(in: 1...2, using: &generator)
+            if step % 3 == 0 {
+                let expected = local.reserveSpare(app: "a", count: count, now: now)
+                #expect(await shared.reserveSpare(app: "a", count: count, now: now) == expected, "step \(step) (shadow)")
+                if case .granted = expected { spareGrants += 1 } else { spareRefusals += 1 }
+            } else {
+                #expect(await shared.reserve(app: "a", count: count, now: now) == local.reserve(app: "a", count: count, now: now), "step \(step) (live)")
+            }
+        }
+        #expect(spareGrants > 0 && spareRefusals > 0, "the run both granted and refused shadows: \(spareGrants) / \(spareRefusals)")
+    }
+
     @Test func pacersOnSeveralConnectionsNeverGrantMoreThanTheWindowTogether() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
         let settings = Self.settings(5, window: 10_000, queue: 1_000, maxWait: 1_000_000)

@@ -78,7 +78,8 @@ import Testing
             request.path.contains("/activities/activity/") && String(decoding: request.body, as: UTF8.self).contains("broken_") ? .json(500, .object(["errors": .array([.string("down")])])) : nil
         }
         let openPush = try RecordingSandbox(behaviour: broken), legacy = try RolloutLiveTests.Legacy()
-        let configuration = RolloutLiveTests.configuration(openPush, legacy, rollout: .init(percent: 100)).with {
+        // Without fallback, OpenPush's refusals stay on their rows (with it they go to the legacy side).
+        let configuration = RolloutLiveTests.configuration(openPush, legacy, rollout: .init(percent: 100, fallbackToLegacy: false)).with {
             $0.readiness = .init(minRequests: 2, minShadowed: 3)
             $0.delivery.maxAttempts = 1
         }

@@ -23,7 +23,8 @@ struct TestConfigurationTests {
             $0.legacyDoubles = .init(listen: "127.0.0.1:0", keep: 7)
             $0.limits = .init(maxBodyBytes: 1, maxConnections: 9, perIPConnections: 8, headerMemoryBytes: 4096, maxHeadBytes: 3000, maxRequestTargetBytes: 100,
                               idleTimeoutSeconds: 4, requestTimeoutSeconds: 5, upstreamConnectTimeoutMs: 6, upstreamTimeoutMs: 7, maxActivities: 11)
-            $0.delivery = .init(sendsPerWindow: 2, windowMs: 3, marginMs: 4, queueLimit: 5, maxWaitMs: 6, maxAttempts: 7, backoffBaseMs: 8, backoffMaxMs: 9, repeatWindowMs: 10)
+            $0.delivery = .init(sendsPerWindow: 2, windowMs: 3, marginMs: 4, queueLimit: 5, maxWaitMs: 6, maxAttempts: 7, backoffBaseMs: 8, backoffMaxMs: 9, repeatWindowMs: 10,
+                                liveReserve: 1, shadowMaxWaitMs: 12)
             $0.shadowQueue = .init(limit: 3, workers: 2, timeoutMs: 100)
             $0.auditRetentionDays = 0
             $0.auditMaxMiB = 5
@@ -49,6 +50,7 @@ struct TestConfigurationTests {
         #expect(c.logFormat == .json && c.instanceName == "test-a" && c.schedulerDatabase == full.schedulerDatabase && c.openPush?.caFile == ca)
         #expect(c.admin?.listen.port == 0 && c.legacy[.pushwoosh] == "double" && c.legacyDoubles.keep == 7)
         #expect(c.limits.maxBodyBytes == 1 && c.limits.maxHeadBytes == 3000 && c.limits.upstreamTimeout == .milliseconds(7) && c.auditLimits.maxActivities == 11)
+        #expect(c.delivery.liveReserve == 1 && c.delivery.shadowMaxWaitMs == 12)
         #expect(c.delivery.sendsPerWindow == 2 && c.delivery.repeatWindowMs == 10 && c.shadowQueue.workers == 2 && c.shadowQueue.timeout == .milliseconds(100))
         #expect(c.auditLimits.retentionDays == 0 && c.auditLimits.maxBytes == 5 << 20 && c.auditLimits.minFreeBytes == 6 << 20)
         #expect(c.readiness.minShadowed == 2 && c.readiness.maxDisagreementShare == 0.125 && c.readiness.acceptedLosses == ["os": ["ios_sound"]])

@@ -77,4 +77,60 @@ import Testing
         #expect(plain.all.filter { $0.path == Self.path }.count == 2, "repeat_window_ms 0 still held back a copy")
         await off.stop()
     }
+
+    /// The notification id OpenPush gave the `n`th request sent to `path`.
+    static func sentId(_ upstream: RecordingSandbox, _ path: String, _ n: Int) -> String? {
+        let sent = upstream.all.filter { $0.path == path }
+        guard n < sent.count else { return nil }
+        return (try? JSONParser.parse(sent[n].response.body))?.objectValue?["id"]?.stringValue
+    }
+
+    /// Issue 29, item 5a: U, then V, then U again of one activity: the third is sent, so the
+    /// phone shows U again (a different later update clears the memory of that activity).
+    @Test func anUpdateSentAgainAfterADifferentOneOfTheSameActivityIsSent() async throws {
+        let upstream = try RecordingSandbox()
+        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
+        let first = try await proxy.send(path: Self.path, body: Self.update("arriving"))
+        let second = try await proxy.send(path: Self.path, body: Self.update("delivered"))
+        let third = try await proxy.send(path: Self.path, body: Self.update("arriving"))
+        for reply in [first, second, third] { #expect((200..<300).contains(reply.status), "\(String(decoding: reply.body, as: UTF8.self))") }
+        let sent = upstream.all.filter { $0.path == Self.path }
+        #expect(sent.count == 3, "U, V, U reached OpenPush \(sent.count) times: the third was answered from memory")
+        let firstId = try #require(Self.sentId(upstream, Self.path, 0))
+        let thirdId = try #require(Self.sentId(upstream, Self.path, 2), "the third update was never sent")
+        #expect(firstId != thirdId)
+        let body = String(decoding: third.body, as: UTF8.self)
+        #expect(body.contains(thirdId) && !body.contains(firstId), "the third answer is not its own send's: \(body)")
+        let audit = try AuditReader(path: proxy.auditPath)
+        let thirdRequest = try #require(third.headers["x-pushbridge-request-id"])
+        let row = try #require(try audit.show(requestId: thirdRequest))
+        #expect(row.errorMessage?.hasPrefix("not sent") != true, "\(row.errorMessage ?? "-")")
+        // The memory still works for the latest update: a copy of the third is not sent again.
+        let copy = try await proxy.send(path: Self.path, body: Self.update("arriving"))
+        #expect((200..<300).contains(copy.status) && String(decoding: copy.body, as: UTF8.self).contains(thirdId))
+        #expect(upstream.all.filter { $0.path == Self.path }.count == 3, "the copy of the latest update was sent again")
+        await proxy.stop()
+    }
+
+    /// Issue 29, item 5b: the memory is scoped to the source app. App `os-mapped` sends the
+    /// very update app `os` sent (same OpenPush app, activity, body and key): it is never
+    /// answered with `os`'s notification id.
+    @Test func anotherSourceAppsIdenticalUpdateIsNeverAnsweredWithTheFirstAppsId() async throws {
+        let upstream = try RecordingSandbox()
+        let proxy = try ProxyHarness(upstream: upstream.baseURL)
+        #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
+        let mine = try await proxy.send(path: Self.path, body: Self.update("arriving"))
+        #expect((200..<300).contains(mine.status))
+        let mineId = try #require(Self.sentId(upstream, Self.path, 0))
+        let otherPath = Self.path.replacingOccurrences(of: "/apps/app_3f9c2b/", with: "/apps/\(TestApp.osMapped.sourceAppId)/")
+        let other = try await proxy.send(path: otherPath, body: Self.update("arriving"))
+        let body = String(decoding: other.body, as: UTF8.self)
+        #expect(!body.contains(mineId), "app os-mapped was answered with app os's notification id: \(body)")
+        let audit = try AuditReader(path: proxy.auditPath)
+        let otherRequest = try #require(other.headers["x-pushbridge-request-id"])
+        let row = try #require(try audit.show(requestId: otherRequest))
+        #expect(row.errorMessage?.contains("as request") != true, "answered from another app's memory: \(row.errorMessage ?? "-")")
+        await proxy.stop()
+    }
 }

@@ -76,6 +76,7 @@ extension ProxyConfiguration {
 
     private static let topLevelKeys = ["listen", "log_format", "audit_db", "instance_name", "limits", "openpush", "sandbox", "admin", "apps", "legacy", "legacy_doubles", "delivery", "shadow_queue", "tls",
                                          "audit_retention_days", "audit_max_mib", "audit_min_free_mib", "readiness", "instances"]
+        + ["allow_legacy_removal"]
 
     private static func decode(_ root: JSONValue, _ r: ConfigReader) -> ProxyConfiguration? {
         guard let top = r.object(root, at: "", allowed: topLevelKeys) else {
@@ -104,13 +105,14 @@ extension ProxyConfiguration {
         configuration.limits = decodeLimits(top["limits"], r)
         configuration.sandbox = sandbox
         configuration.openPush = decodeOpenPush(top["openpush"], required: !sandbox.embedded, r)
-        configuration.admin = decodeAdmin(top["admin"], r)
+        configuration.admin = decodeAdmin(top["admin"], demo: sandbox.embedded && top["openpush"] == nil, r)
         if sandbox.embedded, top["openpush"] == nil, let seed = sandbox.seedPath, let parsed = try? SandboxSeed.load(path: seed, environment: r.environment) {
             r.sandboxRestKeys = Dictionary(parsed.apps.map { ($0.app.id, $0.app.restKey) }, uniquingKeysWith: { first, _ in first })
         }
         configuration.apps = AppConfiguration.decodeAll(r.array(top, "apps", at: ""), r)
         configuration.legacy = decodeLegacy(top["legacy"], r)
         configuration.legacyDoubles = decodeLegacyDoubles(top["legacy_doubles"], r)
+        configuration.allowLegacyRemoval = r.bool(top, "allow_legacy_removal", at: "", default: false)
         (configuration.delivery, configuration.schedulerDatabase) = decodeDelivery(top["delivery"], r)
         configuration.shadowQueue = decodeShadowQueue(top["shadow_queue"], r)
         configuration.tls = decodeTLS(top["tls"], at: "tls", r)
@@ -169,11 +171,19 @@ extension ProxyConfiguration {
         return sandbox
     }
 
-    private static func decodeAdmin(_ value: JSONValue?, _ r: ConfigReader) -> Admin? {
+    /// The admin token of a local demo whose `admin.token_env` is not set: only when the
+    /// embedded sandbox is the whole of OpenPush (no `openpush` object) and the admin listener
+    /// is on loopback, as `config/demo-migration.json` runs.
+    public static let demoAdminToken = "demo-admin-token"
+
+    /// `admin`; with `demo` (the embedded sandbox is OpenPush) an unset `token_env` falls back
+    /// to ``demoAdminToken`` when the listener is on loopback.
+    private static func decodeAdmin(_ value: JSONValue?, demo: Bool, _ r: ConfigReader) -> Admin? {
         guard let o = r.object(value, at: "admin", allowed: ["token_env", "listen", "tls"]) else { return nil }
         let listen = r.listenAddress(o, "listen", at: "admin")
         let tls = decodeTLS(o["tls"], at: "admin.tls", r)
-        guard let token = r.secretFromEnvironment(o, "token_env", at: "admin") else { return nil }
+        let loopback = ["127.0.0.1", "::1", "localhost"].contains(listen?.host ?? "127.0.0.1")
+        guard let token = r.secretFromEnvironment(o, "token_env", at: "admin", fallback: demo && loopback ? demoAdminToken : nil) else { return nil }
         var admin = Admin(token: token, tls: tls)
         if let listen { admin.listen = listen }
         return admin

@@ -42,7 +42,8 @@ extension ProxyConfiguration {
 
     static func decodeDelivery(_ value: JSONValue?, _ r: ConfigReader) -> (DeliverySettings, String?) {
         var s = DeliverySettings()
-        let keys = ["sends_per_window", "window_ms", "margin_ms", "queue_limit", "max_wait_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "repeat_window_ms", "scheduler_db"]
+        let keys = ["sends_per_window", "window_ms", "margin_ms", "queue_limit", "max_wait_ms", "max_attempts", "backoff_base_ms", "backoff_max_ms", "repeat_window_ms", "scheduler_db",
+                    "live_reserve", "shadow_max_wait_ms"]
         guard let o = r.object(value, at: "delivery", allowed: keys) else { return (s, nil) }
         s.sendsPerWindow = r.positiveInt(o, "sends_per_window", at: "delivery", default: s.sendsPerWindow)
         s.windowMs = Int64(r.positiveInt(o, "window_ms", at: "delivery", default: Int(s.windowMs)))
@@ -59,6 +60,11 @@ extension ProxyConfiguration {
         if let w = o["repeat_window_ms"] {
             if let v = w.numberValue?.int64Value, v >= 0, v <= 3_600_000 { s.repeatWindowMs = v } else { r.report("delivery.repeat_window_ms", "must be an integer from 0 to 3600000") }
         }
+        if let v = o["live_reserve"] {
+            if let n = v.numberValue?.int64Value, n >= 0, n <= Int64(s.sendsPerWindow) { s.liveReserve = Int(n) }
+            else { r.report("delivery.live_reserve", "must be an integer from 0 to delivery.sends_per_window (\(s.sendsPerWindow))") }
+        }
+        s.shadowMaxWaitMs = Int64(r.positiveInt(o, "shadow_max_wait_ms", at: "delivery", default: Int(s.shadowMaxWaitMs)))
         return (s, r.string(o, "scheduler_db", at: "delivery"))
     }
 

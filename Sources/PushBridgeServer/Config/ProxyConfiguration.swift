@@ -26,6 +26,10 @@ public struct ProxyConfiguration: Sendable {
     public var apps: [AppConfiguration]
     /// The legacy providers' base URLs (observe and shadow modes). Default none.
     public var legacy = LegacyEndpoints()
+    /// `allow_legacy_removal`: a reload (and `check-config`) takes a file without a
+    /// `legacy.<dialect>` that activities in flight are still held by (they can then no longer
+    /// be updated or ended). Default false: such a file is refused (``LegacyRemovalGuard``).
+    public var allowLegacyRemoval = false
     /// The embedded legacy doubles, started when a `legacy.<dialect>` is `"double"`.
     public var legacyDoubles = LegacyDoubles()
     /// Pacing and retries of sends to OpenPush. Defaults: 60 per 60 s, 3 attempts.

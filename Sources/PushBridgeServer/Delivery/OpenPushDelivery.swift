@@ -3,8 +3,8 @@ import PushBridgeCore
 /// Everything that sends to OpenPush: the forwarder, the result mapping, the idempotency
 /// keys' retry rule and the pacer, behind three entry points — ``deliver(_:key:requestId:)``
 /// (paced now, a caller waits), ``deliverScheduled(_:key:requestId:)`` (paced at a stored
-/// start's time) and ``deliverShadow(_:key:requestId:baseURL:timeout:)`` (unpaced, one attempt,
-/// a shadow's) — all returning ``UpstreamAttempt``s. Paced per app by a ``SendPacing``,
+/// start's time) and ``deliverShadow(_:key:requestId:baseURL:timeout:)`` (paced after live
+/// sends, one attempt, a shadow's) — all returning ``UpstreamAttempt``s. Paced per app by a ``SendPacing``,
 /// retried only when a retry cannot act twice, every attempt kept.
 ///
 /// A start always carries an `idempotency_key` (see ``IdempotencyKeys``), so it is retried
@@ -85,18 +85,6 @@ public struct OpenPushDelivery: Sendable {
         return await send(request, key: key, requestId: requestId, deadline: .now + Self.requestBudget(settings, upstreamTimeout: upstreamTimeout))
     }
 
-    /// Unpaced, for a shadow: one attempt per request with `timeout`, to `baseURL` when given
-    /// (a sandbox or a second OpenPush) instead of OpenPush's. The pacer is OpenPush's real
-    /// budget, so a shadow neither waits for it nor spends it; the attempts are the shadow's.
-    public func deliverShadow(_ requests: [OpenPushRequest], key: String, requestId: String, baseURL: String?, timeout: Duration) async -> [UpstreamAttempt] {
-        let target = baseURL.map { OpenPushForwarder(client: forwarder.client, baseURL: $0, clock: forwarder.clock) } ?? forwarder
-        var attempts: [UpstreamAttempt] = []
-        for request in requests {
-            attempts.append(await target.exchange(request, key: key, requestId: requestId, timeout: timeout).1)
-        }
-        return attempts
-    }
-
     /// Sends one request whose first slot is already taken, retrying as the rules allow
     /// until `deadline`; each retry takes a slot of its own.
     func send(_ request: OpenPushRequest, key: String, requestId: String, deadline: ContinuousClock.Instant) async -> (UpstreamResult, [UpstreamAttempt]) {
@@ -104,10 +92,7 @@ public struct OpenPushDelivery: Sendable {
         while true {
             let (response, attempt) = await forwarder.exchange(request, key: key, requestId: requestId)
             attempts.append(attempt)
-            if let reply = response.reply, reply.status == 429 {
-                let seconds = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? Int(settings.windowMs / 1000)
-                await pacer.drain(app: request.appId, until: clock.nowMilliseconds() + Int64(seconds) * 1000)
-            }
+            await drainIfRateLimited(response, app: request.appId)
             let backoff = settings.backoff(retry: attempts.count)
             guard attempts.count < settings.maxAttempts, Self.mayRetry(request, after: response),
                   ContinuousClock.now + .milliseconds(backoff) + upstreamTimeout <= deadline else {
@@ -116,6 +101,13 @@ public struct OpenPushDelivery: Sendable {
             try? await Task.sleep(for: .milliseconds(backoff))
             guard await takeSlot(app: request.appId, patient: false) else { return (UpstreamResultMapping.result(response), attempts) }
         }
+    }
+
+    /// After OpenPush's 429: no send for `app` until its `Retry-After` (a window without one).
+    func drainIfRateLimited(_ response: UpstreamResponse, app: String) async {
+        guard let reply = response.reply, reply.status == 429 else { return }
+        let seconds = reply.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? Int(settings.windowMs / 1000)
+        await pacer.drain(app: app, until: clock.nowMilliseconds() + Int64(seconds) * 1000)
     }
 
     /// Whether a request may be sent again after `response`: a start with an idempotency key

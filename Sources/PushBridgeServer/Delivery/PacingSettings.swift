@@ -25,6 +25,19 @@ public struct DeliverySettings: Sendable, Equatable {
     /// result instead of being sent again (see ``UpdateRepeats``); a repeat while the first is
     /// still being sent waits for it. 0 turns it off. Default 120000 ms.
     public var repeatWindowMs: Int64 = 120_000
+    /// Slots of each window that shadow sends never take (`delivery.live_reserve`): a shadow
+    /// send goes only while, after it, the window still has this many free slots, and at
+    /// least as many as the live sends already in the window (see
+    /// ``PacerWindow/reserveSpare(count:now:settings:)``). Nil: a third of
+    /// ``sendsPerWindow`` (20 of 60).
+    public var liveReserve: Int?
+    /// The longest a shadow send waits for a slot live sends do not need
+    /// (`delivery.shadow_max_wait_ms`); past it the shadow is skipped, counted
+    /// (`pushbridge_shadow_skipped_total`) and its comparison row says so. Default 10000 ms.
+    public var shadowMaxWaitMs: Int64 = 10_000
+
+    /// The live reserve in effect: ``liveReserve``, or a third of ``sendsPerWindow``.
+    public var effectiveLiveReserve: Int { min(liveReserve ?? max(sendsPerWindow, 1) / 3, max(sendsPerWindow, 1)) }
 
     /// The defaults.
     public init() {}

@@ -11,7 +11,7 @@ enum BuzzKitDouble {
     /// Answers one request below the double's prefix.
     static func handle(_ request: HTTPRequest, path: [String], activities: inout LegacyDoubleActivities, now: Int64) -> LegacyDoubleExchange {
         let body = LegacyDoubleRequest.json(request)
-        var exchange = LegacyDoubleExchange(response: notFound, credential: LegacyDoubleRequest.headerFingerprint(request), recordedBody: body)
+        var exchange = LegacyDoubleExchange(response: notFound, credential: LegacyDoubleRequest.headerFingerprint(request))
         guard path == ["v1", "live-activities", "send"] else { return exchange }
         guard request.method == "POST" else {
             exchange.response = error(405, "method_not_allowed", "use POST")

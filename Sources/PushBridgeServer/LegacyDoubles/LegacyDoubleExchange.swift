@@ -1,15 +1,13 @@
 import Foundation
 import PushBridgeCore
 
-/// What a provider's double made of one request: its answer, and what of the request may be
-/// recorded (the credential's fingerprint, the body with its secrets replaced).
+/// What a provider's double made of one request: its answer and the presented credential's
+/// fingerprint (the body and path are recorded through ``LegacyDoubleSecrets``).
 struct LegacyDoubleExchange {
     /// The answer.
     var response: HTTPResponse
     /// The presented credential's fingerprint, nil when none was presented.
     var credential: String?
-    /// The body as recorded; nil when it was not JSON.
-    var recordedBody: JSONValue?
 }
 
 /// Reading helpers the three doubles share.

@@ -6,7 +6,7 @@ import Synchronization
 /// `/onesignal`, the Pushwoosh double under `/pushwoosh`, the BuzzKit double under `/buzzkit`
 /// (each answering its provider's documented shapes for the Live Activity routes PushBridge
 /// forwards), and two read-only views: `GET /_doubles/requests[?provider=P]` (what each double
-/// received, oldest first, secrets as fingerprints) and `GET /_doubles/activities[?provider=P]`
+/// received, oldest first, secrets as fingerprints wherever they appear: ``LegacyDoubleSecrets``) and `GET /_doubles/activities[?provider=P]`
 /// (the activities each started). Both are bounded by `keep`.
 public final class LegacyDoubleService: Sendable {
     private struct State {
@@ -51,8 +51,9 @@ public final class LegacyDoubleService: Sendable {
             case .buzzkit: exchange = BuzzKitDouble.handle(request, path: below, activities: &s.activities, now: at)
             }
             s.sequence += 1
-            s.log.append(LegacyDoubleRecord(sequence: s.sequence, provider: provider, method: request.method, target: target, credential: exchange.credential,
-                                            body: exchange.recordedBody, bodyBytes: request.body.count, receivedAt: at, status: exchange.response.status))
+            let recorded = LegacyDoubleSecrets.recorded(request, target: target, provider: provider)
+            s.log.append(LegacyDoubleRecord(sequence: s.sequence, provider: provider, method: request.method, target: recorded.target, credential: exchange.credential,
+                                            body: recorded.body, bodyBytes: request.body.count, receivedAt: at, status: exchange.response.status))
             var response = exchange.response
             response.headers.append(("X-Legacy-Double", provider.rawValue))
             return response

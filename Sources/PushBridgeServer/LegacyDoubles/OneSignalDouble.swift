@@ -17,7 +17,7 @@ enum OneSignalDouble {
     /// Answers one request below the double's prefix (`path` split into segments).
     static func handle(_ request: HTTPRequest, path: [String], activities: inout LegacyDoubleActivities, now: Int64) -> LegacyDoubleExchange {
         let body = LegacyDoubleRequest.json(request)
-        var exchange = LegacyDoubleExchange(response: notFound, credential: LegacyDoubleRequest.headerFingerprint(request), recordedBody: body)
+        var exchange = LegacyDoubleExchange(response: notFound, credential: LegacyDoubleRequest.headerFingerprint(request))
         let s = path.first == "api" && path.dropFirst().first == "v1" ? Array(path.dropFirst(2)) : path
         let start = s.count == 5 && s[0] == "apps" && s[2] == "activities" && s[3] == "activity"
         let update = s.count == 5 && s[0] == "apps" && s[2] == "live_activities" && s[4] == "notifications"

@@ -17,7 +17,7 @@ enum PushwooshDouble {
     /// Answers one request below the double's prefix.
     static func handle(_ request: HTTPRequest, path: [String], activities: inout LegacyDoubleActivities, now: Int64) -> LegacyDoubleExchange {
         let body = LegacyDoubleRequest.json(request)
-        var exchange = LegacyDoubleExchange(response: notFound, credential: nil, recordedBody: body.map(redacted))
+        var exchange = LegacyDoubleExchange(response: notFound, credential: nil)
         guard path.count == 3, path[0] == "json", path[1] == "1.3", path[2] == "startLiveActivity" || path[2] == "updateLiveActivity" else { return exchange }
         guard request.method == "POST" else {
             exchange.response = answer(405, code: 405, "method \(request.method) is not allowed; use POST")
@@ -105,22 +105,6 @@ enum PushwooshDouble {
     static func isApplicationCode(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
         return parts.count == 2 && parts.allSatisfy { $0.count == 5 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
-    }
-
-    /// The body as recorded: `request.auth` and every device token in
-    /// `notifications[].devices` replaced by its fingerprint.
-    static func redacted(_ body: JSONValue) -> JSONValue {
-        guard var root = body.objectValue, var envelope = root["request"]?.objectValue else { return body }
-        if let auth = envelope["auth"]?.stringValue { envelope["auth"] = .string(Fingerprint.of(auth)) }
-        if let notifications = envelope["notifications"]?.arrayValue {
-            envelope["notifications"] = .array(notifications.map { value in
-                guard var n = value.objectValue, let devices = n["devices"]?.arrayValue else { return value }
-                n["devices"] = .array(devices.map { $0.stringValue.map { .string(Fingerprint.of($0)) } ?? $0 })
-                return .object(n)
-            })
-        }
-        root["request"] = .object(envelope)
-        return .object(root)
     }
 
     /// A message code shaped like Pushwoosh's (`XXXXX-XXXXXXXX-XXXXXXXX`, hex).

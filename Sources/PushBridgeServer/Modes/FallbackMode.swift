@@ -27,10 +27,16 @@ struct FallbackMode: Mode {
         } + answered.attempts
         answered.upstreamLatencyMs = (tried.upstreamLatencyMs ?? 0) + (answered.upstreamLatencyMs ?? 0)
         let accepted = (200..<300).contains(second.answer.status)
-        if accepted { answered.outcome = secondSide.gapOutcome }
-        let what = request.placement.rollout != nil ? "it has no push-to-start token for this start's audience" : "it does not know this activity"
-        let said = "\(firstSide.provider(dialect)) answered \(tried.upstreamStatus.map(String.init) ?? "nothing"): \(what)"
-        answered.errorMessage = "\(said); the original request went to \(secondSide.provider(dialect)), which answered \(second.answer.status)"
+        // A rollout's start OpenPush refused for a reason not the caller's is no population gap.
+        let refused = request.placement.rollout != nil && tried.outcome != .notOnOpenPush
+        if accepted, !refused { answered.outcome = secondSide.gapOutcome }
+        let what = refused ? "it refused the start for a reason that is not the caller's (fallback_to_legacy)"
+            : request.placement.rollout != nil ? "it has no push-to-start token for this start's audience" : "it does not know this activity"
+        let answeredWith = tried.upstreamStatus.map(String.init) ?? (tried.attempts.isEmpty ? "nothing (PushBridge's queue refused it)" : "nothing")
+        let said = "\(firstSide.provider(dialect)) answered \(answeredWith): \(what)"
+        // Readiness reads a row starting with a legacy message as the legacy provider's answer.
+        answered.errorMessage = (refused ? "\(LegacyMode.rolloutMessage) after OpenPush: " : "")
+            + "\(said); the original request went to \(secondSide.provider(dialect)), which answered \(second.answer.status)"
             + (answered.errorMessage.map { ": \($0)" } ?? "")
         second.completion = answered
         second.log = answered.outcome.rawValue

@@ -30,11 +30,12 @@ struct LegacyMode: Mode {
         let (inbound, translation, app) = (request.inbound, request.translation, request.app)
         let dialect = inbound.route.dialect.rawValue
         guard let base = request.legacyBase else {
-            let need = switch request.placement.mode {
-            case .observe: "observe mode needs legacy.\(dialect) in the configuration"
-            case .shadow: "shadow mode needs legacy.\(dialect) and the app's shadow settings"
-            case .openpush: "this activity is held by the legacy provider and legacy.\(dialect) is not in the configuration"
-            case .rollout: "rollout mode needs legacy.\(dialect) in the configuration"
+            let need: String
+            switch request.placement.mode {
+            case .observe: need = "observe mode needs legacy.\(dialect) in the configuration"
+            case .shadow: need = "shadow mode needs legacy.\(dialect) and the app's shadow settings"
+            case .openpush: return Self.providerGone(request, now: clock())
+            case .rollout: need = "rollout mode needs legacy.\(dialect) in the configuration"
             }
             return inbound.refusal(.internal(need), app: app.name, now: clock())
         }
@@ -60,6 +61,22 @@ struct LegacyMode: Mode {
         case .openpush, .rollout, .observe: message = Self.holderMessage
         }
         return Self.outcome(request, answer, outcome: observing ? .translated : .forwarded, message: message, now: clock())
+    }
+
+    /// An update or end of an activity the legacy provider holds, after `legacy.<dialect>` left
+    /// the configuration: answered in the caller's dialect with what happened (nothing can reach
+    /// the activity any more, so retrying will not help), audited, sent nowhere. A 404 where the
+    /// dialect has one for an unknown activity (OneSignal, BuzzKit); Pushwoosh's argument error
+    /// (`status_code` 210 with the message: its not-found answer would say "Access denied").
+    static func providerGone(_ request: ModeRequest, now: Int64) -> Outcome {
+        let dialect = request.inbound.route.dialect
+        let ids = request.translation.requests.compactMap(\.activityId)
+        let which = ids.isEmpty ? "this activity" : "activity " + ids.joined(separator: ", ")
+        let message = "\(which) was started on the legacy provider, and legacy.\(dialect.rawValue) has been removed from PushBridge's configuration: "
+            + "nothing was sent, and the activity can no longer be updated or ended through PushBridge (it ends on the phone at its stale date)"
+        let failure: ProxyFailure = dialect == .pushwoosh ? .badRequest(TranslationError(field: "live_activity_id", rule: "held by a removed legacy provider", message: message))
+            : .notFound(message)
+        return request.inbound.refusal(failure, translation: request.translation, app: request.app.name, now: now)
     }
 
     /// Forwards the caller's request to the legacy provider as is; a transport failure's

@@ -25,8 +25,9 @@ struct OpenPushMode: Mode {
         if let failed = await audit.begin(request) { return failed }
         let key = app.passThroughKey ? (inbound.credential ?? "") : (app.openPushKey?.value ?? "")
         let sent: OpenPushDelivery.Outcome
-        if let repeatKey = delivery.repeats.key(for: translation.requests, key: key) {
-            switch await delivery.repeats.deliver(key: repeatKey, requestId: inbound.requestId, send: { [delivery] in
+        if let repeatKey = delivery.repeats.key(for: translation.requests, key: key, sourceApp: app.idempotencyScope) {
+            let activities = UpdateRepeats.activities(of: translation.requests, sourceApp: app.idempotencyScope)
+            switch await delivery.repeats.deliver(key: repeatKey, activities: activities, requestId: inbound.requestId, send: { [delivery] in
                 await delivery.deliver(translation.requests, key: key, requestId: inbound.requestId)
             }) {
             case .sent(let outcome): sent = outcome

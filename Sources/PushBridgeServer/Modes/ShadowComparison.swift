@@ -13,6 +13,9 @@ public struct ShadowComparison: Sendable, Equatable {
         case onlyPrimary = "only_primary"
         /// Only the shadow answered 2xx.
         case onlyShadow = "only_shadow"
+        /// The shadow was not sent: OpenPush's window had no slot live sends did not need in
+        /// time. Not a disagreement: readiness does not judge it.
+        case shadowSkipped = "shadow_skipped"
     }
 
     /// One side's answer.
@@ -27,6 +30,8 @@ public struct ShadowComparison: Sendable, Equatable {
         public var latencyMs: Double?
         /// The transport error, or why nothing was sent.
         public var error: String?
+        /// Not sent on purpose: live sends needed the budget (``Verdict/shadowSkipped``).
+        public var skipped = false
 
         /// A side.
         public init(provider: String, status: Int?, body: String?, latencyMs: Double?, error: String?) {
@@ -61,7 +66,8 @@ public struct ShadowComparison: Sendable, Equatable {
 
     /// The verdict.
     public var verdict: Verdict {
-        switch (primary.accepted, shadow.accepted) {
+        if shadow.skipped { return .shadowSkipped }
+        return switch (primary.accepted, shadow.accepted) {
         case (true, true): .bothAccepted
         case (false, false): .bothRejected
         case (true, false): .onlyPrimary
@@ -73,6 +79,7 @@ public struct ShadowComparison: Sendable, Equatable {
     public var reason: String? {
         switch verdict {
         case .bothAccepted: nil
+        case .shadowSkipped: shadow.refusal
         case .bothRejected: "primary: \(primary.refusal); shadow: \(shadow.refusal)"
         case .onlyPrimary: shadow.refusal
         case .onlyShadow: primary.refusal

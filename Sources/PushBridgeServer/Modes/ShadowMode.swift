@@ -10,7 +10,7 @@ struct ShadowMode: Mode {
     var primary: any Mode
     /// Runs the other side in the background.
     let queue: ShadowQueue
-    /// Sends the OpenPush half (unpaced, one attempt).
+    /// Sends the OpenPush half (paced after live sends, one attempt).
     let delivery: OpenPushDelivery
     /// Sends the legacy half.
     let legacy: LegacyForwarder
@@ -34,10 +34,12 @@ struct ShadowMode: Mode {
             before?(response)
             let answered = compared ?? ShadowComparison.Side(provider: Side.openpush.provider(request.inbound.route.dialect), status: response.status,
                                                               body: String(decoding: response.body, as: UTF8.self), latencyMs: latency, error: error)
-            queue.submit { [self] in
+            let work: ShadowQueue.Work = { [self] in
                 let other = side == .legacy ? await openPushHalf(request, shadow: shadow) : await legacyHalf(request)
                 await record(request, primary: answered, shadow: other)
             }
+            // An OpenPush half to OpenPush itself waits for its budget in the paced lane, not in a worker.
+            if side == .legacy, shadow.openPushBaseURL == nil { queue.submitPaced(work) } else { queue.submit(work) }
         }
         return outcome
     }
@@ -54,7 +56,8 @@ struct ShadowMode: Mode {
     }
 
     /// Sends the OpenPush version to the shadow target: another base URL (a sandbox), another
-    /// app or one segment when configured, through delivery's unpaced shadow entry.
+    /// app or one segment when configured, through delivery's shadow entry (live first: it may
+    /// be skipped, see ``OpenPushDelivery/deliverShadow(_:key:requestId:baseURL:timeout:)``).
     private func openPushHalf(_ request: ModeRequest, shadow: ShadowSettings) async -> ShadowComparison.Side {
         let (inbound, translation, app) = (request.inbound, request.translation, request.app)
         let provider = Side.openpush.provider(inbound.route.dialect)
@@ -69,7 +72,15 @@ struct ShadowMode: Mode {
         if let segment = shadow.segment { requests = requests.map { Self.retarget($0, segment: segment) } }
         let base = shadow.openPushBaseURL == "sandbox" ? sandboxBaseURL : shadow.openPushBaseURL
         let key = shadow.openPushKey?.value ?? app.openPushKey?.value ?? inbound.credential ?? ""
-        let attempts = await delivery.deliverShadow(requests, key: key, requestId: inbound.requestId, baseURL: base, timeout: timeout)
+        let attempts: [UpstreamAttempt]
+        switch await delivery.deliverShadow(requests, key: key, requestId: inbound.requestId, baseURL: base, timeout: timeout) {
+        case .sent(let made): attempts = made
+        case .skipped(let why):
+            queue.countSkipped()
+            var side = ShadowComparison.Side(provider: provider, status: nil, body: nil, latencyMs: nil, error: why)
+            side.skipped = true
+            return side
+        }
         var status: Int?, error: String?
         for attempt in attempts {
             error = attempt.error ?? error

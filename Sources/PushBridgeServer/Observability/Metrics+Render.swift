@@ -21,6 +21,9 @@ extension Metrics {
         snapshot.auditWrite.render(into: &out, name: "pushbridge_audit_write_seconds")
         PrometheusText.header(into: &out, name: "pushbridge_shadow_dropped_total", help: "Shadow sends dropped.", type: "counter")
         out += "pushbridge_shadow_dropped_total " + String(snapshot.shadowDropped) + "\n"
+        PrometheusText.header(into: &out, name: "pushbridge_shadow_skipped_total",
+                              help: "Shadow sends to OpenPush skipped: no slot live sends did not need within delivery.shadow_max_wait_ms.", type: "counter")
+        out += "pushbridge_shadow_skipped_total " + String(snapshot.shadowSkipped) + "\n"
         gauge(into: &out, "pushbridge_inflight_requests", "Requests being handled now.", snapshot.inflight)
         if !snapshot.activitiesInFlight.isEmpty {
             PrometheusText.header(into: &out, name: "pushbridge_activities_in_flight",

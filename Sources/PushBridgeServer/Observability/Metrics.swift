@@ -26,6 +26,7 @@ public final class Metrics: Sendable {
         var auditPruned: UInt64 = 0
         var auditUnavailable: UInt64 = 0
         var shadowDropped: UInt64 = 0
+        var shadowSkipped: UInt64 = 0
         var inflight: Int64 = 0
         var rolloutSampler: (@Sendable () -> [Metrics.RolloutSeries])?
         var activitiesInFlight: [ActivitySeries] = []
@@ -90,11 +91,14 @@ public final class Metrics: Sendable {
         state.withLock { $0.upstreamAttempts.add([result]) }
     }
 
-    /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one, and
-    /// `population_gap` for OpenPush's documented 400 "no push-to-start token" and 404 "no
-    /// live activity open" (the phone is not on OpenPush yet: not a 4xx error).
+    /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one,
+    /// `429` for OpenPush's own rate limit (apart from `4xx`: the pacer should have prevented
+    /// it, so the alert rules page on it), and `population_gap` for OpenPush's documented 400
+    /// "no push-to-start token" and 404 "no live activity open" (the phone is not on OpenPush
+    /// yet: not a 4xx error).
     public static func attemptResult(status: Int?, body: String?) -> String {
         guard let status else { return "error" }
+        if status == 429 { return "429" }
         return PopulationGap.isOpenPushGap(status: status, body: body) ? "population_gap" : "\(status / 100)xx"
     }
 
@@ -155,6 +159,12 @@ public final class Metrics: Sendable {
     /// Counts shadow sends dropped (queue full or shut down) in `pushbridge_shadow_dropped_total`.
     public func recordShadowDropped(_ count: Int = 1) {
         state.withLock { $0.shadowDropped &+= UInt64(max(0, count)) }
+    }
+
+    /// Counts shadow sends to OpenPush skipped because no slot live sends did not need came in
+    /// time (`delivery.shadow_max_wait_ms`) in `pushbridge_shadow_skipped_total`.
+    public func recordShadowSkipped() {
+        state.withLock { $0.shadowSkipped &+= 1 }
     }
 
     /// Sets `pushbridge_activities_in_flight{app,provider}` from the activity ledger's counts:

@@ -19,6 +19,8 @@ final class PacerBatchQueue: Sendable {
         var count: Int
         /// The caller's clock (Unix ms).
         var now: Int64
+        /// A shadow send's: only budget live sends do not need (``PacerWindow/reserveSpare(count:now:settings:)``).
+        var spare = false
     }
 
     /// The most reservations one batch carries.

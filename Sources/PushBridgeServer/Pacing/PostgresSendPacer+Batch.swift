@@ -17,7 +17,9 @@ extension PostgresSendPacer {
             var answers: [SendPacer.Reservation] = []
             answers.reserveCapacity(asks.count)
             for ask in asks {
-                let answer = windows[ask.app, default: PacerWindow()].reserve(count: ask.count, now: ask.now, settings: settings)
+                let answer = ask.spare
+                    ? windows[ask.app, default: PacerWindow()].reserveSpare(count: ask.count, now: ask.now, settings: settings)
+                    : windows[ask.app, default: PacerWindow()].reserve(count: ask.count, now: ask.now, settings: settings)
                 if case .granted(let grants) = answer {
                     let held = granted[ask.app] ?? ([], ask.now)
                     granted[ask.app] = (held.grants + grants, max(held.latest, ask.now))
@@ -35,6 +37,7 @@ extension PostgresSendPacer {
                 textArray(apps.map { arrayText(granted[$0]?.grants ?? []) }),
                 arrayText(apps.map { (granted[$0]?.latest ?? 0) - span }),
                 instance,
+                textArray(apps.map { arrayText(windows[$0]?.spare.all ?? []) }),
             ]
             for case .failed(let error) in try db.pipeline([(SQL.store, store), ("COMMIT", [])]) { throw error }
             return answers
@@ -50,7 +53,7 @@ extension PostgresSendPacer {
         var windows: [String: PacerWindow] = [:]
         for row in rows {
             guard let app = row[0] else { continue }
-            windows[app] = PacerWindow(slots: parseArray(row[1] ?? "{}"), blockedUntil: row[2].flatMap { Int64($0) } ?? 0)
+            windows[app] = PacerWindow(slots: parseArray(row[1] ?? "{}"), spare: parseArray(row[3] ?? "{}"), blockedUntil: row[2].flatMap { Int64($0) } ?? 0)
         }
         return windows
     }

@@ -18,6 +18,9 @@ extension PostgresSendPacer {
                 PRIMARY KEY (app, instance));
             CREATE INDEX pacer_holds_by_instance ON pacer_holds (instance);
             """),
+        .init(104, "pacer shadow slots", sql: """
+            ALTER TABLE pacer_windows ADD COLUMN spare_slots BIGINT[] NOT NULL DEFAULT '{}';
+            """),
     ]
 
     /// Gives back the pacer grants of `instance` later than `cutoff` (SQL: a Unix ms value or
@@ -34,20 +37,20 @@ extension PostgresSendPacer {
     /// The statements.
     enum SQL {
         /// Locks the windows of the apps in `$1` (`TEXT[]`) in app order, creating the missing
-        /// ones empty; returns `app, slots, blocked_until` of each. An upsert that touches
+        /// ones empty; returns `app, slots, blocked_until, spare_slots` of each. An upsert that touches
         /// every row takes its lock and reads it in one round trip.
         static let lockWindows = """
             INSERT INTO pacer_windows (app) SELECT a.app FROM unnest($1::text[]) AS a(app) ORDER BY a.app
             ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
-            RETURNING app, slots, blocked_until
+            RETURNING app, slots, blocked_until, spare_slots
             """
 
-        /// Writes back the windows of the apps in `$1` (their slots in `$2`, one `BIGINT[]`
-        /// text each) and adds to what instance `$5` holds for each app the grants in `$3`,
+        /// Writes back the windows of the apps in `$1` (their slots in `$2` and the shadow sends
+        /// among them in `$6`, one `BIGINT[]` text each) and adds to what instance `$5` holds for each app the grants in `$3`,
         /// forgetting its held slots at or before the app's cutoff in `$4` (out of the window).
         static let store = """
-            WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS v(app, slots, grants, expired)),
-            w AS (UPDATE pacer_windows AS p SET slots = v.slots::bigint[] FROM v WHERE p.app = v.app)
+            WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $6::text[]) AS v(app, slots, grants, expired, spare)),
+            w AS (UPDATE pacer_windows AS p SET slots = v.slots::bigint[], spare_slots = v.spare::bigint[] FROM v WHERE p.app = v.app)
             INSERT INTO pacer_holds (app, instance, slots) SELECT v.app, $5, v.grants::bigint[] FROM v
             ON CONFLICT (app, instance) DO UPDATE
                 SET slots = ARRAY(SELECT s FROM unnest(pacer_holds.slots) AS s

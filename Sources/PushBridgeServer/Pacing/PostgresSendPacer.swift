@@ -59,6 +59,12 @@ public final class PostgresSendPacer: SendPacing {
         await batches.submit(.init(app: app, count: count, now: now))
     }
 
+    /// Reserves `count` slots for `app` at `now` for a shadow send, live first, or refuses
+    /// them all; carried by the next batch like a live reservation.
+    public func reserveSpare(app: String, count: Int, now: Int64) async -> SendPacer.Reservation {
+        await batches.submit(.init(app: app, count: count, now: now, spare: true))
+    }
+
     /// Batches written so far (one transaction and three round trips each), the reservations
     /// they carried, and the reservations waiting for the next one.
     public var batchStatistics: (batches: Int, reservations: Int, waiting: Int) { batches.statistics }

@@ -36,6 +36,14 @@ public final class SendPacer: SendPacing {
         }
     }
 
+    /// Reserves `count` slots for `app` at `now` for a shadow send, live first, or refuses them all.
+    public func reserveSpare(app: String, count: Int, now: Int64) -> Reservation {
+        let settings = settings
+        return windows.withLock { all in
+            all[app, default: PacerWindow()].reserveSpare(count: count, now: now, settings: settings)
+        }
+    }
+
     /// After an upstream 429: no send for `app` before `until` (Unix ms).
     public func drain(app: String, until: Int64) {
         windows.withLock { all in

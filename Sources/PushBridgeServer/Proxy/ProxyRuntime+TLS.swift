@@ -1,12 +1,12 @@
 import Foundation
 
 extension ProxyRuntime {
-    /// Serves the reloaded configuration's certificates on the listeners that serve HTTPS
-    /// (the files were read and checked when the configuration was loaded). Switching a
-    /// listener between HTTP and HTTPS needs a restart and is logged as such.
+    /// Serves the reloaded configuration's certificate on the proxy's listener when it serves
+    /// HTTPS (the files were read and checked when the configuration was loaded). Switching it
+    /// between HTTP and HTTPS needs a restart and is logged as such. The admin listener's
+    /// certificate is its own (``AdminListener/apply(_:)``).
     func reloadCertificates(_ configuration: ProxyConfiguration) {
         if let server { replaceCertificate(on: server, with: configuration.tls, listener: "listen") }
-        if let adminServer { replaceCertificate(on: adminServer, with: configuration.admin?.tls, listener: "admin") }
     }
 
     private func replaceCertificate(on server: HTTPServer, with files: ProxyConfiguration.TLSFiles?, listener: String) {

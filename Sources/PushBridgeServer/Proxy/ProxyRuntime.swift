@@ -30,8 +30,10 @@ public final class ProxyRuntime: Sendable {
     public let shared: SharedState
     let log: EventLog
 
-    /// The admin listener (``AdminService``), when `admin` is configured.
-    public let adminServer: HTTPServer?
+    /// The admin listener (``AdminService``), which a reload can start, stop or re-key.
+    public let admin: AdminListener
+    /// The admin listener's server, when `admin` is configured.
+    public var adminServer: HTTPServer? { admin.server }
     /// Audit retention and the disk guard, running in the background.
     public let upkeep: AuditUpkeep
     /// The request pipeline (its background audit completions are stopped with the runtime).
@@ -43,11 +45,11 @@ public final class ProxyRuntime: Sendable {
     public var directory: AppDirectory { snapshots.snapshot.directory }
 
     private init(server: HTTPServer?, sandboxServer: HTTPServer?, legacyDoubles: LegacyDoublesRunning?, audit: AuditStore, client: UpstreamClient, metrics: Metrics, openPushBaseURL: String,
-                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, shared: SharedState, log: EventLog, adminServer: HTTPServer?,
+                 snapshots: ProxySnapshotBox, scheduler: StartScheduler, shared: SharedState, log: EventLog, admin: AdminListener,
                  upkeep: AuditUpkeep, service: ProxyService, rollouts: RolloutMonitor) {
         self.service = service
         self.rollouts = rollouts
-        self.adminServer = adminServer
+        self.admin = admin
         self.upkeep = upkeep
         self.snapshots = snapshots
         self.scheduler = scheduler
@@ -112,7 +114,7 @@ public final class ProxyRuntime: Sendable {
         // Its own connection on SQLite, so a long report on the reader never holds a rollback up.
         let rollouts = RolloutMonitor(store: try audit.pool.map { _ in audit.reader } ?? AuditReader(path: audit.path, busyTimeout: auditConfiguration.busyTimeout),
                                       instance: configuration.instanceName, log: log, now: { clock.nowMilliseconds() })
-        rollouts.history.startUp(configuration, fingerprint: file.stageFingerprint) { rollouts.rollback(of: $0) != nil }
+        rollouts.history.startUp(configuration, fingerprint: configuration.stageFingerprint) { rollouts.rollback(of: $0) != nil }
         metrics.sampleRollouts {
             let counts = rollouts.rollbackCounts
             return snapshots.snapshot.directory.apps.filter { $0.modesInUse.contains(.rollout) }.map {
@@ -149,46 +151,59 @@ public final class ProxyRuntime: Sendable {
         http.tls = configuration.tls?.certificate
         let server = listening ? try HTTPServer(configuration: http, handler: service.handler) : nil
         if listening, let tls = http.tls { logCertificate("serving tls", tls, listener: "listen", log: log) }
-        let adminServer = try configuration.admin.map { admin in
-            var adminHTTP = HTTPServerConfiguration()
-            adminHTTP.host = admin.listen.host
-            adminHTTP.port = UInt16(admin.listen.port)
-            // Reports and probes: one event loop is plenty.
-            adminHTTP.threadCount = 1
-            adminHTTP.tls = admin.tls?.certificate
-            if let tls = adminHTTP.tls { logCertificate("serving tls", tls, listener: "admin", log: log) }
-            return try HTTPServer(configuration: adminHTTP, handler: AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration),
-                                                                             sandbox: sandboxService, ledger: audit.activities,
-                                                                             snapshots: snapshots).handler)
+        let admin = try AdminListener(configuration, log: log) { [sandboxService] admin, configuration in
+            AdminService(token: admin.token, reader: audit.reader, readiness: ReadinessSettings(configuration), sandbox: sandboxService,
+                         ledger: audit.activities, snapshots: snapshots)
         }
         try shared.registry?.start()
         scheduler.start()
         rollouts.start()
         return ProxyRuntime(server: server, sandboxServer: sandboxServer, legacyDoubles: legacyDoubles, audit: audit, client: client, metrics: metrics, openPushBaseURL: baseURL,
-                            snapshots: snapshots, scheduler: scheduler, shared: shared, log: log, adminServer: adminServer,
+                            snapshots: snapshots, scheduler: scheduler, shared: shared, log: log, admin: admin,
                             upkeep: upkeep, service: service, rollouts: rollouts)
     }
 
-    /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs and TLS
-    /// certificates; requests in flight finish with the snapshot they started with. Listen
-    /// address, limits, audit and delivery settings need a restart.
+    /// Applies a reloaded configuration's apps, modes, shadows, legacy URLs, TLS certificates
+    /// and `admin` (``AdminListener``: on, off, moved or re-keyed); requests in flight finish
+    /// with the snapshot they started with. The proxy's listen address, limits, audit and
+    /// delivery settings need a restart. A configuration that removes a `legacy.<dialect>` is
+    /// first checked against the activity ledger (``reloadGuarded(_:generation:)``, which this
+    /// starts and does not wait for); any other applies here.
     public func reload(_ file: ProxyConfiguration) {
         guard let configuration = LegacyDoublesRunning.resolve(file, with: legacyDoubles) else {
             logReloadFailure("(reloaded configuration)", file.legacy.doubled.map { "legacy.\($0.rawValue): \"double\" needs the legacy doubles, which start with serve when the file names them at start-up: restart to use them" })
             return
         }
-        Self.warnAboutAudiences(configuration, log: log)
+        let generation = snapshots.generation
+        guard legacyRemovals(configuration).isEmpty else {
+            Task { await reloadGuarded(configuration, generation: generation) }
+            return
+        }
+        apply(configuration, generation: generation)
+    }
+
+    /// Swaps in `configuration` (its legacy doubles resolved) unless another reload came first
+    /// (the snapshot is no longer `generation`); false when it did.
+    @discardableResult
+    func apply(_ configuration: ProxyConfiguration, generation: UInt64) -> Bool {
         let before = snapshots.snapshot, after = ProxySnapshot(configuration)
+        guard snapshots.replace(after, ifGeneration: generation) else {
+            log.warning("configuration reload skipped: another reload was applied while this one was checked", [:])
+            return false
+        }
+        Self.warnAboutAudiences(configuration, log: log)
         resumeChangedRollouts(from: before, to: configuration)
-        rollouts.history.reload(configuration, fingerprint: file.stageFingerprint) { [rollouts] in rollouts.rollback(of: $0) != nil }
-        snapshots.replace(after)
+        rollouts.history.reload(configuration, fingerprint: configuration.stageFingerprint) { [rollouts] in rollouts.rollback(of: $0) != nil }
         let changes = Self.placementChanges(from: before, to: after)
         if !changes.isEmpty {
             let ledger = audit.activities, log = log
             Task { Self.logPlacementChanges(changes, counts: try? await ledger.inFlightCounts(now: AuditClock.nowMilliseconds()), log: log) }
         }
         reloadCertificates(configuration)
+        admin.apply(configuration)
         log.info("configuration reloaded", ["apps": .int(Int64(configuration.apps.count))])
+        warnAboutReach(moving: before, to: configuration)
+        return true
     }
 
     func logReloadFailure(_ path: String, _ problems: [String]) {
@@ -208,7 +223,7 @@ public final class ProxyRuntime: Sendable {
         await server?.stop(gracePeriod: gracePeriod)
         await scheduler.stop()
         await rollouts.stop()
-        await adminServer?.stop(gracePeriod: .seconds(1))
+        await admin.stop()
         await upkeep.stop()
         await shared.registry?.stop()
         client.shutdown()

@@ -32,14 +32,27 @@ public struct ProxySnapshot: Sendable {
 
 /// Holds the current ``ProxySnapshot``; replaced whole, atomically.
 public final class ProxySnapshotBox: Sendable {
-    private let current: Mutex<ProxySnapshot>
+    private let current: Mutex<(snapshot: ProxySnapshot, generation: UInt64)>
 
     /// A box holding `snapshot`.
-    public init(_ snapshot: ProxySnapshot) { current = Mutex(snapshot) }
+    public init(_ snapshot: ProxySnapshot) { current = Mutex((snapshot, 0)) }
 
     /// The current snapshot.
-    public var snapshot: ProxySnapshot { current.withLock { $0 } }
+    public var snapshot: ProxySnapshot { current.withLock { $0.snapshot } }
+
+    /// How many times the snapshot was replaced.
+    public var generation: UInt64 { current.withLock { $0.generation } }
 
     /// Replaces the snapshot; requests already running keep the one they read.
-    public func replace(_ snapshot: ProxySnapshot) { current.withLock { $0 = snapshot } }
+    public func replace(_ snapshot: ProxySnapshot) { current.withLock { $0 = (snapshot, $0.generation + 1) } }
+
+    /// Replaces the snapshot only if it is still the `generation`th (no other replace came
+    /// between a reload's reading and its check); true when it did.
+    public func replace(_ snapshot: ProxySnapshot, ifGeneration generation: UInt64) -> Bool {
+        current.withLock {
+            guard $0.generation == generation else { return false }
+            $0 = (snapshot, generation + 1)
+            return true
+        }
+    }
 }

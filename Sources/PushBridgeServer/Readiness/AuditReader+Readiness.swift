@@ -120,18 +120,34 @@ extension AuditReader {
         return routes
     }
 
-    /// Each app's busiest clock minute of requests PushBridge would send to OpenPush
-    /// (admitted, not rejected; every sending route together, as OpenPush counts them per app).
+    /// Each app's busiest clock minute as OpenPush counts it: the OpenPush sends (one per
+    /// translated OpenPush request: a Pushwoosh request of 5 notifications is 5) of the
+    /// requests PushBridge would send (admitted, not rejected; every sending route together),
+    /// per OpenPush app (`target_app`), every source app on it together. Every app that sent
+    /// to an OpenPush app gets that OpenPush app's busiest minute (its busiest one when it
+    /// sends to several); a row without `target_app` counts under its own app.
     private func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
-        let (clause, arguments) = readinessClause(scope, extra: ["r.outcome != 'rejected'"])
-        var busiest: [String: BusiestMinute] = [:]
-        for row in try query("SELECT \(appKey), r.received_at / 60000, count(*) FROM requests r \(clause) GROUP BY 1, 2", arguments) {
-            let minute = BusiestMinute(start: (row[1].integerValue ?? 0) * 60_000, requests: Int(row[2].integerValue ?? 0))
-            let app = row[0].textValue ?? ""
-            if let known = busiest[app], (known.requests, -known.start) >= (minute.requests, -minute.start) { continue }
-            busiest[app] = minute
+        // The app, dialect and route filters narrow what is judged, not which sends count:
+        // OpenPush counts every app, dialect and sending route on its app together.
+        var whole = scope
+        whole.appNames = []
+        (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
+        let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
+        let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
+        var minutes: [String: [Int64: BusiestMinute]] = [:], senders: [String: Set<String>] = [:]
+        for row in try query("""
+            SELECT r.target_app, \(appKey), r.received_at / 60000, sum(\(sends)) FROM requests r \(clause) GROUP BY 1, 2, 3
+            """, arguments) {
+            let app = row[1].textValue ?? "", target = row[0].textValue
+            let group = target.map { "openpush:" + $0 } ?? "app:" + app, start = (row[2].integerValue ?? 0) * 60_000
+            var minute = minutes[group, default: [:]][start] ?? BusiestMinute(start: start, requests: 0, openPushApp: target)
+            minute.requests += Int(row[3].integerValue ?? 0)
+            minute.apps = (Set(minute.apps).union([app])).sorted()
+            minutes[group, default: [:]][start] = minute
+            senders[app, default: []].insert(group)
         }
-        return busiest
+        let busiestOf = minutes.mapValues { $0.values.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
+        return senders.compactMapValues { groups in groups.compactMap { busiestOf[$0] ?? nil }.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
     }
 
     /// Warning-severity dropped or changed fields, and rejections: PushBridge's (`rejected`)
@@ -183,13 +199,14 @@ extension AuditReader {
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a
     /// disagreement whose one refusal is OpenPush's population gap is expected and counted
-    /// apart (``RouteReadiness/expectedDisagreements``).
+    /// apart (``RouteReadiness/expectedDisagreements``). A shadow skipped for live traffic
+    /// (``ShadowComparison/Verdict/shadowSkipped``) was not sent and is not judged.
     private func readinessShadow(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
         let accepted = PopulationGap.accepted, expected = PopulationGap.expectedDisagreementSQL()
         let statusClass = { (side: String) in
             "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
         }
-        let (clause, arguments) = readinessClause(scope)
+        let (clause, arguments) = readinessClause(scope, extra: [Self.shadowSent])
         let join = "FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id"
         let disagreed = "\(accepted("primary")) != \(accepted("shadow"))"
         for row in try query("""
@@ -200,7 +217,7 @@ extension AuditReader {
             routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
             routes[key(row)]?.expectedDisagreements = Int(row[5].integerValue ?? 0)
         }
-        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)"])
+        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)", Self.shadowSent])
         for row in try query("""
             SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
             \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
@@ -209,6 +226,9 @@ extension AuditReader {
                                                                              count: Int(row[5].integerValue ?? 0), exampleRequestId: row[6].textValue ?? ""))
         }
     }
+
+    /// A comparison whose shadow was sent (not skipped for live traffic).
+    static let shadowSent = "s.verdict <> '\(ShadowComparison.Verdict.shadowSkipped.rawValue)'"
 
     /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
     /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
@@ -228,7 +248,7 @@ extension AuditReader {
             FROM requests r \(primary) GROUP BY 1, 2, 3
             """, legacyRows + primaryArguments)
         let gap = PopulationGap.sql(side: "shadow")
-        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'"])
+        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent])
         let shadowRows = try query("""
             SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
                    sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),

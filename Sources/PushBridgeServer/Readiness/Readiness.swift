@@ -105,18 +105,26 @@ public struct AppReadiness: Sendable, Equatable {
     public var openPushInFlight: Int? { inFlight.map { $0.filter { $0.holder.includesOpenPush }.reduce(0) { $0 + $1.count } } }
 }
 
-/// The minute (on the clock, UTC) in which an app sent the most requests PushBridge would
-/// send to OpenPush, and how many.
+/// The busiest minute (on the clock, UTC) of the OpenPush app an app sends to, counted as
+/// OpenPush counts its 60 a minute: in sends (a Pushwoosh request of 5 notifications is 5),
+/// per OpenPush app, every source app that shares it together.
 public struct BusiestMinute: Sendable, Equatable {
     /// The minute's start, Unix milliseconds.
     public var start: Int64
-    /// Requests received in it (admitted, not rejected).
+    /// OpenPush sends of the requests received in it (admitted, not rejected), every source
+    /// app on ``openPushApp`` together.
     public var requests: Int
+    /// The OpenPush app; nil when the rows do not say (rows from before `target_app`).
+    public var openPushApp: String?
+    /// The apps whose requests made the minute's sends, sorted (one app alone: just it).
+    public var apps: [String]
 
     /// A minute.
-    public init(start: Int64, requests: Int) {
+    public init(start: Int64, requests: Int, openPushApp: String? = nil, apps: [String] = []) {
         self.start = start
         self.requests = requests
+        self.openPushApp = openPushApp
+        self.apps = apps
     }
 }
 

@@ -104,10 +104,14 @@ enum ReadinessJudge {
         app.stage = run
         if let busiest, busiest.requests > t.openPushRequestsPerMinute {
             let behind = busiest.requests - t.openPushRequestsPerMinute
-            app.reasons.append("busiest minute \(RFC3339.format(milliseconds: busiest.start)) had \(busiest.requests) requests; OpenPush accepts \(t.openPushRequestsPerMinute) per 60 s per app: "
-                + "at that rate a paced queue falls \(ReportFormatting.count(behind, "request")) (\(Self.duration(seconds: behind * 60 / t.openPushRequestsPerMinute))) further behind every minute")
-            app.nextSteps.append("\(name): spread its sends below \(t.openPushRequestsPerMinute) a minute (its busiest minute had \(busiest.requests)), "
-                + "or agree a higher limit with OpenPush and set readiness.openpush_requests_per_minute")
+            let others = busiest.apps.filter { $0 != name }
+            let shared = others.isEmpty ? "" : " with \(others.joined(separator: ", ")) together"
+            let target = busiest.openPushApp.map { " to OpenPush app \($0)" } ?? ""
+            app.reasons.append("busiest minute \(RFC3339.format(milliseconds: busiest.start)) had \(busiest.requests) OpenPush sends\(target)\(shared); "
+                + "OpenPush accepts \(t.openPushRequestsPerMinute) per 60 s per app: "
+                + "at that rate a paced queue falls \(ReportFormatting.count(behind, "send")) (\(Self.duration(seconds: behind * 60 / t.openPushRequestsPerMinute))) further behind every minute")
+            app.nextSteps.append("\(name): spread its sends below \(t.openPushRequestsPerMinute) a minute\(others.isEmpty ? "" : " (with \(others.joined(separator: ", ")), which share its OpenPush app)") "
+                + "(its busiest minute had \(busiest.requests)), or agree a higher limit with OpenPush and set readiness.openpush_requests_per_minute")
             app.verdict = .notReady
         }
         if let run, stage?.rolledBack == true { app.nextSteps.append(ReadinessStageSteps.rolledBack(name, run, database: database)) }

@@ -22,7 +22,7 @@ public enum ReadinessRendering {
         let pct = ReportFormatting.percent
         return "ready needs ≥ \(t.minRequests) requests and ≥ \(t.minShadowed) shadow comparisons per route; at most \(pct(t.maxWarningShare)) of requests per warning field, "
             + "\(pct(t.maxRejectionShare)) per rejection rule, \(pct(t.maxDisagreementShare)) shadow disagreements, \(pct(t.maxOpenPushErrorRate)) OpenPush errors, "
-            + "\(pct(t.maxRateLimitedRate)) 429s, \(t.openPushRequestsPerMinute) requests in an app's busiest minute; legacy can be switched off at reach ≥ \(pct(t.minReach)) "
+            + "\(pct(t.maxRateLimitedRate)) 429s, \(t.openPushRequestsPerMinute) OpenPush sends in the busiest minute of an app's OpenPush app; legacy can be switched off at reach ≥ \(pct(t.minReach)) "
             + "and no activity in flight on the legacy side"
     }
 
@@ -132,7 +132,10 @@ public enum ReadinessRendering {
                 .object(["app": .string(app.app), "verdict": .string(app.verdict.rawValue), "reasons": .array(app.reasons.map { .string($0) }),
                          "window": window(app.window), "stage": app.stage?.latest.stage.map { .string($0.summary) } ?? .null,
                          "legacy": .object(["verdict": .string(app.legacy.verdict.rawValue), "reasons": .array(app.legacy.reasons.map { .string($0) })]),
-                         "busiest_minute": app.busiestMinute.map { .object(["start": .int($0.start), "requests": int($0.requests)]) } ?? .null,
+                         "busiest_minute": app.busiestMinute.map { minute in
+                             .object(["start": .int(minute.start), "requests": int(minute.requests),
+                                      "openpush_app": minute.openPushApp.map(JSONValue.string) ?? .null, "apps": .array(minute.apps.map(JSONValue.string))])
+                         } ?? .null,
                          "in_flight": app.inFlight.map { counts in
                              .array(counts.map { .object(["holder": .string($0.holder.rawValue), "count": int($0.count), "last_reachable_until": .int($0.lastReachableUntil)]) })
                          } ?? .null,

@@ -1,11 +1,13 @@
 import PushBridgeCore
 
 /// The admin endpoints, on their own listener (loopback unless configured otherwise), behind
-/// `Authorization: Bearer <token>` compared in constant time. Serves `GET /admin/report`
+/// the admin token (``AdminCredential``: `Authorization: Bearer <token>`, or HTTP Basic with
+/// the token as the password, which a browser prompts for), compared in constant time. Serves `GET /admin/report`
 /// (`?format=text|md|json|csv|html` plus the report filters `since`, `until`, `app`,
 /// `dialect`, `route`), its readiness section included, and `GET /admin/readiness` (the
 /// verdicts alone, same filters and formats; JSON by default), and `GET /admin/` (the admin
-/// page, ``AdminPage``: every app's stage, activities in flight and verdicts).
+/// page, ``AdminPage``: every app's stage, activities in flight and verdicts; with
+/// `?where=APP&user=KEY`, which side that user's new starts go to, ``RolloutWhere``).
 public struct AdminService: Sendable {
     /// The admin token.
     public let token: Secret
@@ -56,9 +58,12 @@ public struct AdminService: Sendable {
         do {
             let judged = try reader.readiness(filter, settings: readiness, inFlight: inFlight)
             let rollbacks = try? reader.rollbacks()
-            let apps = snapshots.map { $0.snapshot.directory.apps.map { AdminAppStatus($0, rollbacks: rollbacks) } }
+            let configured = snapshots?.snapshot.directory.apps
+            let apps = configured.map { $0.map { AdminAppStatus($0, rollbacks: rollbacks) } }
                 ?? readiness.apps.map { AdminAppStatus(name: $0.name, dialect: $0.dialect, stage: "—") }
-            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now, history: (try? reader.stageChanges(limit: Self.stageChangesShown)) ?? [])
+            let asked = request.query["where"].map { Self.where(app: $0, user: request.query["user"] ?? "", among: configured, rollbacks: rollbacks) }
+            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now, where: asked,
+                                        history: (try? reader.stageChanges(limit: Self.stageChangesShown)) ?? [])
             return HTTPResponse(status: 200, headers: [("Content-Type", ReportFormat.html.contentType), ("Cache-Control", "no-store"),
                                                        ("Content-Security-Policy", Self.pagePolicy)], body: Array(page.utf8))
         } catch {
@@ -84,10 +89,30 @@ public struct AdminService: Sendable {
         }
     }
 
-    /// The admin page loads nothing: no script, no image, no style but its own inline one.
-    static let pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    /// The page's "which side does a user get" answer for `app` (a name or source app id) and
+    /// `user`, among the running apps, or why there is none.
+    static func `where`(app: String, user: String, among apps: [AppConfiguration]?, rollbacks: [RolloutRollback]?) -> AdminPage.Where {
+        var asked = AdminPage.Where(app: app, user: user)
+        guard let apps else { asked.problem = "this listener has no running configuration to answer from"; return asked }
+        guard let configured = apps.first(where: { $0.name == app }) ?? apps.first(where: { $0.sourceAppId == app }) else {
+            asked.problem = "no running app is named \(app)"
+            return asked
+        }
+        guard !user.isEmpty else { asked.problem = "give a user (the external id a start targets)"; return asked }
+        let inRollout = configured.mode == .rollout || configured.routeModes.values.contains(.rollout)
+        guard !inRollout || rollbacks != nil else { asked.problem = "whether \(configured.name)'s rollout was rolled back cannot be read from the audit now; try again"; return asked }
+        asked.answer = RolloutWhere.answer(app: configured, user: user, rollback: rollbacks?.first { $0.app == configured.name })
+        return asked
+    }
 
-    private static let unauthorized = HTTPResponse.json(401, .object(["error": .string("unauthorized")]), headers: [("WWW-Authenticate", "Bearer")])
+    /// The admin page loads nothing: no script, no image, no style but its own inline one; its
+    /// one form submits to the page itself.
+    static let pagePolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    /// The 401: its challenges make a browser prompt for the user name (any) and the password
+    /// (the admin token).
+    static let unauthorized = HTTPResponse.json(401, .object(["error": .string("unauthorized: give the admin token as the password of HTTP Basic (any user name) or as Authorization: Bearer")]),
+                                                headers: AdminCredential.challenges)
 
     /// A 400 for a bad filter parameter.
     struct Refusal: Error {
@@ -138,8 +163,7 @@ public struct AdminService: Sendable {
     }
 
     private func authorized(_ request: HTTPRequest) -> Bool {
-        guard let header = request.header("authorization"), header.hasPrefix("Bearer ") else { return false }
-        return Fingerprint.constantTimeEquals(String(header.dropFirst(7)), token.value)
+        AdminCredential.matches(request.header("authorization"), token: token)
     }
 }
 

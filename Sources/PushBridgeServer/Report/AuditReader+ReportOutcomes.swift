@@ -67,7 +67,8 @@ extension AuditReader {
             verdicts[row[0].textValue ?? "", default: 0] += count
             cells[primary + "\u{1}" + shadow, default: 0] += count
             summary.expectedDisagreements += gaps
-            if (primary == "2xx") != (shadow == "2xx") { summary.disagreements += count - gaps }
+            // A shadow skipped for live traffic was not sent: its own verdict, not a disagreement.
+            if (primary == "2xx") != (shadow == "2xx"), row[0].textValue != ShadowComparison.Verdict.shadowSkipped.rawValue { summary.disagreements += count - gaps }
             if primary == "error" { primaryErrors += count }
             if shadow == "error" { shadowErrors += count }
         }
@@ -79,7 +80,7 @@ extension AuditReader {
         summary.primaryErrorRate = Double(primaryErrors) / Double(summary.comparisons)
         summary.shadowErrorRate = Double(shadowErrors) / Double(summary.comparisons)
         let accepted = PopulationGap.accepted
-        let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))", "NOT \(expected)"])
+        let (disagree, disagreeArguments) = filter.whereClause(time: "compared_at", extra: ["\(accepted("primary")) != \(accepted("shadow"))", "NOT \(expected)", AuditReader.shadowSent])
         summary.disagreementExamples = try query("""
             SELECT request_id, verdict, primary_status, shadow_status, coalesce(differences, primary_error, shadow_error, '')
             FROM shadow_comparisons s \(disagree) ORDER BY compared_at DESC, request_id DESC LIMIT 10

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Automatic rollback of rollouts: one ``RolloutWindow`` per app in `rollout`, fed with each
@@ -5,7 +6,9 @@ import Synchronization
 /// back. The state lives in the audit database (``AuditReader/rollbacks()``), read again
 /// every ``refreshInterval``, so every instance sharing a PostgreSQL audit sends the app's new
 /// starts to the legacy provider, and `pushbridge rollout resume` in another process reaches
-/// the running ones.
+/// the running ones. Every statement on the audit database runs on the monitor's own serial
+/// queue, never on the caller's thread: a rollback tripped by a request on an event loop is
+/// written there after the request moved on (callers that wait are resumed by continuations).
 public final class RolloutMonitor: Sendable {
     /// How often the shared state is read again.
     public static let refreshInterval: Duration = .seconds(1)
@@ -26,6 +29,8 @@ public final class RolloutMonitor: Sendable {
     /// The stage history its rollbacks and resumes are recorded in (and the reloads and
     /// start-up of the runtime that owns it).
     public let history: StageHistory
+    /// The one queue the store's statements run on, in order.
+    private let queue = DispatchQueue(label: "pushbridge-rollout-monitor")
 
     /// A monitor keeping its state in `store` (nil: this process only, for tests and tools);
     /// `now` stamps the stage changes it records (Unix ms).
@@ -34,19 +39,21 @@ public final class RolloutMonitor: Sendable {
         self.instance = instance
         self.log = log
         history = StageHistory(store: store, instance: instance, log: log, now: now)
-        refresh()
+        queue.sync { readStored() }
     }
 
     /// Starts reading the shared state every ``refreshInterval``.
     public func start() {
         guard store != nil else { return }
-        let task = PeriodicTask(every: Self.refreshInterval, clock: SystemDeliveryClock()) { [self] in refresh() }
+        let task = PeriodicTask(every: Self.refreshInterval, clock: SystemDeliveryClock()) { [self] in await refresh() }
         refresher.withLock { $0 = task }
     }
 
-    /// Stops reading the shared state; the stage changes handed to the history are written.
+    /// Stops reading the shared state, once every rollback queued and every stage change
+    /// handed to the history is written.
     public func stop() async {
         await refresher.withLock { task in defer { task = nil }; return task }?.stop()
+        await written()
         await history.flush()
     }
 
@@ -73,12 +80,19 @@ public final class RolloutMonitor: Sendable {
         history.rollback(tripped)
         log.error("ROLLOUT ROLLED BACK: app \(app)'s new starts go to the legacy provider until `pushbridge rollout resume \(app)` or a reload that changes its rollout; activities already on OpenPush stay there",
                   ["app": .string(app), "threshold": .string(tripped.threshold), "evidence": .string(tripped.evidence)])
-        do {
-            try store?.saveRollback(tripped)
-        } catch {
-            log.error("the rollback could not be written to the audit database; it holds on this instance only", ["app": .string(app), "error": .string("\(error)")])
+        queue.async { [self] in
+            do {
+                try store?.saveRollback(tripped)
+            } catch {
+                log.error("the rollback could not be written to the audit database; it holds on this instance only", ["app": .string(app), "error": .string("\(error)")])
+            }
+            state.withLock { _ = $0.saving.remove(app) }
         }
-        state.withLock { _ = $0.saving.remove(app) }
+    }
+
+    /// Resumes once every statement queued before the call has run (a rollback written).
+    func written() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
     }
 
     /// Resumes `app`'s rollout here and in the audit database (a reload changed its rollout);
@@ -89,19 +103,32 @@ public final class RolloutMonitor: Sendable {
             state.windows[app] = nil
             return state.rolledBack.removeValue(forKey: app) != nil
         }
-        do {
-            let stored = try store?.clearRollback(app: app) ?? false
-            if was || stored { history.resume(app, why: "a reload changed its rollout") }
-            return was || stored
-        } catch {
-            log.error("the rollback could not be cleared in the audit database", ["app": .string(app), "error": .string("\(error)")])
-            return was
+        // A reload's (on the SIGHUP queue or a task, never a loop), in order after any save.
+        return queue.sync {
+            do {
+                let stored = try store?.clearRollback(app: app) ?? false
+                if was || stored { history.resume(app, why: "a reload changed its rollout") }
+                return was || stored
+            } catch {
+                log.error("the rollback could not be cleared in the audit database", ["app": .string(app), "error": .string("\(error)")])
+                return was
+            }
+        }
+    }
+
+    /// Reads the shared state on the monitor's queue (see ``readStored()``).
+    func refresh() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                readStored()
+                done.resume()
+            }
         }
     }
 
     /// Reads the shared state: rollbacks made by other instances arrive (and are logged),
-    /// resumed ones leave.
-    func refresh() {
+    /// resumed ones leave. Runs on ``queue``.
+    private func readStored() {
         guard let store else { return }
         let stored: [RolloutRollback]
         do { stored = try store.rollbacks() } catch { return }

@@ -80,7 +80,7 @@ public struct AppStage: Sendable, Equatable {
 extension ProxyConfiguration {
     /// The fingerprint of what places requests: each app's name, dialect, OpenPush app,
     /// modes, rollout and shadow, and the legacy providers configured (their dialects and
-    /// URLs; a `"double"` stays the word). `sha256:` and 12 hex digits: two instances showing
+    /// URLs as in force: the embedded doubles' by their address). `sha256:` and 12 hex digits: two instances showing
     /// the same fingerprint route alike. Secrets play no part.
     public var stageFingerprint: String {
         var lines: [String] = []

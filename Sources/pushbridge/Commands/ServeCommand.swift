@@ -4,8 +4,9 @@ import PushBridgeServer
 /// `pushbridge serve --config FILE [--welcome FILE]`: runs the proxy until SIGTERM/SIGINT,
 /// then stops gracefully (stop accepting, finish in-flight requests, flush the audit).
 /// `--welcome` prints a text for a person on stdout once it listens, with `{listen}`,
-/// `{sandbox}`, `{doubles}` and `{audit}` replaced by where the proxy, the embedded sandbox and
-/// the legacy doubles listen and where the audit is (`make run` prints `config/demo-welcome.txt`).
+/// `{sandbox}`, `{doubles}`, `{admin}` and `{audit}` replaced by where the proxy, the embedded
+/// sandbox, the legacy doubles and the admin listener listen and where the audit is (`make run`
+/// prints `config/demo-welcome.txt`).
 enum ServeCommand {
     /// The declaration.
     static let command = Command(
@@ -13,7 +14,7 @@ enum ServeCommand {
         options: [
             .config("the configuration file (see config/pushbridge.example.json)", required: true),
             Option(name: "welcome", kind: .text(placeholder: "FILE"),
-                   help: "print FILE once listening, with {listen}, {sandbox}, {doubles} and {audit} filled in"),
+                   help: "print FILE once listening, with {listen}, {sandbox}, {doubles}, {admin} and {audit} filled in"),
         ],
         notes: "Exit status: 0 stopped cleanly, 1 the configuration is invalid or the proxy could not start, 2 usage.",
         run: { await run($0) })
@@ -59,6 +60,7 @@ enum ServeCommand {
             let text = welcome.replacingOccurrences(of: "{listen}", with: "\(configuration.listen.host):\(runtime.port)")
                 .replacingOccurrences(of: "{sandbox}", with: sandbox).replacingOccurrences(of: "{audit}", with: configuration.auditDatabasePath)
                 .replacingOccurrences(of: "{doubles}", with: runtime.legacyDoubles?.baseURL ?? "(no legacy doubles)")
+                .replacingOccurrences(of: "{admin}", with: runtime.adminServer.map { "\(configuration.admin?.listen.host ?? "127.0.0.1"):\($0.port)" } ?? "(no admin listener)")
             FileHandle.standardOutput.write(Data(text.utf8))
         }
         let reloader = runtime.reloadOnHangup(configPath: path)

@@ -24,7 +24,7 @@ enum CommandHelp {
         var text = "usage: \(synopsis(path))\n\n\(command.summary)\n"
         if path.count == 1 {
             text += "\ncommands:\n" + table(everyCommand(below: path).map { ($0.map(\.name).dropFirst().joined(separator: " "), $0.last?.summary ?? "") })
-            text += "\nEach command answers --help.\n"
+            text += "\nEach command answers --help; pushbridge --version prints the version, the commit and the build date.\n"
             return text
         }
         if !command.subcommands.isEmpty {

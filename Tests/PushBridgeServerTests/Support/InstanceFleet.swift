@@ -32,14 +32,15 @@ final class InstanceFleet: Sendable {
     }
 
     /// A fleet running `configuration` (its OpenPush, audit and instance names are the
-    /// fleet's); `upstreamDelay` is added before each upstream answer.
-    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero) throws {
+    /// fleet's); `upstreamDelay` is added before each upstream answer; `upstreamAdvance` seconds
+    /// pass on the sandbox's clock per request (0: frozen, its 60-a-minute limit counts every send).
+    init(configuration: TestConfiguration = InstanceFleet.standard, upstreamDelay: Duration = .zero, upstreamAdvance: Int64 = 2) throws {
         self.configuration = Mutex(configuration)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         uri = try PostgresTestCluster.start().makeDatabase()
         let arrivals = arrivals
-        upstream = try RecordingSandbox(behaviour: { request in
+        upstream = try RecordingSandbox(advancePerRequest: upstreamAdvance, behaviour: { request in
             arrivals.append((ContinuousClock.now, request.path))
             return nil
         }, beforeAnswering: { _ in

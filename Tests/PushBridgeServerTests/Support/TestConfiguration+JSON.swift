@@ -50,6 +50,7 @@ extension TestConfiguration {
             ("queue_limit", Self.int(d.queueLimit)), ("max_wait_ms", Self.int(d.maxWaitMs)), ("max_attempts", Self.int(d.maxAttempts)),
             ("backoff_base_ms", Self.int(d.backoffBaseMs)), ("backoff_max_ms", Self.int(d.backoffMaxMs)),
             ("repeat_window_ms", Self.int(d.repeatWindowMs)), ("scheduler_db", schedulerDatabase.map(JSONValue.string)),
+            ("live_reserve", Self.int(d.liveReserve)), ("shadow_max_wait_ms", Self.int(d.shadowMaxWaitMs)),
         ]))
         o["shadow_queue"] = Self.nonEmpty(Self.members([("limit", Self.int(shadowQueue.limit)), ("workers", Self.int(shadowQueue.workers)),
                                                        ("timeout_ms", Self.int(shadowQueue.timeoutMs))]))

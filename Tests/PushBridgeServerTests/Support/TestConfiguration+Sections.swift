@@ -31,6 +31,8 @@ extension TestConfiguration {
         var backoffBaseMs: Int?
         var backoffMaxMs: Int?
         var repeatWindowMs: Int?
+        var liveReserve: Int?
+        var shadowMaxWaitMs: Int?
     }
 
     /// `shadow_queue`: `limit`, `workers`, `timeout_ms`.
