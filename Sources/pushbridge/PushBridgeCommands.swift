@@ -6,7 +6,7 @@ enum PushBridgeCommands {
         summary: "PushBridge: translate OneSignal, Pushwoosh and BuzzKit Live Activity requests into OpenPush requests.",
         subcommands: [
             ServeCommand.command, TranslateCommand.command, SandboxCommand.command, AuditCommand.command, ScheduledCommand.command,
-            ReportCommand.command, ReadinessCommand.command, RolloutCommand.command, ActivitiesCommand.command, ReplayCommand.command, CheckConfigCommand.command, DocsCommand.command,
+            ReportCommand.command, ReadinessCommand.command, RolloutCommand.command, StagesCommand.command, ActivitiesCommand.command, ReplayCommand.command, CheckConfigCommand.command, DocsCommand.command,
         ]
     )
 }

@@ -14,7 +14,10 @@ import Testing
                 try await fillVariedAudit(store)
                 await store.close()
                 let reader = try AuditReader(path: path)
-                reports[engine] = (try reader.report(), try reader.readiness(), try reader.list(limit: 100, app: "rides"))
+                // The next steps print commands with `--db` naming each engine's own audit.
+                var report = try reader.report()
+                report.readiness = Self.sameAudit(report.readiness, path: reader.path)
+                reports[engine] = (report, Self.sameAudit(try reader.readiness(), path: reader.path), try reader.list(limit: 100, app: "rides"))
             }
         }
         let sqlite = try #require(reports[.sqlite]), postgres = try #require(reports[.postgresql])
@@ -26,6 +29,20 @@ import Testing
         #expect(postgres.1 == sqlite.1)
         #expect(postgres.2 == sqlite.2)
         #expect(sqlite.2.count == 10)
+    }
+
+    /// `r` with the audit's own path (the `--db` of the commands its next steps print) as `DB`.
+    static func sameAudit(_ r: Readiness, path: String) -> Readiness {
+        var r = r
+        let db = ReadinessCommands.quoted(path)
+        let fix = { (steps: [String]) in steps.map { $0.replacingOccurrences(of: db, with: "DB") } }
+        r.database = nil
+        for a in r.apps.indices {
+            r.apps[a].nextSteps = fix(r.apps[a].nextSteps)
+            r.apps[a].legacy.nextSteps = fix(r.apps[a].legacy.nextSteps)
+            for i in r.apps[a].routes.indices { r.apps[a].routes[i].nextSteps = fix(r.apps[a].routes[i].nextSteps) }
+        }
+        return r
     }
 
     @Test(arguments: AuditEngine.allCases) func aDuplicateRequestFailsAloneInItsBatch(engine: AuditEngine) async throws {

@@ -16,6 +16,7 @@ enum AuditSchema {
         migrator.register(7, "activity ledger", sql: ActivityLedgerSQL.schema(sqlite: true))
         migrator.register(9, "rollout rollbacks", sql: rolloutRollbacks)
         migrator.register(10, "activity records keyed by OpenPush app", sql: ActivityLedgerSQL.keyedByOpenPushApp(sqlite: true))
+        migrator.register(StageSchema.sqliteNumber, StageSchema.name, sql: StageSchema.sql(sqlite: true))
         return migrator
     }
 

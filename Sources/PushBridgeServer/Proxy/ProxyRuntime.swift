@@ -113,7 +113,8 @@ public final class ProxyRuntime: Sendable {
         warnAboutAudiences(configuration, log: log)
         // Its own connection on SQLite, so a long report on the reader never holds a rollback up.
         let rollouts = RolloutMonitor(store: try audit.pool.map { _ in audit.reader } ?? AuditReader(path: audit.path, busyTimeout: auditConfiguration.busyTimeout),
-                                      instance: configuration.instanceName, log: log)
+                                      instance: configuration.instanceName, log: log, now: { clock.nowMilliseconds() })
+        rollouts.history.startUp(configuration, fingerprint: configuration.stageFingerprint) { rollouts.rollback(of: $0) != nil }
         metrics.sampleRollouts {
             let counts = rollouts.rollbackCounts
             return snapshots.snapshot.directory.apps.filter { $0.modesInUse.contains(.rollout) }.map {
@@ -192,6 +193,7 @@ public final class ProxyRuntime: Sendable {
         }
         Self.warnAboutAudiences(configuration, log: log)
         resumeChangedRollouts(from: before, to: configuration)
+        rollouts.history.reload(configuration, fingerprint: configuration.stageFingerprint) { [rollouts] in rollouts.rollback(of: $0) != nil }
         let changes = Self.placementChanges(from: before, to: after)
         if !changes.isEmpty {
             let ledger = audit.activities, log = log

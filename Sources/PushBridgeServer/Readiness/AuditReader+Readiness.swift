@@ -6,8 +6,33 @@ extension AuditReader {
     /// be switched off given `inFlight` (the activity ledger's counts; nil when not known).
     /// An app is its configured name when the audit has one (`requests.app_name`), else its
     /// source app id; `filter.app` matches either.
+    ///
+    /// Without `filter.since`, each app with a stage change in the audit's `stage_changes` is
+    /// judged since its current stage began (``StageRun``), the others over the whole audit;
+    /// every app says which (``AppReadiness/window``). Its stage shapes its verdict and next
+    /// steps (``ReadinessStageSteps``) whatever the window.
     public func readiness(_ filter: ReportFilter = ReportFilter(), settings: ReadinessSettings = ReadinessSettings(),
                           inFlight: [ActivityCount]? = nil) throws(AuditError) -> Readiness {
+        // An audit no proxy of this build has migrated has no history: every app is judged on the whole audit.
+        let runs = StageRun.current((try? stageChanges()) ?? [])
+        var readiness = try judged(filter, settings: settings, inFlight: inFlight, runs: runs)
+        for (index, app) in readiness.apps.enumerated() {
+            guard filter.since == nil, let run = app.stage else {
+                readiness.apps[index].window = ReadinessWindow(since: filter.since, until: filter.until, basis: filter.since == nil ? .wholeAudit : .asked)
+                continue
+            }
+            var own = filter
+            own.app = app.app
+            own.since = run.began.at
+            guard var judged = try judged(own, settings: settings, inFlight: inFlight, runs: runs).apps.first(where: { $0.app == app.app }) else { continue }
+            judged.window = ReadinessWindow(since: run.began.at, until: filter.until, basis: .currentStage, began: run.began)
+            readiness.apps[index] = judged
+        }
+        return readiness
+    }
+
+    /// The verdicts over exactly the rows `filter` selects, each app's stage taken from `runs`.
+    private func judged(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, runs: [String: StageRun]) throws(AuditError) -> Readiness {
         let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
         var routes = try readinessRequests(scope)
         for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
@@ -17,9 +42,11 @@ extension AuditReader {
         for (key, route) in routes {
             let names = settings.names(of: key.app)
             judged[key] = ReadinessJudge.judge(route, settings.thresholds, app: settings.displayName(of: key.app),
-                                               accepted: settings.thresholds.acceptedLosses(for: names))
+                                               accepted: settings.thresholds.acceptedLosses(for: names), run: names.lazy.compactMap { runs[$0] }.first,
+                                               database: path, since: filter.since)
         }
-        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight)
+        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight,
+                                                runs: runs, database: path)
         readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope)
         return readiness
     }
@@ -216,7 +243,8 @@ extension AuditReader {
         let primaryRows = try query("""
             SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(primaryGap) THEN 0 ELSE 1 END),
                    sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN \(rateLimited) THEN 1 ELSE 0 END), sum(CASE WHEN \(primaryGap) THEN 1 ELSE 0 END)
+                   sum(CASE WHEN \(rateLimited) THEN 1 ELSE 0 END), sum(CASE WHEN \(primaryGap) THEN 1 ELSE 0 END),
+                   max(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN NULL ELSE r.request_id END)
             FROM requests r \(primary) GROUP BY 1, 2, 3
             """, legacyRows + primaryArguments)
         let gap = PopulationGap.sql(side: "shadow")
@@ -224,7 +252,8 @@ extension AuditReader {
         let shadowRows = try query("""
             SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
                    sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END)
+                   sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END),
+                   max(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN NULL ELSE s.request_id END)
             FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
             """, shadowArguments)
         for row in primaryRows + shadowRows {
@@ -232,6 +261,7 @@ extension AuditReader {
             routes[key(row)]?.openPushErrors += Int(row[4].integerValue ?? 0)
             routes[key(row)]?.rateLimited += Int(row[5].integerValue ?? 0)
             routes[key(row)]?.openPushGaps += Int(row[6].integerValue ?? 0)
+            if let example = row[7].textValue, example > (routes[key(row)]?.openPushErrorExample ?? "") { routes[key(row)]?.openPushErrorExample = example }
         }
     }
 }

@@ -14,6 +14,9 @@ public struct Readiness: Sendable, Equatable {
     /// a body over the limit or a malformed head: anyone can send these, so they count toward
     /// no app's verdict or minimum and never change ``allReady``; they are reported apart.
     public var refusedBeforeAdmission: Int
+    /// The audit judged (its file path or redacted PostgreSQL URI): the `--db` of every
+    /// command the next steps print; nil when not known.
+    public var database: String?
     /// What to do next, drawn from every app's reasons, each naming its app: the end of the
     /// readiness section in every format.
     public var nextSteps: [String] {
@@ -83,6 +86,10 @@ public struct AppReadiness: Sendable, Equatable {
     public var inFlight: [ActivityCount]?
     /// What to do about the app-level reasons, each naming the app.
     public var nextSteps: [String] = []
+    /// The window its verdicts judged, and why that one.
+    public var window = ReadinessWindow(since: nil, until: nil, basis: .wholeAudit)
+    /// Its current stage in the stage history; nil before any change is recorded for it.
+    public var stage: StageRun?
 
     /// An app.
     public init(app: String, verdict: ReadinessVerdict, routes: [RouteReadiness], reasons: [String]) {
@@ -173,6 +180,8 @@ public struct RouteReadiness: Sendable, Equatable {
     public var openPushCalls = 0
     /// Of those, calls that ended without a 2xx.
     public var openPushErrors = 0
+    /// The newest of those errors' request id (`pushbridge audit show`); nil without one.
+    public var openPushErrorExample: String?
     /// Of those, calls answered 429 at least once.
     public var rateLimited = 0
     /// Calls to OpenPush that found no audience there, population gaps (rows
@@ -204,12 +213,13 @@ public struct RouteReadiness: Sendable, Equatable {
     public var openPushErrorRate: Double { openPushCalls > 0 ? Double(openPushErrors) / Double(openPushCalls) : 0 }
     /// `rateLimited / openPushCalls`, 0 without calls.
     public var rateLimitedRate: Double { openPushCalls > 0 ? Double(rateLimited) / Double(openPushCalls) : 0 }
-    /// Reach: the share of calls to OpenPush (population gaps included) whose audience
-    /// OpenPush could reach, `openPushCalls / (openPushCalls + openPushGaps)`; nil when no
-    /// call went to OpenPush (observe mode, a rollout at 0%).
+    /// Reach: the share of calls to OpenPush (population gaps included) that OpenPush
+    /// delivered, `(openPushCalls - openPushErrors) / (openPushCalls + openPushGaps)`: a
+    /// refusal (a 403, a 5xx, a timeout) reached nobody; nil when no call went to OpenPush
+    /// (observe mode, a rollout at 0%).
     public var reach: Double? {
         let tried = openPushCalls + openPushGaps
-        return tried > 0 ? Double(openPushCalls) / Double(tried) : nil
+        return tried > 0 ? Double(openPushCalls - openPushErrors) / Double(tried) : nil
     }
 }
 

@@ -3,7 +3,7 @@
 enum ReadinessHTML {
     static func section(_ r: Readiness) -> String {
         let escape = ReportHTML.escape
-        var out = "<section class=\"readiness\"><h2>Cut-over readiness</h2><p class=\"legend\">\(escape(ReadinessRendering.thresholds(r.thresholds)))</p>"
+        var out = "<section class=\"readiness\"><h2>Cut-over readiness</h2><p class=\"legend\">\(escape(ReadinessRendering.windows(r) + ": " + ReadinessRendering.thresholds(r.thresholds)))</p>"
         guard !r.apps.isEmpty else { return out + "<p class=\"none\">No app has traffic in the window.</p>" + refused(r) + notes(r) + nextSteps(r) + "</section>" }
         out += "<div class=\"verdicts\">"
         for app in r.apps {
@@ -27,6 +27,7 @@ enum ReadinessHTML {
                     + "<td class=\"num\">\(route.reach.map(ReportFormatting.percent) ?? "–")</td>"
                     + "</tr>" + reasonRow(route.reasons + route.acceptedLosses.map { ReadinessRendering.accepted($0, of: route.requests) })
             }
+            out += "<tr class=\"reasons\"><td colspan=\"9\" class=\"legend\">\(escape(app.app)) judged \(escape(app.window.description))</td></tr>"
             out += "<tr><td class=\"nw\">\(escape(app.app))</td><td>legacy provider</td><td class=\"nw\" colspan=\"7\">\(legacyBadge(app.legacy.verdict))</td></tr>" + reasonRow(app.legacy.reasons)
         }
         return out + "</tbody></table></div>" + refused(r) + notes(r) + nextSteps(r) + "</section>"

@@ -39,7 +39,7 @@ public enum ReadinessRendering {
     /// messages, ids) go through ``TerminalText``.
     static func text(_ r: Readiness) -> String {
         let t = { (value: String) in TerminalText.escape(value) }
-        var out = "Readiness — \(r.filter.summary.isEmpty ? "the whole audit" : t(r.filter.summary))\n  \(thresholds(r.thresholds))\n"
+        var out = "Readiness — \(t(windows(r)))\n  \(thresholds(r.thresholds))\n"
         if r.apps.isEmpty { out += "\n  no app has traffic in the window\n" }
         for app in r.apps {
             out += "\n  \(t(app.app)): \(label(app.verdict))\n"
@@ -51,6 +51,7 @@ public enum ReadinessRendering {
             }
             out += "    legacy provider: \(label(app.legacy.verdict))\n"
             for reason in app.legacy.reasons { out += "      - \(t(reason))\n" }
+            out += "    judged: \(t(app.window.description))\n"
         }
         if r.refusedBeforeAdmission > 0 { out += "\n  \(r.refusedBeforeAdmissionLine)\n" }
         let steps = r.nextSteps
@@ -76,7 +77,7 @@ public enum ReadinessRendering {
     /// requests refused before admission. Stored values go through ``ReportMarkdown/cell(_:)``.
     static func markdown(_ r: Readiness) -> String {
         let cell = ReportMarkdown.cell
-        var out = "\n## Readiness\n\n\(thresholds(r.thresholds)).\n\n"
+        var out = "\n## Readiness\n\n\(cell(windows(r))): \(thresholds(r.thresholds)).\n\n"
         let refused = r.refusedBeforeAdmission > 0 ? "\n> \(r.refusedBeforeAdmissionLine)\n" : ""
         guard !r.apps.isEmpty else { return out + "No app has traffic in the window.\n" + refused + r.notes.map { "\n> \($0)\n" }.joined() }
         out += "| app | route | verdict | legacy | figures |\n|---|---|---|---|---|\n"
@@ -87,6 +88,7 @@ public enum ReadinessRendering {
             }
         }
         for app in r.apps {
+            out += "\n**\(cell(app.app))** judged \(cell(app.window.description))\n"
             if !app.routes.isEmpty, !app.reasons.isEmpty { out += "\n**\(cell(app.app))**\n\n" + app.reasons.map { "- \(cell($0))\n" }.joined() }
             for route in app.routes where !route.reasons.isEmpty || !route.acceptedLosses.isEmpty {
                 out += "\n**\(cell(app.app)) · \(cell(route.dialect)) \(cell(route.route))**\n\n" + route.reasons.map { "- \(cell($0))\n" }.joined()
@@ -128,6 +130,7 @@ public enum ReadinessRendering {
             "all_ready": .bool(r.allReady),
             "apps": .array(r.apps.map { app in
                 .object(["app": .string(app.app), "verdict": .string(app.verdict.rawValue), "reasons": .array(app.reasons.map { .string($0) }),
+                         "window": window(app.window), "stage": app.stage?.latest.stage.map { .string($0.summary) } ?? .null,
                          "legacy": .object(["verdict": .string(app.legacy.verdict.rawValue), "reasons": .array(app.legacy.reasons.map { .string($0) })]),
                          "busiest_minute": app.busiestMinute.map { minute in
                              .object(["start": .int(minute.start), "requests": int(minute.requests),
@@ -179,6 +182,7 @@ public enum ReadinessRendering {
             for route in app.routes { rows.append(row(route.dialect, route.route, app.app, route.verdict, String(route.requests), route.reasons)) }
         }
         for app in r.apps {
+            rows.append(["readiness_window", "", "", "", app.window.basis.rawValue, app.app, "", "", "", "", "", "", app.window.description])
             rows.append(["readiness_legacy", "", "", "", app.legacy.verdict.rawValue, app.app, app.legacyInFlight.map(String.init) ?? "", "", "", "", "", "",
                          app.legacy.reasons.joined(separator: "; ")])
             for route in app.routes {
@@ -195,5 +199,18 @@ public enum ReadinessRendering {
         for note in r.notes { rows.append(["readiness_note", "", "", "", "", "", "", "", "", "", "", "", note]) }
         for step in r.nextSteps { rows.append(["readiness_next_step", "", "", "", "", "", "", "", "", "", "", "", step]) }
         return rows
+    }
+
+    /// The windows in one phrase for a header: each app's own unless `--since` was given.
+    static func windows(_ r: Readiness) -> String {
+        let asked = r.filter.summary
+        guard r.filter.since == nil else { return asked }
+        return "each app since its current stage began (the whole audit for an app with no stage change recorded)" + (asked.isEmpty ? "" : "; " + asked)
+    }
+
+    /// `{"since", "until", "basis", "description"}`.
+    static func window(_ w: ReadinessWindow) -> JSONValue {
+        .object(["since": w.since.map { .int($0) } ?? .null, "until": w.until.map { .int($0) } ?? .null, "basis": .string(w.basis.rawValue),
+                 "description": .string(w.description)])
     }
 }

@@ -20,13 +20,14 @@ enum AdminPage {
 
     /// The page for `apps` (the running configuration's, in order), judged by `readiness`,
     /// with the ledger's `inFlight` counts (nil when not known), rendered at `now` (Unix ms),
-    /// with the answer to the `where` form when one was asked.
-    static func render(apps: [AdminAppStatus], readiness: Readiness, inFlight: [ActivityCount]?, now: Int64, where asked: Where? = nil) -> String {
+    /// with the answer to the `where` form when one was asked; `history` is the newest stage
+    /// changes, oldest first (their own section).
+    static func render(apps: [AdminAppStatus], readiness: Readiness, inFlight: [ActivityCount]?, now: Int64, where asked: Where? = nil, history: [StageChange] = []) -> String {
         let escape = ReportHTML.escape
         var body = "<header><h1>PushBridge admin</h1><p class=\"sub\">\(ReportFormatting.count(apps.count, "app")) · \(escape(RFC3339.format(milliseconds: now)))"
         if !readiness.filter.summary.isEmpty { body += " · \(escape(readiness.filter.summary))" }
         body += "</p></header>" + appsSection(apps, readiness: readiness, inFlight: inFlight)
-        body += whereSection(apps, asked: asked) + ReadinessHTML.section(readiness)
+        body += whereSection(apps, asked: asked) + StageChangesRendering.htmlSection(history) + ReadinessHTML.section(readiness)
         return ReportHTML.page(title: "PushBridge admin", body: body, extraStyle: style)
     }
 

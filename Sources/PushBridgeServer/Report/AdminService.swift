@@ -62,7 +62,8 @@ public struct AdminService: Sendable {
             let apps = configured.map { $0.map { AdminAppStatus($0, rollbacks: rollbacks) } }
                 ?? readiness.apps.map { AdminAppStatus(name: $0.name, dialect: $0.dialect, stage: "—") }
             let asked = request.query["where"].map { Self.where(app: $0, user: request.query["user"] ?? "", among: configured, rollbacks: rollbacks) }
-            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now, where: asked)
+            let page = AdminPage.render(apps: apps, readiness: judged, inFlight: inFlight, now: now, where: asked,
+                                        history: (try? reader.stageChanges(limit: Self.stageChangesShown)) ?? [])
             return HTTPResponse(status: 200, headers: [("Content-Type", ReportFormat.html.contentType), ("Cache-Control", "no-store"),
                                                        ("Content-Security-Policy", Self.pagePolicy)], body: Array(page.utf8))
         } catch {
@@ -164,4 +165,9 @@ public struct AdminService: Sendable {
     private func authorized(_ request: HTTPRequest) -> Bool {
         AdminCredential.matches(request.header("authorization"), token: token)
     }
+}
+
+extension AdminService {
+    /// The newest stage changes the admin page lists.
+    static let stageChangesShown = 50
 }

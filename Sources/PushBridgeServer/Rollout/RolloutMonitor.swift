@@ -26,14 +26,19 @@ public final class RolloutMonitor: Sendable {
     private let instance: String?
     private let log: EventLog
     private let refresher = Mutex<PeriodicTask?>(nil)
+    /// The stage history its rollbacks and resumes are recorded in (and the reloads and
+    /// start-up of the runtime that owns it).
+    public let history: StageHistory
     /// The one queue the store's statements run on, in order.
     private let queue = DispatchQueue(label: "pushbridge-rollout-monitor")
 
-    /// A monitor keeping its state in `store` (nil: this process only, for tests and tools).
-    public init(store: AuditReader?, instance: String?, log: EventLog) {
+    /// A monitor keeping its state in `store` (nil: this process only, for tests and tools);
+    /// `now` stamps the stage changes it records (Unix ms).
+    public init(store: AuditReader?, instance: String?, log: EventLog, now: @escaping @Sendable () -> Int64 = { AuditClock.nowMilliseconds() }) {
         self.store = store
         self.instance = instance
         self.log = log
+        history = StageHistory(store: store, instance: instance, log: log, now: now)
         queue.sync { readStored() }
     }
 
@@ -44,10 +49,12 @@ public final class RolloutMonitor: Sendable {
         refresher.withLock { $0 = task }
     }
 
-    /// Stops reading the shared state, once every rollback queued is written.
+    /// Stops reading the shared state, once every rollback queued and every stage change
+    /// handed to the history is written.
     public func stop() async {
         await refresher.withLock { task in defer { task = nil }; return task }?.stop()
         await written()
+        await history.flush()
     }
 
     /// The app's rollback, when its rollout is rolled back.
@@ -70,6 +77,7 @@ public final class RolloutMonitor: Sendable {
             return rollback
         }
         guard let tripped else { return }
+        history.rollback(tripped)
         log.error("ROLLOUT ROLLED BACK: app \(app)'s new starts go to the legacy provider until `pushbridge rollout resume \(app)` or a reload that changes its rollout; activities already on OpenPush stay there",
                   ["app": .string(app), "threshold": .string(tripped.threshold), "evidence": .string(tripped.evidence)])
         queue.async { [self] in
@@ -99,6 +107,7 @@ public final class RolloutMonitor: Sendable {
         return queue.sync {
             do {
                 let stored = try store?.clearRollback(app: app) ?? false
+                if was || stored { history.resume(app, why: "a reload changed its rollout") }
                 return was || stored
             } catch {
                 log.error("the rollback could not be cleared in the audit database", ["app": .string(app), "error": .string("\(error)")])
@@ -129,9 +138,11 @@ public final class RolloutMonitor: Sendable {
             let arrived = next.values.filter { state.rolledBack[$0.app] == nil }
             for app in next.keys where state.rolledBack[app] == nil { state.windows[app] = nil }
             for app in state.rolledBack.keys where next[app] == nil { state.windows[app] = nil }
+            for app in state.rolledBack.keys where next[app] == nil { history.noteRollback(of: app, rolledBack: false) }
             state.rolledBack = next
             return arrived.sorted { $0.app < $1.app }
         }
+        for r in arrived { history.noteRollback(of: r.app, rolledBack: true) }
         for r in arrived {
             log.error("ROLLOUT ROLLED BACK: app \(r.app)'s new starts go to the legacy provider (the audit database says so) until `pushbridge rollout resume \(r.app)` or a reload that changes its rollout",
                       ["app": .string(r.app), "threshold": .string(r.threshold), "evidence": .string(r.evidence), "since": .string(RFC3339.format(milliseconds: r.at)),

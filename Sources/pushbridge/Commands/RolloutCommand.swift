@@ -73,6 +73,12 @@ enum RolloutCommand {
                 return arguments.fail("app \(TerminalText.escape(app))'s rollout is not rolled back in \(TerminalText.escape(path))")
             }
             try reader.clearRollback(app: app)
+            let fingerprint = arguments["config"].flatMap { try? ProxyConfiguration.load(fileAt: $0, environment: ProcessInfo.processInfo.environment).stageFingerprint }
+            do {
+                try reader.recordResume(app: app, instance: "pushbridge rollout resume on \(InstanceSettings.defaultName)", fingerprint: fingerprint)
+            } catch {
+                printError("warning: the resume is not in the stage history (pushbridge stages): \(error)")
+            }
             print("resumed app \(TerminalText.escape(app))'s rollout (rolled back at \(RFC3339.format(milliseconds: rollback.at)) on \(TerminalText.escape(rollback.threshold)): "
                   + "\(TerminalText.escape(rollback.evidence))); running instances place its new starts by cohort again within a second")
             return 0
