@@ -21,13 +21,15 @@ import Testing
         #expect(await eventually { proxy.log.lines.contains { $0.contains("OPENPUSH REACH BELOW readiness.min_reach") } }, "\(proxy.log.lines)")
         let warned = proxy.log.lines.filter { $0.contains("OPENPUSH REACH BELOW readiness.min_reach") }
         #expect(warned.count == 1 && warned.first?.contains("app os: mode openpush while OpenPush's reach is 50") == true, "\(warned)")
+        // Judged over the rollout it leaves, not its new (empty) openpush stage, and it says so.
+        #expect(warned.first?.contains("% in the stage it leaves, rollout") == true, "\(warned)")
 
         let folder = try TemporaryDirectory("pushbridge-reach")
         let file = folder.url("openpush.json").path
         try Data(openpush.json.utf8).write(to: URL(fileURLWithPath: file))
         let checked = try await CLIRunner.runAsync(["check-config", file], environment: ProcessInfo.processInfo.environment.merging(ProxyHarness.environment) { $1 })
         #expect(checked.status == 0 && checked.stdout.contains("warning: app os: mode openpush while OpenPush's reach is 50")
-                && checked.stdout.contains("fallback_to_legacy"), "\(checked.stdout)")
+                && checked.stdout.contains("fallback_to_legacy") && checked.stdout.contains("in the stage it leaves, rollout"), "\(checked.stdout)")
         await proxy.stop()
         await legacy.stop()
     }
