@@ -15,6 +15,7 @@
 # the rounds for A and B and the ratio B/A.
 set -uo pipefail
 A=$1; B=$2; rounds=${3:-3}; secs=${4:-3}
+command -v wrk >/dev/null || { echo "bench/ab.sh: wrk is missing (make bench installs it, or apt-get install wrk)" >&2; exit 1; }
 cd "$(dirname "$0")/.." || exit 1
 work=$(mktemp -d /tmp/pushbridge-ab.XXXXXX); pids=(); pg_dir=; audit_dir=$work
 trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null; done; wait 2>/dev/null; [ -n "$pg_dir" ] && bench/pg-cluster.sh stop "$pg_dir"; rm -rf $work; [ "$audit_dir" != "$work" ] && rm -rf "$audit_dir"' EXIT
