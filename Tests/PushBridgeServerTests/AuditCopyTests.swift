@@ -75,6 +75,11 @@ import PushBridgeCore
                                                               evidence: "6 of 20 failed", instance: InstanceSettings.defaultName)))
         // An app whose in-flight ledger rows the cap forgot (legacy stays on for it after the move).
         try database.execute("INSERT INTO activities_forgotten (app, in_flight_until, forgotten) VALUES ('app-1', 1700043200000, 3)")
+        // The stage history: a change recorded by an instance, and one recorded without one.
+        try store.reader.insertStageChange(StageChange(at: 1_700_000_000_100, app: "app-1", kind: .mode, stage: AppStage(mode: .rollout, percent: 5, legacy: true),
+                                                       previous: "shadow", detail: "rollout.percent 0 → 5", instance: InstanceSettings.defaultName, fingerprint: "f00d"))
+        try store.reader.insertStageChange(StageChange(at: 1_700_000_004_000, app: "app-1", kind: .rollback, stage: AppStage(mode: .rollout, percent: 5, legacy: true, rolledBack: true),
+                                                       previous: "rollout 5%", detail: "max_openpush_error_rate: 6 of 20 failed", instance: nil, fingerprint: nil))
         // Rows written before the file had instance names.
         try database.execute("UPDATE requests SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
         try database.execute("UPDATE findings SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
@@ -90,12 +95,12 @@ import PushBridgeCore
             #expect(first.stderr.isEmpty, "progress was written to a standard error that is not a terminal: \(first.stderr)")
             #expect(first.stdout.contains(": requests 4 read, 4 copied, 0 updated, 0 already present; findings 6 read, 6 copied"), "\(first.stdout)")
             // Rows that record an instance keep it; only the others are stored under the label.
-            #expect(first.stdout.contains("instance_name: 10 rows kept the one their file records (\(InstanceSettings.defaultName) 10); 3 rows recorded none, stored as copied:audit.sqlite"),
+            #expect(first.stdout.contains("instance_name: 11 rows kept the one their file records (\(InstanceSettings.defaultName) 11); 4 rows recorded none, stored as copied:audit.sqlite"),
                     "\(first.stdout)")
-            let expected = ["requests": 4, "findings": 6, "shadow_comparisons": 1, "scheduled_sends": 1, "activities": 1, "activities_forgotten": 1, "rollout_rollbacks": 1]
+            let expected = ["requests": 4, "findings": 6, "shadow_comparisons": 1, "scheduled_sends": 1, "activities": 1, "activities_forgotten": 1, "rollout_rollbacks": 1, "stage_changes": 2]
             #expect(Set(expected.keys) == Set(AuditCopyTable.all.map(\.name)))
             for (table, rows) in expected { #expect(try Self.count(table, uri) == rows, "\(table)") }
-            let labelled: Set = ["requests", "findings", "scheduled_sends"], named: Set = ["requests", "findings", "shadow_comparisons", "rollout_rollbacks"]
+            let labelled: Set = ["requests", "findings", "scheduled_sends", "stage_changes"], named: Set = ["requests", "findings", "shadow_comparisons", "rollout_rollbacks", "stage_changes"]
             for table in AuditCopyTable.all {
                 let (file, copied) = try Self.rows(table, sqlite: path, postgres: uri)
                 guard let instance = table.columns.firstIndex(of: AuditCopyTable.instanceColumn) else {
@@ -133,12 +138,21 @@ import PushBridgeCore
         try await withTemporaryAudit { path in
             let store = try AuditStore(path: path)
             try await fillVariedAudit(store)
+            // `scores` moved to shadow halfway through: readiness judges it since then, from the history.
+            try store.reader.insertStageChange(StageChange(at: 1_700_000_000_000 + 15 * 60_000, app: "scores", kind: .mode, stage: AppStage(mode: .shadow, legacy: true),
+                                                           previous: "observe", detail: "mode observe → shadow", instance: "proxy-1", fingerprint: "f00d"))
             await store.close()
             let uri = try PostgresTestCluster.start().makeDatabase()
             let counts = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 7).run()
-            #expect(counts.map(\.read) == [30, 43, 6, 0, 0, 0, 0] && counts.map(\.inserted) == counts.map(\.read))
+            #expect(counts.map(\.read) == [30, 43, 6, 0, 0, 0, 0, 1] && counts.map(\.inserted) == counts.map(\.read))
             let original = try AuditReader(path: path), copied = try AuditReader(path: uri)
-            #expect(try copied.report() == original.report())
+            // The same report, but for the audit it names: readiness prints its commands with the `--db` it judged.
+            let report = try copied.report()
+            #expect(report.readiness.database == uri)
+            #expect("\(report)" == "\(try original.report())".replacingOccurrences(of: path, with: uri))
+            // After the move `scores` is still judged since its stage began, from the copied history.
+            let scores = report.readiness.apps.first { $0.app == "scores" }
+            #expect(scores?.window.basis == .currentStage && scores?.window.since == 1_700_000_000_000 + 15 * 60_000, "\(String(describing: scores?.window))")
             #expect(try copied.show(requestId: "R0005") == original.show(requestId: "R0005"))
             #expect(try copied.list(limit: 100) == original.list(limit: 100))
         }
@@ -150,15 +164,15 @@ import PushBridgeCore
             try await Self.writeAudit(path).close()
             var seen: [AuditCopyProgress] = []
             let counts = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 2).run { seen.append($0) }
-            #expect(counts.map(\.inserted) == [4, 6, 1, 1, 1, 1, 1] && counts.map(\.read) == [4, 6, 1, 1, 1, 1, 1])
-            #expect(seen.map(\.done) == [2, 4, 6, 8, 10, 11, 12, 13, 14, 15] && seen.allSatisfy { $0.total == 15 }, "\(seen)")
-            #expect(seen.map(\.table) == ["requests", "requests", "findings", "findings", "findings", "shadow_comparisons", "scheduled_sends", "activities", "activities_forgotten", "rollout_rollbacks"])
+            #expect(counts.map(\.inserted) == [4, 6, 1, 1, 1, 1, 1, 2] && counts.map(\.read) == [4, 6, 1, 1, 1, 1, 1, 2])
+            #expect(seen.map(\.done) == [2, 4, 6, 8, 10, 11, 12, 13, 14, 15, 17] && seen.allSatisfy { $0.total == 17 }, "\(seen)")
+            #expect(seen.map(\.table) == ["requests", "requests", "findings", "findings", "findings", "shadow_comparisons", "scheduled_sends", "activities", "activities_forgotten", "rollout_rollbacks", "stage_changes"])
             for table in AuditCopyTable.all {
                 let (file, copied) = try Self.rows(table, sqlite: path, postgres: uri)
                 #expect(file.count == copied.count && copied.count > 0, "\(table.name)")
             }
             let again = try AuditCopy(from: path, to: try PostgresURI(uri), batchSize: 3).run()
-            #expect(again.map(\.unchanged) == [4, 6, 1, 1, 1, 1, 1] && again.map(\.inserted) == [0, 0, 0, 0, 0, 0, 0])
+            #expect(again.map(\.unchanged) == [4, 6, 1, 1, 1, 1, 1, 2] && again.map(\.inserted) == [0, 0, 0, 0, 0, 0, 0, 0])
         }
     }
 
@@ -261,7 +275,7 @@ import PushBridgeCore
             // `script` gives the command a pseudo-terminal for its standard error (and output).
             let command = [CLIRunner.binary.path, "audit", "copy", "--from", path, "--to", uri].map { "'\($0)'" }.joined(separator: " ")
             let out = try CLIRunner.runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"])
-            #expect(out.status == 0 && out.stdout.contains("15/15 rows") && out.stdout.contains("█"), "\(out.stdout)\(out.stderr)")
+            #expect(out.status == 0 && out.stdout.contains("17/17 rows") && out.stdout.contains("█"), "\(out.stdout)\(out.stderr)")
         }
     }
 

@@ -13,7 +13,12 @@ import Testing
         let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL, clock: clock)
         // A real refusal from the scheduler's SQLite file, as a full or failing disk gives.
         let schedulerPath = proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path
-        try SQLiteDatabase(path: schedulerPath).execute(
+        let schedulerFile = try SQLiteDatabase(path: schedulerPath)
+        // The scheduler's first pass (its claim of due starts, a write transaction) may hold the
+        // file's write lock at this moment: wait for it as the proxy's own connections do,
+        // rather than failing at once with "database is locked".
+        try schedulerFile.execute("PRAGMA busy_timeout = 5000")
+        try schedulerFile.execute(
             "CREATE TRIGGER refuse_starts BEFORE INSERT ON scheduled_starts BEGIN SELECT RAISE(ABORT, 'disk refused'); END")
 
         let reply = try await proxy.send(path: ProxySchedulerLiveTests.path, body: ProxySchedulerLiveTests.body(sendAt: sendAt))

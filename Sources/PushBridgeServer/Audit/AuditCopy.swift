@@ -1,8 +1,9 @@
 import Foundation
 
 /// Copies an SQLite audit file into a PostgreSQL audit (`pushbridge audit copy`): requests
-/// (with their attempts), findings, shadow comparisons and the scheduled-send mirror; the
-/// scheduler file's starts are moved by ``moveScheduledStarts()``.
+/// (with their attempts), findings, shadow comparisons, the scheduled-send mirror, the
+/// activity ledger, rollbacks and the stage history; the scheduler file's starts are moved by
+/// ``moveScheduledStarts()``.
 ///
 /// - The target is migrated first (``PostgresSchema``), so an empty database works.
 /// - The file is read in one read transaction (one consistent snapshot, even while a proxy
@@ -14,7 +15,8 @@ import Foundation
 ///   row an earlier copy brought whose values have changed in the file since (a request
 ///   that was still `pending` then) is updated to the file's values, so copying a live file
 ///   once and again after stopping its proxy leaves the final rows. A row with the same id
-///   that another instance wrote is never overwritten.
+///   that another instance wrote is never overwritten. A stage history row (no key, never
+///   changed) is inserted only when the database has none with all its values.
 /// - Column for column: ``AuditCopyTable`` accounts for every column of both schemas and the
 ///   copy refuses to start when either side has one it does not name.
 public struct AuditCopy: Sendable {
@@ -137,6 +139,7 @@ public struct AuditCopy: Sendable {
         let tuples = (0..<rows).map { row in
             "(" + columns.enumerated().map { index, column in "$\(row * columns.count + index + 1)::\(types[column] ?? "text")" }.joined(separator: ", ") + ")"
         }
+        if table.appendOnly { return append(table, tuples: tuples) }
         let changing = columns.filter { !table.key.contains($0) }
         let instance = AuditCopyTable.instanceColumn
         return """
@@ -144,6 +147,19 @@ public struct AuditCopy: Sendable {
             ON CONFLICT (\(table.key.joined(separator: ", "))) DO UPDATE SET \(changing.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
             WHERE \(columns.contains(instance) ? "\(table.name).\(instance) IS NOT DISTINCT FROM EXCLUDED.\(instance) AND " : "")(\(changing.map { "\(table.name).\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(changing.map { "EXCLUDED.\($0)" }.joined(separator: ", ")))
             RETURNING (xmax = 0)
+            """
+    }
+
+    /// The insert of an ``AuditCopyTable/appendOnly`` table's `tuples`: each row the
+    /// database has no row with the same values in every copied column (NULL matching NULL);
+    /// returns `t` for each row inserted.
+    func append(_ table: AuditCopyTable, tuples: [String]) -> String {
+        let columns = table.columns.joined(separator: ", ")
+        return """
+            INSERT INTO \(table.name) (\(columns)) SELECT \(columns) FROM (VALUES \(tuples.joined(separator: ", "))) AS copied (\(columns))
+            WHERE NOT EXISTS (SELECT 1 FROM \(table.name) present
+                              WHERE (\(table.columns.map { "present.\($0)" }.joined(separator: ", "))) IS NOT DISTINCT FROM (\(table.columns.map { "copied.\($0)" }.joined(separator: ", "))))
+            RETURNING true
             """
     }
 

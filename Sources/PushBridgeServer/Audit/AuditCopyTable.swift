@@ -19,13 +19,17 @@ struct AuditCopyTable: Sendable {
     var cursorOnly: [String: String] = [:]
     /// PostgreSQL columns the database fills itself.
     var generated: Set<String> = []
+    /// Whether the table is a history whose rows have no key of their own and are never
+    /// changed (``stageChanges``): a row is identified by all its copied values, inserted when
+    /// the database has no row with them all and never updated; ``key`` only names it in errors.
+    var appendOnly = false
 
     /// The column that records which instance wrote a row. A copied row keeps the value its
     /// file records; a file written before the column existed gets the copy's label.
     static let instanceColumn = "instance_name"
 
     /// The tables, in the order they are copied (requests before the rows that refer to them).
-    static let all: [AuditCopyTable] = [requests, findings, shadowComparisons, scheduledSends, activities, activitiesForgotten, rolloutRollbacks]
+    static let all: [AuditCopyTable] = [requests, findings, shadowComparisons, scheduledSends, activities, activitiesForgotten, rolloutRollbacks, stageChanges]
 
     /// Requests with their outcome, bodies, upstream answer and attempts (a JSON array).
     static let requests = AuditCopyTable(
@@ -84,6 +88,17 @@ struct AuditCopyTable: Sendable {
     static let rolloutRollbacks = AuditCopyTable(
         name: "rollout_rollbacks", key: ["app_name"], order: ["app_name"],
         columns: ["app_name", "rolled_back_at", "threshold", "evidence", instanceColumn])
+
+    /// The stage history: one row per change of an app's stage, never updated, numbered by
+    /// each engine itself. Files from before SQLite audit migration 11 have no such table.
+    static let stageChanges = AuditCopyTable(
+        name: "stage_changes", key: ["changed_at", "app_name", "kind"], order: ["id"],
+        columns: [
+            "changed_at", "app_name", "kind", "stage", "previous_stage", "mode", "start_mode", "route_modes", "percent", "legacy",
+            "rolled_back", "detail", instanceColumn, "config_fingerprint",
+        ],
+        cursorOnly: ["id": "SQLite's row number; PostgreSQL numbers the copied rows itself (BIGSERIAL), in the file's order, so ids of several instances never clash"],
+        generated: ["id"], appendOnly: true)
 
     /// What is wrong with copying a file whose table has `source` columns (empty: the table
     /// is missing from the file) into a database whose table has `target` columns; nil when
