@@ -16,23 +16,24 @@ import Testing
     }
 
     @Test func aRetryOfAnUpdateTheCallerGotNoAnswerForIsAnsweredWithTheFirstResultAndSentOnce() async throws {
-        // The upstream takes 1.5 s for the first update: longer than the caller waits.
+        // The upstream takes 6 s for the first update: longer than the caller waits (2 s, so that
+        // a busy machine still forwards the update before the caller gives up).
         let slow = Mutex(true)
         let upstream = try RecordingSandbox(beforeAnswering: { request in
             guard request.path.hasSuffix("/notifications"), slow.withLock({ s in defer { s = false }; return s }) else { return }
-            try? await Task.sleep(for: .milliseconds(1500))
+            try? await Task.sleep(for: .milliseconds(6000))
         })
         let proxy = try ProxyHarness(upstream: upstream.baseURL)
         #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
         let impatient: URLSession = {
             let c = URLSessionConfiguration.ephemeral
-            c.timeoutIntervalForRequest = 0.5
+            c.timeoutIntervalForRequest = 2
             return URLSession(configuration: c)
         }()
         await #expect(throws: (any Error).self, "the first answer came before the caller gave up") {
             _ = try await proxy.send(path: Self.path, body: Self.update("arriving"), session: impatient)
         }
-        #expect(await eventually(10) { upstream.all.contains { $0.path == Self.path } }, "the first update never reached the upstream")
+        #expect(await eventually(30) { upstream.all.contains { $0.path == Self.path } }, "the first update never reached the upstream")
         // The caller retries at once, while the first is still in flight: the retry waits for it.
         let retry = try await proxy.send(path: Self.path, body: Self.update("arriving"))
         #expect((200..<300).contains(retry.status), "\(String(decoding: retry.body, as: UTF8.self))")
