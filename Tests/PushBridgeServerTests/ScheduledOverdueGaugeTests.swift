@@ -26,6 +26,9 @@ import Testing
         let proxy = try ProxyHarness(.live, upstream: upstream.baseURL, clock: clock)
         #expect(await clock.settled(), "the scheduler did not go to sleep after its first pass")
         #expect(try await Self.overdue(proxy) == 0)
+        let first = String(decoding: try await proxy.get("/metrics").body, as: UTF8.self)
+        #expect(first.contains("\npushbridge_instances_stale 0\n") && first.contains("\npushbridge_instance_takeovers_total 0\n"),
+                "SQLite (no other instance) shows the heartbeat gauges at 0")
         // Held back: a start two minutes late that a send holds (`sending`, never finished).
         let store = proxy.runtime.scheduler.store
         try await store.insert([ScheduledStartStoreBackendTests.start(1, sendAt: now - 120)], now: now * 1000)
