@@ -74,6 +74,23 @@ import Testing
         }
         #expect(all.count == 60 && Set(all).count == 60, "\(all.count) claims of \(Set(all).count) starts")
     }
+
+    /// The overdue gauge's count: starts pending or sending whose send time is before the
+    /// cutoff; sent, cancelled and later ones are not.
+    @Test(arguments: Backend.allCases)
+    func overdueCountsStartsStillToSendBeforeTheCutoff(_ backend: Backend) async throws {
+        let (stores, folder) = try backend.stores(1)
+        defer { withExtendedLifetime(folder) {} }
+        let store = stores[0]
+        try await store.insert([10, 20, 30, 40, 500].enumerated().map { Self.start($0.offset, sendAt: $0.element) }, now: 1)
+        #expect(try await store.claim("sch_1", now: 25_000))
+        #expect(try await store.claim("sch_2", now: 35_000))
+        try await store.finish("sch_2", sent: true, notificationId: "n2", status: 200, error: nil, now: 36_000)
+        #expect(try await store.cancel("sch_3", now: 37_000))
+        #expect(try await store.overdue(before: 100_000) == 2, "sch_0 pending and sch_1 sending")
+        #expect(try await store.overdue(before: 15_000) == 1)
+        #expect(try await store.overdue(before: 10_000) == 0)
+    }
 }
 
 /// `pushbridge scheduled list|cancel --db URI` on the shared PostgreSQL table.

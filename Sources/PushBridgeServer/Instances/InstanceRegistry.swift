@@ -38,6 +38,15 @@ public final class InstanceRegistry: Sendable {
     /// Statements run in each takeover's transaction with `$1` = the dead instance's name.
     private let takeoverStatements: [String]
     private let loop = Mutex<PeriodicTask?>(nil)
+    private let staleCount = Atomic<Int>(0)
+    private let takeoverCount = Atomic<Int>(0)
+
+    /// The instances the last takeover pass found silent longer than `dead_after_ms`, taken
+    /// over or not (`pushbridge_instances_stale`): it stays above 0 while their takeover fails.
+    public var stale: Int { staleCount.load(ordering: .relaxed) }
+
+    /// The instances this one took over since it started (`pushbridge_instance_takeovers_total`).
+    public var takeovers: Int { takeoverCount.load(ordering: .relaxed) }
 
     /// A registry entry for `name` on the database at `uri` (schema applied here); call
     /// ``start()`` to register and beat.
@@ -94,9 +103,12 @@ public final class InstanceRegistry: Sendable {
     /// Takes over every instance silent longer than `dead_after_ms`; what each settled.
     public func takeOverDead() throws -> [Takeover] {
         let (name, deadAfter, statements) = (name, settings.deadAfterMs, takeoverStatements)
-        return try link.run { db in
+        let settled: [Takeover] = try link.run { db in
             try db.transaction {
                 let dead = try db.execute(InstanceSQL.lockDead, [name, String(deadAfter)]).rows.compactMap { row in row[0].flatMap { name in row[1].flatMap { Int64($0) }.map { (name, $0) } } }
+                // The rows this query locked are the stale gauge, kept when a takeover below fails
+                // (the next pass finds them again), so an alert sees an instance nobody took over.
+                self.staleCount.store(dead.count, ordering: .relaxed)
                 return try dead.map { instance, heartbeatAt in
                     let starts = try ScheduledStartStore.release(claimedBy: instance, on: db)
                     // Dead, by the registry's rule, from its last heartbeat plus dead_after on: its grants
@@ -108,6 +120,8 @@ public final class InstanceRegistry: Sendable {
                 }
             }
         }
+        takeoverCount.add(settled.count, ordering: .relaxed)
+        return settled
     }
 
     /// The instances registered now, by name, with their last heartbeat (Unix ms, PostgreSQL's clock).

@@ -2,7 +2,7 @@ extension Metrics {
     /// The whole exposition, every family with its `# HELP` and `# TYPE` lines, series sorted
     /// by label values. Serve it with ``PrometheusText/contentType``.
     public func render() -> String {
-        let (sampler, diskSampler, rolloutSampler) = state.withLock { ($0.auditQueueDepthSampler, $0.auditDiskSampler, $0.rolloutSampler) }
+        let (sampler, diskSampler, rolloutSampler, fleetSampler) = state.withLock { ($0.auditQueueDepthSampler, $0.auditDiskSampler, $0.rolloutSampler, $0.fleetSampler) }
         let sampledDepth = sampler.map { Int64($0()) }
         let disk = diskSampler?()
         let snapshot = state.withLock { $0 }
@@ -48,6 +48,7 @@ extension Metrics {
         counters(into: &out, "pushbridge_log_lines_suppressed_total", "Finding log lines held back, by app and reason (per_request_cap, identical_rate).",
                  snapshot.logLinesSuppressed)
         if let rollouts = rolloutSampler?() { renderRollouts(rollouts, into: &out) }
+        renderFleet(fleetSampler?(), into: &out)
         return out
     }
 

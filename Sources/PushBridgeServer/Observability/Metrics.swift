@@ -29,6 +29,7 @@ public final class Metrics: Sendable {
         var shadowSkipped: UInt64 = 0
         var inflight: Int64 = 0
         var rolloutSampler: (@Sendable () -> [Metrics.RolloutSeries])?
+        var fleetSampler: (@Sendable () -> Metrics.FleetReading)?
         var activitiesInFlight: [ActivitySeries] = []
     }
 

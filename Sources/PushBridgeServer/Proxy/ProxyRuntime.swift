@@ -127,6 +127,7 @@ public final class ProxyRuntime: Sendable {
         let scheduler = StartScheduler(store: shared.starts, delivery: delivery, audit: audit, log: log) { name in
             snapshots.snapshot.app(named: name)?.openPushKey?.value
         }
+        metrics.sampleFleet { [registry = shared.registry] in Metrics.fleetReading(overdue: scheduler.overdue, registry: registry) }
         let service = ProxyService(.init(snapshots: snapshots, delivery: delivery, audit: audit, log: log, metrics: metrics, clock: { clock.nowMilliseconds() },
                                          legacy: LegacyForwarder(client: client),
                                          shadows: ShadowQueue(limit: configuration.shadowQueue.limit, workers: configuration.shadowQueue.workers, metrics: metrics),

@@ -33,6 +33,10 @@ enum ScheduledStartSQL {
     /// The earliest pending send time.
     static let nextSendAt = "SELECT MIN(send_at) FROM scheduled_starts WHERE state = 'pending'"
 
+    /// How many starts are still to send (`pending`, or `sending` and not finished) whose send
+    /// time is before `?` (Unix ms): the scheduler's overdue gauge.
+    static let overdue = "SELECT count(*) FROM scheduled_starts WHERE state IN ('pending', 'sending') AND send_at < ?"
+
     /// How many starts are stored, in any state.
     static let count = "SELECT count(*) FROM scheduled_starts"
 

@@ -144,6 +144,12 @@ public final class ScheduledStartStore: Sendable {
         try await database.perform { ScheduledStartSQL.starts(try $0.select(ScheduledStartSQL.byId, [.text(id)])).first }
     }
 
+    /// How many starts are still to send (pending or sending) whose send time is before
+    /// `before` (Unix ms).
+    public func overdue(before: Int64) async throws -> Int {
+        Int(try await database.perform { try $0.select(ScheduledStartSQL.overdue, [.integer(before)]).first?.first?.integerValue } ?? 0)
+    }
+
     /// How many starts are stored, in any state.
     public func count() async throws -> Int {
         Int(try await database.perform { try $0.select(ScheduledStartSQL.count, []).first?.first?.integerValue } ?? 0)

@@ -22,6 +22,10 @@ public final class StartScheduler: Sendable {
     private let log: EventLog
     private let key: @Sendable (String) -> String?
     private let control = Mutex(Control())
+    private let overdueCount = Atomic<Int>(0)
+    /// A start still to send this long (ms) after its send time is overdue
+    /// (`pushbridge_scheduled_starts_overdue`).
+    public static let overdueAfterMilliseconds: Int64 = 60_000
     /// When this scheduler was made (delivery clock, the one the proxy stamps audit rows
     /// with): audit rows received before it belong to an earlier process, so a `scheduled`
     /// one with no start in the file is not in flight.
@@ -79,6 +83,7 @@ public final class StartScheduler: Sendable {
     private func loop() async {
         while !control.withLock({ $0.stopped }) {
             await sendDue()
+            await measureOverdue()
             let now = clock.nowMilliseconds()
             let next = ((try? await store.nextSendAt()) ?? nil) ?? now + 60_000
             let wakeAt = store.pollMilliseconds.map { min(next, now + $0) } ?? next
@@ -92,6 +97,21 @@ public final class StartScheduler: Sendable {
             }
             await sleeper?.value
             control.withLock { $0.sleeper = nil }
+        }
+    }
+
+    /// The starts still to send more than ``overdueAfterMilliseconds`` after their send time,
+    /// as the last ``measureOverdue()`` (each pass of the loop, after its sends) counted them.
+    public var overdue: Int { overdueCount.load(ordering: .relaxed) }
+
+    /// Counts the overdue starts in the store (on the store's own queue, never on a caller's
+    /// thread) for ``overdue``; a failed count keeps the last value and is logged.
+    public func measureOverdue() async {
+        do {
+            let count = try await store.overdue(before: clock.nowMilliseconds() - Self.overdueAfterMilliseconds)
+            overdueCount.store(count, ordering: .relaxed)
+        } catch {
+            log.error("scheduler could not count overdue starts", ["error": .string("\(error)")])
         }
     }
 
