@@ -49,8 +49,11 @@ import Testing
     /// followed where it was sent, without a fallback (the legacy provider never gets an
     /// update of an activity placed on OpenPush), and the start's own answer still places it.
     @Test func item3_anUpdateWhoseStartOutlastsTheWaitGoesWhereTheStartWasSentNeverToTheFallback() async throws {
+        // OpenPush holds the start until the update has been answered: longer than the wait, whatever the machine's speed.
+        let gate = AsyncGate()
+        defer { gate.open() }
         let held = try RecordingSandbox(behaviour: { request in
-            if request.path.contains("/activities/activity/") { try? await Task.sleep(for: .milliseconds(3500)) }
+            if request.path.contains("/activities/activity/") { await gate.wait() }
             return nil
         })
         try await run(dialect: .pushwoosh, openPush: held, ActivityRecordStage.pushwooshOnOpenPush) { stage in
@@ -61,6 +64,7 @@ import Testing
             #expect(inFlight != nil, "the start's record was not in flight while OpenPush had it")
             _ = try await stage.second(affinity.updatePath("slow_1"), affinity.update("slow_1", "update"))
             #expect(stage.legacy.all.isEmpty, "an update of an activity sent to OpenPush fell back to the legacy provider")
+            gate.open()
             #expect(try await start.value.status == 200)
             #expect(try await stage.record("pw", "slow_1")?.startState == .accepted)
         }

@@ -26,7 +26,8 @@ import Testing
         Fault(name: "401", response: refusal(401)),
         Fault(name: "403", response: refusal(403)),
         Fault(name: "429", response: refusal(429, headers: [("Retry-After", "1")])),
-        // Past upstream_timeout_ms (300): the sandbox answers nothing in time.
+        // Past upstream_timeout_ms (300): the sandbox answers nothing in time. The sleep is the
+        // fault itself (an upstream that does not answer), not a wait for a condition.
         Fault(name: "timeout", response: {
             try? await Task.sleep(for: .seconds(2))
             return nil

@@ -8,10 +8,10 @@ struct ShadowQueueLaneTests {
     @Test func shadowsWaitingForTheirBudgetNeitherHoldAWorkerNorGrowWithoutLimit() async {
         let metrics = Metrics()
         let queue = ShadowQueue(limit: 2, workers: 1, metrics: metrics)
-        let released = Mutex(false), waited = Mutex(0), ran = Mutex(false)
+        let released = AsyncGate(), waited = Mutex(0), ran = Mutex(false)
         for _ in 0..<2 {
             #expect(queue.submitPaced {
-                while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+                await released.wait()
                 waited.withLock { $0 += 1 }
             })
         }
@@ -22,7 +22,7 @@ struct ShadowQueueLaneTests {
         #expect(await eventually(10) { ran.withLock { $0 } }, "a shadow waiting for its pacer slot held the worker")
         #expect(await eventually(10) { queue.depth == 2 }, "the two waiting shadows are what the queue holds")
         #expect(waited.withLock { $0 } == 0)
-        released.withLock { $0 = true }
+        released.open()
         #expect(await eventually(10) { waited.withLock { $0 } == 2 && queue.depth == 0 })
     }
 }

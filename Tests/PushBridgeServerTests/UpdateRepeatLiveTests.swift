@@ -16,12 +16,14 @@ import Testing
     }
 
     @Test func aRetryOfAnUpdateTheCallerGotNoAnswerForIsAnsweredWithTheFirstResultAndSentOnce() async throws {
-        // The upstream takes 6 s for the first update: longer than the caller waits (2 s, so that
-        // a busy machine still forwards the update before the caller gives up).
+        // The upstream holds the first update until the caller has given up (2 s, so that a busy
+        // machine still forwards the update before then): it answers only after that, however slow the machine.
         let slow = Mutex(true)
+        let gate = AsyncGate()
+        defer { gate.open() }
         let upstream = try RecordingSandbox(beforeAnswering: { request in
             guard request.path.hasSuffix("/notifications"), slow.withLock({ s in defer { s = false }; return s }) else { return }
-            try? await Task.sleep(for: .milliseconds(6000))
+            await gate.wait()
         })
         let proxy = try ProxyHarness(upstream: upstream.baseURL)
         #expect(try await proxy.send(path: ProxyPacingLiveTests.startPath, body: ProxyPacingLiveTests.startBody("order_1")).status == 201)
@@ -33,6 +35,7 @@ import Testing
         await #expect(throws: (any Error).self, "the first answer came before the caller gave up") {
             _ = try await proxy.send(path: Self.path, body: Self.update("arriving"), session: impatient)
         }
+        gate.open()
         #expect(await eventually(30) { upstream.all.contains { $0.path == Self.path } }, "the first update never reached the upstream")
         // The caller retries at once, while the first is still in flight: the retry waits for it.
         let retry = try await proxy.send(path: Self.path, body: Self.update("arriving"))

@@ -135,7 +135,10 @@ struct ActivityRecordStage: Sendable {
     /// How long the race's sandbox holds a start before handling it.
     static let startDelay: Duration = .milliseconds(800)
 
-    /// A sandbox that holds each start ``startDelay`` before handling it.
+    /// A sandbox that holds each start ``startDelay`` before handling it. A fixed delay is the
+    /// behaviour under test here, not a wait for a condition: the update must reach the proxy
+    /// while the start is in flight and without any signal from the test (a gate the test opens
+    /// would need to know the update is waiting, which only the proxy's inside could tell).
     static func slowStarts() throws -> RecordingSandbox {
         try RecordingSandbox(behaviour: { request in
             if request.path.contains("/activities/activity/") { try? await Task.sleep(for: startDelay) }

@@ -44,6 +44,8 @@ final class InstanceFleet: Sendable {
         let arrivals = arrivals
         upstream = try RecordingSandbox(advancePerRequest: upstreamAdvance, behaviour: { request in
             arrivals.append((ContinuousClock.now, request.path))
+            // A start in flight for `startDelay` is the behaviour asked for (an update through the other
+            // instance races it); nothing the test could wait on tells when that update is waiting.
             if startDelay > .zero, request.path.contains("/activities/activity/") { try? await Task.sleep(for: startDelay) }
             return nil
         }, beforeAnswering: { _ in
