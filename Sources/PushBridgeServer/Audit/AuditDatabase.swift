@@ -37,7 +37,7 @@ enum AuditDatabase {
             options.create = false
             let database = try SQLiteDatabase(path: path, options: options)
             try database.execute("PRAGMA busy_timeout = \(milliseconds(busyTimeout))")
-            let tables = try database.rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('requests', 'findings')")
+            let tables = try database.rows("SELECT count(*) FROM sqlite_schema WHERE type IN ('table', 'view') AND name IN ('requests', 'findings')")
             guard tables.first?.first?.integerValue == 2 else { throw AuditError.notAnAudit(path) }
             return database
         } catch let error as AuditError {

@@ -18,12 +18,23 @@ enum AuditPruning {
         "DELETE FROM scheduled_sends WHERE request_id = ?",
     ]
 
+    /// On an audit shaped as a log (``AuditLogSchema``): the outcome row, unless it is
+    /// `scheduled` (a pending request has none, so it is kept too), then its intent.
+    static let deleteOutcomeSQL = "DELETE FROM request_outcomes WHERE request_id = ? AND outcome <> 'scheduled'"
+    static let deleteIntentSQL = "DELETE FROM request_log WHERE request_id = ?"
+
     /// Deletes the rows `requestIds` and what belongs to them, inside the caller's transaction;
     /// returns how many rows went.
     static func delete(_ requestIds: [String], in database: any AuditSQL) throws -> Int {
+        let log = try database.isAuditLog()
         var deleted = 0
         for id in requestIds {
-            guard try database.change(deleteRequestSQL, [.text(id)]) == 1 else { continue }
+            if log {
+                guard try database.change(deleteOutcomeSQL, [.text(id)]) == 1 else { continue }
+                try database.change(deleteIntentSQL, [.text(id)])
+            } else {
+                guard try database.change(deleteRequestSQL, [.text(id)]) == 1 else { continue }
+            }
             deleted += 1
             for sql in deleteDependentsSQL { try database.change(sql, [.text(id)]) }
         }

@@ -16,7 +16,7 @@ enum AuditRecovery {
             """
     }
 
-    private static let unknownReason = "before this request was completed; whether it reached OpenPush is unknown"
+    static let unknownReason = "before this request was completed; whether it reached OpenPush is unknown"
 
     /// What the writer runs before its first batch: this process's rows left `pending` by a
     /// stopped one become `unknown`. On SQLite the file is this instance's alone, so every

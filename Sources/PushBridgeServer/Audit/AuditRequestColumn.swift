@@ -63,6 +63,10 @@ enum AuditRequestColumn: String, CaseIterable, Sendable {
         .finishedAt, .upstreamStatus, .upstreamBody, .upstreamLatencyMs, .attempts, .responseStatus, .responseBody, .outcome, .errorMessage,
     ]
 
+    /// The columns a request's intent fills (everything but ``completion``), in the table's
+    /// order: the columns of `request_log` (``AuditLogSchema``).
+    static let intent: [AuditRequestColumn] = allCases.filter { !completion.contains($0) }
+
     /// `name TYPE [constraint]`, as the table declares it.
     func declaration(sqlite: Bool) -> String {
         [name, kind.type(sqlite: sqlite), constraint].compactMap { $0 }.joined(separator: " ")

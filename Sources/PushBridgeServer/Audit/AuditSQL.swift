@@ -10,6 +10,15 @@ protocol AuditSQL {
     func select(_ sql: String, _ values: [SQLiteValue]) throws -> [[SQLiteValue]]
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     func inTransaction<T>(_ body: () throws -> T) throws -> T
+    /// Whether the audit is shaped as a log (`request_log` and `request_outcomes`, with
+    /// `requests` a view: SQLite migration 12, ``AuditLogSchema``), so a write to a request's
+    /// row goes to those tables (``AuditStatement/logSQL``).
+    func isAuditLog() throws -> Bool
+}
+
+extension AuditSQL {
+    /// PostgreSQL's audit keeps its `requests` table until its own migration to the log.
+    func isAuditLog() throws -> Bool { false }
 }
 
 extension SQLiteDatabase: AuditSQL {
@@ -24,5 +33,9 @@ extension SQLiteDatabase: AuditSQL {
 
     func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction { try body() }
+    }
+
+    func isAuditLog() throws -> Bool {
+        try rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'request_outcomes'").first?.first?.integerValue == 1
     }
 }

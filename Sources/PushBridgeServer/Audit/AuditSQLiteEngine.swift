@@ -12,14 +12,15 @@ final class AuditSQLiteEngine: AuditWriteEngine {
 
     private var database: SQLiteDatabase { statements.database }
 
-    /// Opens, creates and migrates the file at `path`, marks rows left `pending` as `unknown`
-    /// and starts the syncer and checkpointer; returns the engine and how many rows it marked.
+    /// Opens, creates and migrates the file at `path`, gives every intent left without its
+    /// outcome an `unknown` one (``AuditRecovery/recoverLog(_:instance:now:)``) and starts the syncer and checkpointer; returns the engine and how many rows it marked.
     /// `acknowledge` is how the syncer answers a batch it made durable.
     static func open(path: String, configuration: AuditStoreConfiguration,
                      acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditSQLiteEngine, recovered: Int) {
         let database = try AuditDatabase.openForWriting(path: path, configuration: configuration)
-        let recovered = try AuditRecovery.recover(database, instance: nil, now: AuditClock.nowMilliseconds())
-        let engine = AuditSQLiteEngine(statements: try AuditStatements(database: database))
+        let (recovered, settledThrough) = try AuditRecovery.recoverLog(database, instance: configuration.instanceName, now: AuditClock.nowMilliseconds())
+        let engine = AuditSQLiteEngine(statements: try AuditStatements(database: database, instance: configuration.instanceName,
+                                                                       settledThrough: settledThrough))
         do {
             if configuration.walAutocheckpointPages > 0 {
                 // Checkpoints off this thread, so none runs inside a request batch's COMMIT.
@@ -68,6 +69,7 @@ final class AuditSQLiteEngine: AuditWriteEngine {
 
     func rollBack() {
         if database.isInTransaction { try? database.execute("ROLLBACK TRANSACTION") }
+        statements.rolledBack()
     }
 
     func waitForRoom() {
@@ -94,6 +96,8 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         database.setWALObserver(nil)
         checkpointer?.stop()
         checkpointer = nil
+        // Everything written is settled or open: the next start's recovery reads from here.
+        try? statements.writeMark()
         do {
             try database.checkpointTruncatingWAL()
             return nil

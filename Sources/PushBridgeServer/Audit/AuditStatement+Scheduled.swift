@@ -44,6 +44,10 @@ extension AuditStatement {
     static func completeScheduled(_ requestId: String, _ completion: AuditCompletion, onlyWhileScheduled: Bool, bodyLimit: Int) -> AuditStatement {
         let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: bodyLimit)
         let condition = onlyWhileScheduled ? "request_id = ? AND outcome = '\(AuditOutcome.scheduled.rawValue)'" : "request_id = ?"
-        return .update("complete scheduled request", table: "requests", set: columns.afterAnswer, where: condition, [.text(requestId)], requestId: requestId)
+        var statement = AuditStatement.update("complete scheduled request", table: "requests", set: columns.afterAnswer, where: condition,
+                                              [.text(requestId)], requestId: requestId)
+        // On a log, the outcome row a `scheduled` answer wrote (with its intent) is the one that changes.
+        statement.logSQL = AuditStatement.update("", table: "request_outcomes", set: columns.afterAnswer, where: condition, [], requestId: nil).sql
+        return statement
     }
 }

@@ -11,6 +11,10 @@ struct AuditStatement: Sendable {
     /// When set, the statement must change exactly this request's row; changing none throws
     /// ``AuditError/unknownRequest(_:)``.
     var requestId: String?
+    /// The SQL an audit shaped as a log runs instead (``AuditSQL/isAuditLog()``), same marks
+    /// and values, for a statement that writes the `requests` table (a view there); nil when
+    /// ``sql`` is the same on both shapes.
+    var logSQL: String? = nil
 
     /// `UPDATE table SET column = ?, … WHERE condition`: the columns and their values come as
     /// pairs, so that a column added to the list can never shift another's value.
@@ -35,7 +39,8 @@ struct AuditStatement: Sendable {
     func run(on database: any AuditSQL) throws(AuditError) {
         let changed: Int
         do {
-            changed = try database.change(sql, values)
+            let text = if let logSQL, try database.isAuditLog() { logSQL } else { sql }
+            changed = try database.change(text, values)
         } catch {
             throw AuditError.wrap(error)
         }

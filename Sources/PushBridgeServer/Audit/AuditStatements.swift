@@ -1,13 +1,27 @@
-/// The writer's connection and its prepared statements. Confined to the writer thread.
+/// The SQLite writer's connection and its prepared statements. Confined to the writer thread.
+///
+/// The file is a log (``AuditLogSchema``): a request's intent is one insert into
+/// `request_log`, its completion one insert into `request_outcomes`, and a request answered
+/// without upstream (`record`) both; nothing on this path updates a row. The static
+/// ``apply(_:on:)`` is the PostgreSQL writer's, on its `requests` table.
 final class AuditStatements {
     let database: SQLiteDatabase
     private let begin: SQLiteStatement
     private let commit: SQLiteStatement
-    private let insertRequest: SQLiteStatement
+    private let insertIntent: SQLiteStatement
+    private let insertOutcome: SQLiteStatement
     private let insertFinding: SQLiteStatement
-    private let finish: SQLiteStatement
+    private let finishIntent: SQLiteStatement
+    private let mark: SQLiteStatement
     /// The activity ledger's statements by SQL, prepared on first use.
     private var ledgerStatements: [String: SQLiteStatement] = [:]
+    /// This writer's intents still without outcome, for its mark in `audit_marks`.
+    private var intents: AuditOpenIntents
+    /// The instance whose mark this writer keeps.
+    private let instance: String
+    /// Intents written between two marks (a crash makes recovery read at most about this many
+    /// log rows, plus any intent still open at the last mark).
+    static let markEvery = 1_000
 
     /// The `requests` columns a row is written with, in ``AuditRowEncoding/requestRow(_:_:bodyLimit:instance:)``'s order.
     static let requestColumns = AuditRequestColumn.allCases.map(\.name)
@@ -15,14 +29,42 @@ final class AuditStatements {
     /// The `requests` columns a completion fills, in ``AuditCompletionColumns/all``'s order.
     static let completionColumns = AuditRequestColumn.completion.map(\.name)
 
-    init(database: SQLiteDatabase) throws(SQLiteError) {
+    /// The statements of the writer of `instance` on `database` (migrated and recovered: every
+    /// intent through log id `settledThrough` has its outcome).
+    init(database: SQLiteDatabase, instance: String, settledThrough: Int64) throws(SQLiteError) {
         self.database = database
+        self.instance = instance
+        intents = AuditOpenIntents(settledThrough: settledThrough)
         begin = try database.prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try database.prepare("COMMIT TRANSACTION")
-        insertRequest = try database.prepare(Self.insertRequestSQL)
+        insertIntent = try database.prepare(Self.insertSQL("request_log", AuditRequestColumn.intent.map(\.name)))
+        insertOutcome = try database.prepare(Self.insertSQL("request_outcomes", AuditLogSchema.outcomeColumns.map(\.name)))
         insertFinding = try database.prepare(Self.insertSQL("findings", Self.findingColumns))
-        finish = try database.prepare(Self.finishSQL)
+        finishIntent = try database.prepare(Self.finishIntentSQL)
+        mark = try database.prepare(AuditRecovery.markSQL)
     }
+
+    /// Where each `request_log` and `request_outcomes` column is in a row of ``requestColumns``.
+    private static let intentPositions = AuditRequestColumn.intent.compactMap { AuditRequestColumn.allCases.firstIndex(of: $0) }
+    private static let outcomePositions = AuditLogSchema.outcomeColumns.compactMap { AuditRequestColumn.allCases.firstIndex(of: $0) }
+    private static let outcomePosition = AuditRequestColumn.allCases.firstIndex(of: .outcome) ?? 0
+
+    /// Whether a row of ``requestColumns`` is an intent alone (`begin`: outcome `pending`).
+    private static func isIntentAlone(_ row: [SQLiteValue]) -> Bool {
+        row.indices.contains(outcomePosition) && row[outcomePosition] == .text(AuditLogSchema.pending)
+    }
+
+    /// A completion of an intent (values: ``completionColumns``, then the request id): one
+    /// insert whose `SELECT` is the indexed lookup of the intent (no intent: no row, and
+    /// ``AuditError/unknownRequest(_:)``), copying its `received_at`. A second completion of
+    /// the same request (a handler finishing after the server answered for it, a late
+    /// completion landing after a retry) replaces the first: the rare path, an update of the
+    /// outcome row only.
+    static let finishIntentSQL = """
+        INSERT INTO request_outcomes (request_id, received_at, \(completionColumns.joined(separator: ", ")))
+        SELECT l.request_id, l.received_at, \(completionColumns.map { _ in "?" }.joined(separator: ", ")) FROM request_log l WHERE l.request_id = ?
+        ON CONFLICT (request_id) DO UPDATE SET \(completionColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+        """
 
     /// `INSERT INTO requests …` with a mark per column.
     static let insertRequestSQL = insertSQL("requests", requestColumns)
@@ -59,7 +101,22 @@ final class AuditStatements {
 
     func beginTransaction() throws(SQLiteError) { try run(begin, []) }
 
-    func commitTransaction() throws(SQLiteError) { try run(commit, []) }
+    /// Commits, with this writer's mark when ``markEvery`` intents went since the last (a mark
+    /// that cannot be written is skipped: recovery then only reads further back).
+    func commitTransaction() throws(SQLiteError) {
+        if intents.sinceMark >= Self.markEvery, (try? writeMark()) != nil { intents.marked() }
+        try run(commit, [])
+        intents.committed()
+    }
+
+    /// The open transaction was rolled back.
+    func rolledBack() { intents.rolledBack() }
+
+    /// Writes this writer's mark (in the open transaction, or alone): every intent through
+    /// ``AuditOpenIntents/settledThrough`` has its outcome.
+    func writeMark() throws(SQLiteError) {
+        try run(mark, [.text(instance), .integer(intents.settledThrough), .integer(AuditClock.nowMilliseconds())])
+    }
 
     /// Runs one operation inside the open transaction. The activity-ledger changes an
     /// operation carries run after its row's statement succeeded, so a row that fails (a
@@ -71,12 +128,20 @@ final class AuditStatements {
         do {
             switch work {
             case .insert(let row, let findings, let ledger):
-                try run(insertRequest, row)
+                try run(insertIntent, Self.intentPositions.map { row[$0] })
+                let id = database.lastInsertRowID
+                if Self.isIntentAlone(row) {
+                    intents.opened(row[0].textValue ?? "", id: id)
+                } else {
+                    try run(insertOutcome, Self.outcomePositions.map { row[$0] })
+                    intents.wroteSettled(id: id)
+                }
                 for finding in findings { try run(insertFinding, finding) }
                 try runLedger(ledger)
             case .finish(let requestId, let values, let ledger):
-                try run(finish, values)
+                try run(finishIntent, values)
                 guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
+                intents.completed(requestId)
                 try runLedger(ledger)
             case .statement(let statement), .background(let statement):
                 try statement.run(on: database)

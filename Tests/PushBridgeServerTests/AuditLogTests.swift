@@ -1,0 +1,179 @@
+import Foundation
+import PushBridgeCore
+import Testing
+@testable import PushBridgeServer
+
+/// The SQLite audit as a log (issue 30, migration 12, ``AuditLogSchema``): an old audit moves
+/// into it and reads the same, the hot tables keep at most two secondary indexes, and an intent
+/// a crash left without its completion is recovered `unknown` with what was to be sent.
+@Suite(.serialized) struct AuditLogTests {
+    /// A file at the migrations before 12, written the way the old writer wrote it (one
+    /// `requests` row per request, completed by an `UPDATE`): a forwarded row, a scheduled
+    /// one, one begun and finished, and one left `pending`.
+    static func oldAudit(_ path: String) throws {
+        let database = try SQLiteDatabase(path: path)
+        var old = SQLiteMigrator()
+        for migration in AuditSchema.migrator.migrations where migration.number < AuditLogSchema.number {
+            old.register(migration.number, migration.name, migration.apply)
+        }
+        _ = try old.migrate(database)
+        #expect(try database.isAuditLog() == false)
+        func write(_ work: AuditOperation.Work) throws { try AuditStatements.apply(work, on: database) }
+        func insert(_ entry: AuditEntry, _ completion: AuditCompletion?) throws {
+            try write(.insert(row: AuditRowEncoding.requestRow(entry, completion, bodyLimit: 65_536, instance: "old-host"),
+                              findings: AuditRowEncoding.findingRows(entry, instance: "old-host")))
+        }
+        try insert(sampleEntry("OLD-DONE", receivedAt: 1_700_000_000_000), sampleCompletion(finishedAt: 1_700_000_000_120))
+        var scheduled = sampleCompletion(finishedAt: 1_700_000_001_050)
+        scheduled.outcome = .scheduled
+        try insert(sampleEntry("OLD-SCHEDULED", receivedAt: 1_700_000_001_000, findings: 1, app: "app-2"), scheduled)
+        try insert(sampleEntry("OLD-FINISHED", receivedAt: 1_700_000_002_000, findings: 0), nil)
+        let finished = AuditCompletionColumns(sampleCompletion(finishedAt: 1_700_000_002_200), outcome: .forwarded, bodyLimit: 65_536)
+        try write(.finish(requestId: "OLD-FINISHED", values: finished.all.map(\.value) + [.text("OLD-FINISHED")]))
+        try insert(sampleEntry("OLD-PENDING", receivedAt: 1_700_000_003_000), nil)
+    }
+
+    /// What the CLI prints of an audit: list (text and JSON), show (text and JSON) of each row, report (JSON and text).
+    static func cliOutputs(_ path: String) async throws -> [String] {
+        var commands = [["audit", "list", "--db", path], ["audit", "list", "--db", path, "--format", "json"],
+                        ["report", "--db", path, "--format", "json"], ["report", "--db", path]]
+        for id in ["OLD-DONE", "OLD-SCHEDULED", "OLD-FINISHED", "OLD-PENDING"] {
+            commands += [["audit", "show", id, "--db", path], ["audit", "show", id, "--db", path, "--format", "json"]]
+        }
+        var outputs: [String] = []
+        for command in commands {
+            let run = try await CLIRunner.runAsync(command)
+            #expect(run.status == 0, "\(command): \(run.stderr)")
+            outputs.append(run.stdout)
+        }
+        return outputs
+    }
+
+    /// Issue 30 item 4: an audit from before the log migrates, its rows move (the old table
+    /// and its seven indexes gone), and `audit list`, `audit show` and `report` print exactly
+    /// what they printed before; the row left `pending` reads `pending` until a writer opens the
+    /// file, which recovers it `unknown` with its translated body.
+    @Test func anAuditFromBeforeTheLogMigratesAndTheCLIPrintsTheSame() async throws {
+        try await withTemporaryAudit { path in
+            try Self.oldAudit(path)
+            let before = try await Self.cliOutputs(path)
+            #expect(before[0].contains("OLD-PENDING") && before[0].contains("pending"), "\(before[0])")
+
+            let database = try SQLiteDatabase(path: path)
+            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number])
+            #expect(try database.isAuditLog())
+            #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
+            #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'requests%'").isEmpty)
+            #expect(try database.rows("SELECT count(*) FROM request_log") == [[.integer(4)]])
+            #expect(try database.rows("SELECT request_id FROM request_outcomes ORDER BY id")
+                    == [[.text("OLD-DONE")], [.text("OLD-SCHEDULED")], [.text("OLD-FINISHED")]])
+            #expect(try database.rows("PRAGMA integrity_check") == [[.text("ok")]])
+
+            let after = try await Self.cliOutputs(path)
+            #expect(after.count == before.count)
+            for (old, new) in zip(before, after) { #expect(old == new) }
+
+            let store = try AuditStore(path: path)
+            #expect(store.recoveredPendingCount == 1)
+            let recovered = try #require(try store.reader.show(requestId: "OLD-PENDING"))
+            #expect(recovered.outcome == "unknown")
+            #expect(recovered.entry.translated == #"[{"method":"POST"}]"#)
+            #expect(try store.reader.show(requestId: "OLD-SCHEDULED")?.outcome == "scheduled")
+            await store.close()
+        }
+    }
+
+    /// Issue 30 item 1: the tables every request writes keep at most two secondary indexes
+    /// (`request_log`: its id and its time; `request_outcomes`: its id), read from `sqlite_schema`.
+    @Test func theHotTablesKeepAtMostTwoSecondaryIndexes() async throws {
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await store.begin(sampleEntry("IDX"))
+            try await store.finish("IDX", sampleCompletion())
+            await store.close()
+            let database = try SQLiteDatabase(path: path)
+            func indexes(_ table: String) throws -> [String] {
+                try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? ORDER BY name", [.text(table)])
+                    .compactMap { $0.first?.textValue }
+            }
+            #expect(try indexes("request_log") == ["request_log_id", "request_log_time"])
+            #expect(try indexes("request_outcomes") == ["request_outcomes_id"])
+            #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
+        }
+    }
+
+    /// Issue 30 item 1: `begin` appends the intent, `finish` appends the completion (the intent
+    /// row is never rewritten), a completion without an intent fails alone, and a duplicate
+    /// id fails alone, its neighbours in the same batch committed.
+    @Test func intentsAndCompletionsAreAppendedAndFailAlone() async throws {
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await store.begin(sampleEntry("APPEND"))
+            let database = try SQLiteDatabase(path: path)
+            let intentBefore = try database.rows("SELECT * FROM request_log WHERE request_id = 'APPEND'")
+            #expect(try database.rows("SELECT count(*) FROM request_outcomes") == [[.integer(0)]])
+            async let finished: Void = store.finish("APPEND", sampleCompletion())
+            async let unknown: Void = store.finish("NEVER-BEGUN", sampleCompletion())
+            async let duplicate: Void = store.record(sampleEntry("APPEND"), sampleCompletion())
+            async let neighbour: Void = store.record(sampleEntry("NEIGHBOUR"), sampleCompletion())
+            try await finished
+            await #expect(throws: AuditError.self) { try await unknown }
+            await #expect(throws: AuditError.self) { try await duplicate }
+            try await neighbour
+            #expect(try database.rows("SELECT * FROM request_log WHERE request_id = 'APPEND'") == intentBefore)
+            #expect(try database.rows("SELECT request_id, outcome FROM request_outcomes ORDER BY request_id")
+                    == [[.text("APPEND"), .text("forwarded")], [.text("NEIGHBOUR"), .text("forwarded")]])
+            #expect(try store.reader.show(requestId: "APPEND")?.upstreamStatus == 201)
+            await store.close()
+        }
+    }
+
+    /// Issue 30 item 1: an intent whose process died before its completion is `unknown` at the
+    /// next start, and what was to be sent stays readable; recovery reads only the log after the
+    /// writers' mark (which an intent still open holds back), by rowid, not the whole log.
+    @Test func anIntentACrashLeftWithoutCompletionIsUnknownAndItsTranslationReadable() async throws {
+        try await withTemporaryAudit { path in
+            let crashed = path + ".crashed"
+            var configuration = AuditStoreConfiguration()
+            configuration.instanceName = "crashing"
+            // No checkpoint may run while the file is copied below.
+            configuration.walAutocheckpointPages = 0
+            let store = try AuditStore(path: path, configuration: configuration)
+            try await store.begin(sampleEntry("EARLY", receivedAt: 1_700_000_000_000))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<(AuditStatements.markEvery + 100) {
+                    group.addTask { try await store.record(sampleEntry("SETTLED-\(index)", receivedAt: 1_700_000_001_000, findings: 0), sampleCompletion()) }
+                }
+                try await group.waitForAll()
+            }
+            try await store.begin(sampleEntry("LATE", receivedAt: 1_700_000_002_000))
+            // The process "dies" here: its file and WAL as they are on disk, with no close.
+            for suffix in ["", "-wal"] {
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
+            }
+            let image = try SQLiteDatabase(path: crashed)
+            let early = try #require(try image.rows("SELECT id FROM request_log WHERE request_id = 'EARLY'").first?.first?.integerValue)
+            // The mark was written after 1,000 intents and is held just before the one still open.
+            #expect(try image.rows("SELECT instance_name, settled_through FROM audit_marks WHERE instance_name = 'crashing'")
+                    == [[.text("crashing"), .integer(early - 1)]])
+            let plan = try image.rows("EXPLAIN QUERY PLAN " + AuditRecovery.settleOpenIntentsSQL, [.integer(0), .text(""), .integer(0)])
+                .compactMap { $0.last?.textValue }
+            #expect(plan.contains { $0.contains("SEARCH l USING INTEGER PRIMARY KEY (rowid>?)") }, "\(plan)")
+
+            let reopened = try AuditStore(path: crashed, configuration: configuration)
+            #expect(reopened.recoveredPendingCount == 2)
+            for id in ["EARLY", "LATE"] {
+                let row = try #require(try reopened.reader.show(requestId: id))
+                #expect(row.outcome == "unknown")
+                #expect(row.entry.translated == #"[{"method":"POST"}]"#)
+                #expect(row.errorMessage?.hasPrefix("the process stopped") == true)
+            }
+            #expect(try reopened.reader.show(requestId: "SETTLED-0")?.outcome == "forwarded")
+            await reopened.close()
+            // A clean close leaves the mark at the last row: the next start reads nothing.
+            let closed = try SQLiteDatabase(path: crashed)
+            #expect(try closed.rows("SELECT settled_through = (SELECT max(id) FROM request_log) FROM audit_marks") == [[.integer(1)]])
+            await store.close()
+        }
+    }
+}
