@@ -112,14 +112,16 @@ import Testing
             let database = try SQLiteDatabase(path: path)
             let intentBefore = try database.rows("SELECT * FROM request_log WHERE request_id = 'APPEND'")
             #expect(try database.rows("SELECT count(*) FROM request_outcomes") == [[.integer(0)]])
-            async let finished: Void = store.finish("APPEND", sampleCompletion())
-            async let unknown: Void = store.finish("NEVER-BEGUN", sampleCompletion())
-            async let duplicate: Void = store.record(sampleEntry("APPEND"), sampleCompletion())
-            async let neighbour: Void = store.record(sampleEntry("NEIGHBOUR"), sampleCompletion())
-            try await finished
-            await #expect(throws: AuditError.self) { try await unknown }
-            await #expect(throws: AuditError.self) { try await duplicate }
-            try await neighbour
+            // Queued together, so they usually share a batch.
+            let finished = Task { try await store.finish("APPEND", sampleCompletion()) }
+            let unknown = Task { try await store.finish("NEVER-BEGUN", sampleCompletion()) }
+            let duplicate = Task { try await store.record(sampleEntry("APPEND"), sampleCompletion()) }
+            let neighbour = Task { try await store.record(sampleEntry("NEIGHBOUR"), sampleCompletion()) }
+            try await finished.value
+            let refusal = await #expect(throws: AuditError.self) { try await unknown.value }
+            if case .unknownRequest(let id)? = refusal { #expect(id == "NEVER-BEGUN") } else { Issue.record("not unknownRequest: \(String(describing: refusal))") }
+            await #expect(throws: AuditError.self) { try await duplicate.value }
+            try await neighbour.value
             #expect(try database.rows("SELECT * FROM request_log WHERE request_id = 'APPEND'") == intentBefore)
             #expect(try database.rows("SELECT request_id, outcome FROM request_outcomes ORDER BY request_id")
                     == [[.text("APPEND"), .text("forwarded")], [.text("NEIGHBOUR"), .text("forwarded")]])
