@@ -13,13 +13,18 @@ public struct AuditStoreConfiguration: Sendable {
     public var bodyLimit = 8_192
     /// How long a connection waits for another's lock. Default 5 s.
     public var busyTimeout: Duration = .seconds(5)
-    /// Page size for a new database file (bytes); 8 KiB keeps a ~2 KB row off overflow pages.
-    public var pageSize = 8_192
+    /// Page size for a new database file (bytes). Default 4 KiB: every commit rewrites the
+    /// right-edge leaf page of each b-tree it appends to (the log, its two indexes, the
+    /// outcomes and theirs, the findings and theirs), so a smaller page writes less per
+    /// commit; a ~2 KB intent row still fits a page without overflow. Measured with
+    /// `audit-bench 20000 64` (docs/benchmarks.md, "The audit as a log on SQLite"): begin+finish
+    /// 18–19 KiB written per request at 8 KiB pages, 13–14 KiB at 4 KiB, the same CPU.
+    public var pageSize = 4_096
     /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 4,096
-    /// (4 MiB, 512 pages of 8 KiB): enough for the right edges of the indexes to stay cached
+    /// (4 MiB, 1,024 pages of 4 KiB): enough for the right edges of the indexes to stay cached
     /// between commits, small enough for the proxy's 64 MB memory target.
     public var cacheKiB = 4_096
-    /// WAL pages between checkpoints. Default 4,000 (about 32 MiB at 8 KiB pages): index
+    /// WAL pages between checkpoints. Default 4,000 (about 16 MiB at 4 KiB pages): index
     /// pages rewritten by every commit are copied to the database once per checkpoint, so a
     /// longer interval writes fewer pages in all. The checkpoints run on a thread and a
     /// connection of their own (``AuditCheckpointer``), never inside the writer's `COMMIT`;
