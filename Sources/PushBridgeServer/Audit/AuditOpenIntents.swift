@@ -3,7 +3,10 @@
 /// it keeps in `audit_marks` for recovery (``AuditLogSchema``). Confined to the writer thread.
 ///
 /// Changes made inside a transaction are kept apart until it commits, and undone when it rolls
-/// back, so the mark never passes an intent that is open in the file.
+/// back, so the mark never passes an intent that is open in the file. It holds one entry per
+/// request between its begin and its completion (the requests in flight, and those whose
+/// completion waits for the late-completion retries); an intent never completed in a live
+/// process holds the mark back, which only makes the next recovery read further.
 struct AuditOpenIntents {
     /// Intents this writer committed that have no outcome yet.
     private var open: [String: Int64] = [:]

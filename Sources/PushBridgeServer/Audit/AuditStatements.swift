@@ -48,6 +48,7 @@ final class AuditStatements {
     private static let intentPositions = AuditRequestColumn.intent.compactMap { AuditRequestColumn.allCases.firstIndex(of: $0) }
     private static let outcomePositions = AuditLogSchema.outcomeColumns.compactMap { AuditRequestColumn.allCases.firstIndex(of: $0) }
     private static let outcomePosition = AuditRequestColumn.allCases.firstIndex(of: .outcome) ?? 0
+    private static let requestIdPosition = AuditRequestColumn.allCases.firstIndex(of: .requestId) ?? 0
 
     /// Whether a row of ``requestColumns`` is an intent alone (`begin`: outcome `pending`).
     private static func isIntentAlone(_ row: [SQLiteValue]) -> Bool {
@@ -131,7 +132,7 @@ final class AuditStatements {
                 try run(insertIntent, Self.intentPositions.map { row[$0] })
                 let id = database.lastInsertRowID
                 if Self.isIntentAlone(row) {
-                    intents.opened(row[0].textValue ?? "", id: id)
+                    intents.opened(row[Self.requestIdPosition].textValue ?? "", id: id)
                 } else {
                     try run(insertOutcome, Self.outcomePositions.map { row[$0] })
                     intents.wroteSettled(id: id)
