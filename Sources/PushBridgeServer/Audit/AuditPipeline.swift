@@ -101,7 +101,12 @@ enum AuditPipeline {
         operations.flatMap { index, work -> [Statement] in
             switch work {
             case .insert(let row, let findings, let ledger):
-                var out = [Statement(sql: insertRequestSQL, parameters: row.map(PostgresConnection.text), owner: .one(index, completes: nil))]
+                var out = [Statement(sql: AuditPostgresLogSQL.insertIntentSQL, parameters: AuditPostgresLogSQL.intent(of: row).map(PostgresConnection.text),
+                                     owner: .one(index, completes: nil))]
+                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
+                    out.append(Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                                         owner: .one(index, completes: requestId)))
+                }
                 if !findings.isEmpty {
                     out.append(Statement(sql: PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: findings.count)),
                                          parameters: findings.flatMap { $0 }.map(PostgresConnection.text), owner: .one(index, completes: nil)))
@@ -111,7 +116,8 @@ enum AuditPipeline {
                 // The ledger's statements take effect only when the row exists (see
                 // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
                 // which fails here without an abort, leaves none of them.
-                return [Statement(sql: finishSQL, parameters: values.map(PostgresConnection.text), owner: .one(index, completes: requestId))]
+                return [Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                                  owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
             case .statement(let statement):
                 return [pipelined(statement, index)]
@@ -127,15 +133,14 @@ enum AuditPipeline {
                   owner: .one(index, completes: statement.requestId))
     }
 
-    /// `sql` with its marks numbered, cached: the ledger's few fixed statements are numbered once.
+    /// `sql` as the log's writer runs it (``AuditPostgresLogSQL/adapted(_:)``) with its marks
+    /// numbered, cached: the ledger's few fixed statements are numbered once.
     private static func numbered(_ sql: String) -> String {
         if let cached = numberedSQL.withLock({ $0[sql] }) { return cached }
-        let numbered = PostgresConnection.numberingMarks(sql)
+        let numbered = PostgresConnection.numberingMarks(AuditPostgresLogSQL.adapted(sql))
         numberedSQL.withLock { $0[sql] = numbered }
         return numbered
     }
 
     private static let numberedSQL = Mutex<[String: String]>([:])
-    private static let insertRequestSQL = PostgresConnection.numberingMarks(AuditStatements.insertRequestSQL)
-    private static let finishSQL = PostgresConnection.numberingMarks(AuditStatements.finishSQL)
 }

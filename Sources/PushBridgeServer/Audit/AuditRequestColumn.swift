@@ -63,6 +63,10 @@ enum AuditRequestColumn: String, CaseIterable, Sendable {
         .finishedAt, .upstreamStatus, .upstreamBody, .upstreamLatencyMs, .attempts, .responseStatus, .responseBody, .outcome, .errorMessage,
     ]
 
+    /// The columns of a request's intent (`request_log`, the audit as a log): every column
+    /// but the ``completion``'s, in the table's order.
+    static let intent: [AuditRequestColumn] = allCases.filter { !completion.contains($0) }
+
     /// `name TYPE [constraint]`, as the table declares it.
     func declaration(sqlite: Bool) -> String {
         [name, kind.type(sqlite: sqlite), constraint].compactMap { $0 }.joined(separator: " ")
