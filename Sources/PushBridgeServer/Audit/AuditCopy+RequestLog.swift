@@ -2,9 +2,12 @@
 /// (``PostgresAuditLogSchema``): `requests` is a view there, so a batch's rows are split into
 /// their intents (`request_log`) and, for a row not `pending`, their completions
 /// (`request_outcomes`), with the upsert rules of every other table (``AuditCopy/upsert(_:rows:types:)``).
+/// Whether an intent was inserted is asked of the statement's snapshot (a partitioned table
+/// has no `xmax` to return): the row was not there before.
 extension AuditCopy {
     /// The multi-row upsert of `rows` request rows (``AuditCopyTable/requests``' columns):
-    /// an intent the database lacks is inserted; one it has, written by the same instance, is
+    /// an intent the database lacks is inserted (unless it has the request id at another
+    /// time: that row is another's, and left alone); one it has, written by the same instance, is
     /// updated when a value differs, and so is its completion (a row copied while `pending`
     /// gets the completion the file has since). Returns, per row written, whether its intent
     /// was inserted (`t`) or the row updated (`f`).
@@ -20,11 +23,13 @@ extension AuditCopy {
         return """
             WITH copied (\(columns.joined(separator: ", "))) AS (VALUES \(tuples.joined(separator: ", "))),
             log AS (
-                INSERT INTO request_log (\(intent.joined(separator: ", "))) SELECT \(intent.joined(separator: ", ")) FROM copied
+                INSERT INTO request_log (\(intent.joined(separator: ", "))) SELECT \(intent.map { "c.\($0)" }.joined(separator: ", ")) FROM copied c
+                WHERE NOT EXISTS (SELECT 1 FROM request_log p WHERE p.request_id = c.request_id AND p.received_at <> c.received_at)
                 ON CONFLICT (request_id, received_at) DO UPDATE SET \(intentChanging.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", "))
                 WHERE request_log.\(instance) IS NOT DISTINCT FROM EXCLUDED.\(instance)
                     AND (\(intentChanging.map { "request_log.\($0)" }.joined(separator: ", "))) IS DISTINCT FROM (\(intentChanging.map { "EXCLUDED.\($0)" }.joined(separator: ", ")))
-                RETURNING request_id, received_at, (xmax = 0) AS inserted
+                RETURNING request_id, received_at,
+                    NOT EXISTS (SELECT 1 FROM request_log p WHERE p.request_id = request_log.request_id AND p.received_at = request_log.received_at) AS inserted
             ),
             outcome AS (
                 INSERT INTO request_outcomes (request_id, received_at, \(completion.joined(separator: ", ")))

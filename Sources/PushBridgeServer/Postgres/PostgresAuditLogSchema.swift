@@ -113,6 +113,7 @@ enum PostgresAuditLogSchema {
             CREATE VIEW requests AS
                 SELECT \(viewColumns)
                 FROM request_log l LEFT JOIN request_outcomes o ON o.request_id = l.request_id AND o.received_at = l.received_at;
+            ALTER VIEW requests ALTER COLUMN finding_count SET DEFAULT 0;
             CREATE FUNCTION pushbridge_requests_write() RETURNS trigger LANGUAGE plpgsql AS $fn$
             BEGIN
                 IF TG_OP = 'DELETE' THEN
