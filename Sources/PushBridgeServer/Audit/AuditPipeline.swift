@@ -45,7 +45,8 @@ enum AuditPipeline {
         }
     }
 
-    /// Sends `plan` and, with `commit`, the `COMMIT` as one pipeline inside the transaction the
+    /// Sends `plan` (headed by `BEGIN` with `begin`: the engine's transaction opened in the same
+    /// round trip) and, with `commit`, the `COMMIT` as one pipeline inside the transaction the
     /// engine began, and reads what became of each operation (without `commit` the engine
     /// commits afterwards). When one was refused the transaction is
     /// aborted (nothing committed): the writer loop rolls back and writes the batch again
@@ -53,11 +54,15 @@ enum AuditPipeline {
     /// may be in the batch), unless refused as well, or the loop would try it forever.
     /// `rowByRow` in the answer: a statement of many operations was refused, so none was
     /// failed and the batch must be written again one statement per row.
-    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool,
+    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool, begin: Bool = false,
                       commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
-        let statements = plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
-        let results: [PostgresConnection.PipelineResult]
+        let statements = (begin ? [("BEGIN", [])] : []) + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
+        var results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
+        if begin {
+            if case .failed(let error)? = results.first { throw .postgres(error) }
+            results.removeFirst()
+        }
         var applied = AuditApplied()
         var unknown: [Int] = []
         // Operations one of whose statements the server refused: never tried again.

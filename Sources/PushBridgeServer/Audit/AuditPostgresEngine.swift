@@ -4,8 +4,8 @@ import Foundation
 /// for that batch, written to the audit as a log (``PostgresAuditLogSchema``: intents in
 /// `request_log`, completions in `request_outcomes`, inserts only). A batch of intents,
 /// completions and named statements (the request path's whole traffic, the activity ledger's
-/// changes and shadow comparisons included) is applied as one libpq pipeline after its
-/// `BEGIN` (``AuditPipeline``): two round trips per batch, whatever its size. With
+/// changes and shadow comparisons included) is applied as one libpq pipeline headed by its
+/// `BEGIN` (``AuditPipeline``): one round trip per batch, whatever its size, and its `COMMIT`. With
 /// ``AuditStoreConfiguration/postgresMultiRow`` (default `.unnest`) a batch with two rows of a
 /// kind sends its intents in one multi-row `INSERT`, their findings in another and its
 /// completions in one `INSERT … SELECT` (``AuditPipeline/multiRow(_:form:)``); a lone
@@ -46,6 +46,8 @@ final class AuditPostgresEngine: AuditWriteEngine {
     /// Set when this batch's connection failed without a server's SQLSTATE (lost, or left
     /// mid-pipeline): it is dropped at the end of the batch, never reused.
     private var lost = false
+    /// Set by ``begin()``: the batch's `BEGIN` is still to be sent, at the head of its pipeline.
+    private var beginPending = false
     private let instance: String
     /// Intents this writer sent without their completion yet (request id → received time):
     /// the oldest bounds this instance's recovery mark.
@@ -101,7 +103,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
                 }
                 connection = current
                 keepPartitions(on: current)
-                try current.execute("BEGIN")
+                beginPending = true
                 return
             } catch {
                 lost = lost || error.connectionLost
@@ -113,17 +115,17 @@ final class AuditPostgresEngine: AuditWriteEngine {
     }
 
     func apply(_ operations: [(index: Int, work: AuditOperation.Work)]) throws(AuditError) -> AuditApplied {
-        guard let connection else { throw AuditError.closed }
         if var plan = pipelinePlan(operations) {
             if let mark = advanceMark(operations) { plan.append(mark) }
-            do throws(AuditError) {
-                let (applied, refusedMany) = try AuditPipeline.apply(plan, on: connection, prepared: prepared, commit: committer == nil)
-                rowByRow = rowByRow || refusedMany
-                return applied
-            } catch {
-                if case .postgres(let postgres) = error, postgres.connectionLost { lost = true }
-                throw error
+            return try applyPipeline(plan)
+        }
+        guard let connection else { throw AuditError.closed }
+        if beginPending {
+            do throws(PostgresError) { try connection.execute("BEGIN") } catch {
+                lost = lost || error.connectionLost
+                throw AuditError.postgres(error)
             }
+            beginPending = false
         }
         var applied = AuditApplied()
         for (index, work) in operations {
@@ -143,6 +145,45 @@ final class AuditPostgresEngine: AuditWriteEngine {
             }
         }
         return applied
+    }
+
+    /// Sends `plan` as one pipeline, headed by the batch's `BEGIN` when it was not sent yet:
+    /// one round trip for the whole batch. A pooled connection found dead by that round trip
+    /// (the server restarted since it was last used) committed nothing, since the `COMMIT`
+    /// travels apart with the committer: the batch is sent once more on a new connection.
+    private func applyPipeline(_ plan: [AuditPipeline.Statement]) throws(AuditError) -> AuditApplied {
+        for attempt in 0..<2 {
+            guard let connection else { throw AuditError.closed }
+            do throws(AuditError) {
+                let (applied, refusedMany) = try AuditPipeline.apply(plan, on: connection, prepared: prepared, begin: beginPending, commit: committer == nil)
+                beginPending = false
+                rowByRow = rowByRow || refusedMany
+                return applied
+            } catch {
+                guard case .postgres(let postgres) = error, postgres.connectionLost else { throw error }
+                guard attempt == 0, beginPending, committer != nil, replaceLostConnection() else {
+                    lost = true
+                    throw error
+                }
+            }
+        }
+        throw AuditError.closed
+    }
+
+    /// Drops the batch's connection as lost and borrows another; false when none can be had.
+    private func replaceLostConnection() -> Bool {
+        guard let old = connection else { return false }
+        sentBefore += old.statementsSent - sentAtBorrow
+        pool.giveBack(old, lost: true)
+        connection = nil
+        do throws(PostgresError) {
+            let fresh = try pool.borrow()
+            sentAtBorrow = fresh.statementsSent
+            connection = fresh
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// The pipeline for `operations`: multi-row unless turned off or refused in this batch, or
@@ -204,6 +245,10 @@ final class AuditPostgresEngine: AuditWriteEngine {
     func commit() throws(AuditError) {
         guard let connection else { throw AuditError.closed }
         do throws(PostgresError) {
+            if beginPending {
+                try connection.execute("BEGIN")
+                beginPending = false
+            }
             guard committer != nil else {
                 try connection.execute("COMMIT")
                 return
@@ -233,6 +278,8 @@ final class AuditPostgresEngine: AuditWriteEngine {
 
     func rollBack() {
         markedAt = 0
+        // Nothing was sent since the batch's BEGIN was due: no transaction to roll back.
+        guard !beginPending else { return }
         guard let connection, connection.isHealthy, !lost else { return }
         do throws(PostgresError) { try connection.execute("ROLLBACK") } catch { lost = true }
     }
@@ -245,6 +292,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
         connection = nil
         lost = false
         rowByRow = false
+        beginPending = false
     }
 
     func close() -> String? {
