@@ -17,7 +17,7 @@ import Testing
         try PostgresConnection(uri).executeScript("""
             CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN IF NEW.request_id = 'BAD' THEN RAISE EXCEPTION 'refused at commit'; END IF; RETURN NEW; END $$;
-            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON requests DEFERRABLE INITIALLY DEFERRED
+            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON request_log DEFERRABLE INITIALLY DEFERRED
                 FOR EACH ROW EXECUTE FUNCTION refuse_at_commit();
             """)
         let ids = (0..<20).map { $0 == 7 ? "BAD" : "C\($0)" }

@@ -71,7 +71,7 @@ import Testing
         try deadRegistry.beat()
         let admin = try PostgresConnection(uri)
         try admin.execute("UPDATE instances SET heartbeat_at = heartbeat_at - 10000 WHERE name = 'dead'")
-        let (survivor, _) = try InstanceTakeoverTests.registry(uri, "alive", deadAfter: 5_000, statements: AuditRecovery.takeoverStatements)
+        let (survivor, _) = try InstanceTakeoverTests.registry(uri, "alive", deadAfter: 5_000, statements: AuditPostgresRecovery.takeoverStatements)
         #expect(try survivor.takeOverDead() == [InstanceRegistry.Takeover(instance: "dead", starts: 0, rows: 1)])
         let stuck = try #require(try survivorStore.reader.show(requestId: "STUCK"))
         #expect(stuck.outcome == "unknown")

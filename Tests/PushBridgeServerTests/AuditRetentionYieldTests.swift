@@ -93,7 +93,8 @@ struct AuditRetentionYieldTests {
         try await store.begin(sampleEntry("held", receivedAt: now))
         let locker = try PostgresConnection(uri)
         _ = try locker.execute("BEGIN")
-        _ = try locker.execute("SELECT 1 FROM requests WHERE request_id = 'held' FOR UPDATE")
+        // The same completion, not committed: the writer's insert of it waits on that row.
+        _ = try locker.execute("INSERT INTO request_outcomes (request_id, received_at, outcome) VALUES ('held', $1, 'failed')", [String(now)])
         let finished = Mutex(false)
         let finish = Task {
             try await store.finish("held", sampleCompletion(finishedAt: now + 5))

@@ -42,8 +42,9 @@ import Testing
         #expect(try PostgresSchema.migrator.migrate(check) == [])
         let tables = try check.execute("""
             SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'instance_name'
+                AND table_name NOT LIKE 'request\\_log\\_%'
             """).value(0, 0)
-        #expect(tables == "6", "requests, findings, shadow_comparisons, scheduled_sends, rollout_rollbacks and stage_changes carry instance_name")
+        #expect(tables == "8", "requests (a view), request_log (not its partitions), audit_marks, findings, shadow_comparisons, scheduled_sends, rollout_rollbacks and stage_changes carry instance_name")
     }
 
     @Test func aFailingMigrationLeavesNothingAndAnUnknownNumberIsRefused() throws {

@@ -12,8 +12,8 @@
 // same transaction: the ledger's cost per request is the difference from a run without it.
 // AUDIT_PG_PREPARED=0 sends PostgreSQL's statements unprepared (parsed and planned per row).
 // AUDIT_PG_MULTIROW=unnest sends PostgreSQL each kind of row as one statement over `unnest`ed
-// array parameters, `values` as one `INSERT … VALUES (…), (…)` / `UPDATE … FROM (VALUES …)`;
-// anything else (the default, as the store ships) one prepared statement per row.
+// array parameters, `values` as one `INSERT … VALUES (…), (…)` / `INSERT … SELECT … FROM (VALUES …)`;
+// `none` one prepared statement per row; unset, as the store ships (`unnest`).
 // AUDIT_PG_OVERLAP=0 has the PostgreSQL writer wait for each batch's COMMIT itself (before
 // the committer thread overlapped it with the next batch).
 import Foundation
@@ -77,7 +77,8 @@ func run(phase: String, pairs: Bool) async throws {
     switch ProcessInfo.processInfo.environment["AUDIT_PG_MULTIROW"] {
     case "unnest": configuration.postgresMultiRow = .unnest
     case "values": configuration.postgresMultiRow = .values
-    default: configuration.postgresMultiRow = nil
+    case "none": configuration.postgresMultiRow = nil
+    default: break
     }
     let busy = Mutex(Duration.zero)
     configuration.onCommit = { sample in

@@ -140,6 +140,7 @@ public struct AuditCopy: Sendable {
             "(" + columns.enumerated().map { index, column in "$\(row * columns.count + index + 1)::\(types[column] ?? "text")" }.joined(separator: ", ") + ")"
         }
         if table.appendOnly { return append(table, tuples: tuples) }
+        if table.name == AuditCopyTable.requests.name { return upsertRequestLog(rows: rows, types: types) }
         let changing = columns.filter { !table.key.contains($0) }
         let instance = AuditCopyTable.instanceColumn
         return """

@@ -1,6 +1,6 @@
 /// The PostgreSQL writer's statements that carry many rows of one kind at once: a batch's
-/// request rows in one `INSERT`, their findings in another, its completions in one `UPDATE …
-/// FROM`, instead of one statement per row. The server then parses, plans and executes three
+/// intents in one `INSERT` into `request_log`, their findings in another, its completions in
+/// one `INSERT … SELECT` into `request_outcomes`, instead of one statement per row. The server then parses, plans and executes three
 /// statements per batch however many rows it holds.
 ///
 /// Two forms (``AuditMultiRowForm``), chosen by ``AuditStoreConfiguration/postgresMultiRow``:
@@ -20,14 +20,14 @@ enum AuditMultiRow {
         var types: [String]
     }
 
-    /// `requests`, every column in ``AuditStatements/requestColumns``' order.
-    static let requests = Columns(table: "requests", names: AuditStatements.requestColumns,
-                                  types: AuditRequestColumn.allCases.map { $0.kind.type(sqlite: false) })
+    /// `request_log`, a request's intent (``AuditRequestColumn/intent``, in order).
+    static let intents = Columns(table: "request_log", names: AuditRequestColumn.intent.map(\.name),
+                                 types: AuditRequestColumn.intent.map { $0.kind.type(sqlite: false) })
     /// `findings`, in ``AuditStatements/findingColumns``' order.
     static let findings = Columns(table: "findings", names: AuditStatements.findingColumns,
                                   types: AuditStatements.findingColumns.map { ["ordinal", "received_at"].contains($0) ? "BIGINT" : "TEXT" })
     /// A completion's columns and, last, the request it completes (``AuditOperation/Work/finish(requestId:values:ledger:)``'s values).
-    static let completions = Columns(table: "requests", names: AuditStatements.completionColumns + ["request_id"],
+    static let completions = Columns(table: "request_outcomes", names: AuditStatements.completionColumns + ["request_id"],
                                      types: AuditRequestColumn.completion.map { $0.kind.type(sqlite: false) } + ["TEXT"])
 
     /// Rows per statement in the ``Form/values`` form: a full batch's request rows or
@@ -52,18 +52,22 @@ enum AuditMultiRow {
         }
     }
 
-    /// One `UPDATE requests … FROM` the completions `rows`, returning the `request_id` of each
-    /// row it changed: a completion whose id is not returned found no row.
+    /// One `INSERT INTO request_outcomes … SELECT` of the completions `rows`, each joined to
+    /// its intent in `request_log` (which gives it the intent's `received_at`), returning the
+    /// `request_id` of each row written: a completion whose id is not returned has no intent.
     static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form) -> (sql: String, parameters: [String?]) {
         let columns = completions
-        let assignments = columns.names.dropLast().map { "\($0) = v.\($0)" }.joined(separator: ", ")
+        let completionNames = columns.names.dropLast()
         let alias = "v(\(columns.names.joined(separator: ", ")))"
         let source: String, parameters: [String?]
         switch form {
         case .unnest: (source, parameters) = ("\(unnest(columns)) AS \(alias)", arrays(rows, columns.names.count))
         case .values: (source, parameters) = ("(VALUES \(values(rows.count, columns, cast: true))) AS \(alias)", rows.flatMap { $0.map(PostgresConnection.text) })
         }
-        return ("UPDATE requests SET \(assignments) FROM \(source) WHERE requests.request_id = v.request_id RETURNING requests.request_id", parameters)
+        return ("INSERT INTO request_outcomes (request_id, received_at, \(completionNames.joined(separator: ", "))) "
+                + "SELECT l.request_id, l.received_at, \(completionNames.map { "v.\($0)" }.joined(separator: ", ")) "
+                + "FROM \(source) JOIN request_log l ON l.request_id = v.request_id "
+                + AuditPostgresLogSQL.replaceOutcome + " RETURNING request_outcomes.request_id", parameters)
     }
 
     /// `unnest($1::TYPE[], …)`, one array per column.

@@ -35,8 +35,12 @@ extension AuditPipeline {
         for (index, work) in operations {
             switch work {
             case .insert(let row, let rowFindings, let ledger):
-                rows.append(row)
+                rows.append(AuditPostgresLogSQL.intent(of: row))
                 inserted.append(index)
+                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
+                    completions.append(values)
+                    completed.append((index, requestId))
+                }
                 if !rowFindings.isEmpty {
                     findings += rowFindings
                     withFindings.append(index)
@@ -55,7 +59,7 @@ extension AuditPipeline {
         guard Set(completed.map(\.requestId)).count == completed.count else { return nil }
         var plan: [Statement] = []
         for range in AuditMultiRow.ranges(rows.count, form: form) {
-            let (sql, parameters) = AuditMultiRow.insert(rows[range], into: AuditMultiRow.requests, form: form)
+            let (sql, parameters) = AuditMultiRow.insert(rows[range], into: AuditMultiRow.intents, form: form)
             plan.append(Statement(sql: sql, parameters: parameters, owner: .many(Array(inserted[range]))))
         }
         for range in AuditMultiRow.ranges(findings.count, form: form) {

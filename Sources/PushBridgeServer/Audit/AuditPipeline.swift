@@ -45,7 +45,8 @@ enum AuditPipeline {
         }
     }
 
-    /// Sends `plan` and, with `commit`, the `COMMIT` as one pipeline inside the transaction the
+    /// Sends `plan` (headed by `BEGIN` with `begin`: the engine's transaction opened in the same
+    /// round trip) and, with `commit`, the `COMMIT` as one pipeline inside the transaction the
     /// engine began, and reads what became of each operation (without `commit` the engine
     /// commits afterwards). When one was refused the transaction is
     /// aborted (nothing committed): the writer loop rolls back and writes the batch again
@@ -53,11 +54,15 @@ enum AuditPipeline {
     /// may be in the batch), unless refused as well, or the loop would try it forever.
     /// `rowByRow` in the answer: a statement of many operations was refused, so none was
     /// failed and the batch must be written again one statement per row.
-    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool,
+    static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool, begin: Bool = false,
                       commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
-        let statements = plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
-        let results: [PostgresConnection.PipelineResult]
+        let statements = (begin ? [("BEGIN", [])] : []) + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
+        var results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
+        if begin {
+            if case .failed(let error)? = results.first { throw .postgres(error) }
+            results.removeFirst()
+        }
         var applied = AuditApplied()
         var unknown: [Int] = []
         // Operations one of whose statements the server refused: never tried again.
@@ -101,7 +106,12 @@ enum AuditPipeline {
         operations.flatMap { index, work -> [Statement] in
             switch work {
             case .insert(let row, let findings, let ledger):
-                var out = [Statement(sql: insertRequestSQL, parameters: row.map(PostgresConnection.text), owner: .one(index, completes: nil))]
+                var out = [Statement(sql: AuditPostgresLogSQL.insertIntentSQL, parameters: AuditPostgresLogSQL.intent(of: row).map(PostgresConnection.text),
+                                     owner: .one(index, completes: nil))]
+                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
+                    out.append(Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                                         owner: .one(index, completes: requestId)))
+                }
                 if !findings.isEmpty {
                     out.append(Statement(sql: PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: findings.count)),
                                          parameters: findings.flatMap { $0 }.map(PostgresConnection.text), owner: .one(index, completes: nil)))
@@ -111,7 +121,8 @@ enum AuditPipeline {
                 // The ledger's statements take effect only when the row exists (see
                 // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
                 // which fails here without an abort, leaves none of them.
-                return [Statement(sql: finishSQL, parameters: values.map(PostgresConnection.text), owner: .one(index, completes: requestId))]
+                return [Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                                  owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
             case .statement(let statement):
                 return [pipelined(statement, index)]
@@ -127,15 +138,14 @@ enum AuditPipeline {
                   owner: .one(index, completes: statement.requestId))
     }
 
-    /// `sql` with its marks numbered, cached: the ledger's few fixed statements are numbered once.
+    /// `sql` as the log's writer runs it (``AuditPostgresLogSQL/adapted(_:)``) with its marks
+    /// numbered, cached: the ledger's few fixed statements are numbered once.
     private static func numbered(_ sql: String) -> String {
         if let cached = numberedSQL.withLock({ $0[sql] }) { return cached }
-        let numbered = PostgresConnection.numberingMarks(sql)
+        let numbered = PostgresConnection.numberingMarks(AuditPostgresLogSQL.adapted(sql))
         numberedSQL.withLock { $0[sql] = numbered }
         return numbered
     }
 
     private static let numberedSQL = Mutex<[String: String]>([:])
-    private static let insertRequestSQL = PostgresConnection.numberingMarks(AuditStatements.insertRequestSQL)
-    private static let finishSQL = PostgresConnection.numberingMarks(AuditStatements.finishSQL)
 }

@@ -1,8 +1,7 @@
 /// `pending → unknown`, written once: a row whose request was begun but never completed,
 /// because the process that held it stopped, is marked `unknown` (whether it reached OpenPush
-/// cannot be told). Run by the writer at start-up on both engines (``atStartUp(instance:now:)``)
-/// and, on PostgreSQL, by the survivor that takes a dead instance over
-/// (``takeoverStatements``, run in the registry's takeover transaction).
+/// cannot be told). Run by the SQLite writer at start-up (``atStartUp(instance:now:)``); the
+/// PostgreSQL audit, a log since its migration 9, has its own (``AuditPostgresRecovery``).
 enum AuditRecovery {
     /// The one statement: `finishedAt` and `message` are SQL expressions (marks or server
     /// functions), `instance` a condition on `instance_name` when one instance's rows are meant.
@@ -27,13 +26,6 @@ enum AuditRecovery {
         return AuditStatement(name: "mark pending rows unknown", sql: sql,
                               values: [.integer(now)] + (instance.map { [SQLiteValue.text($0)] } ?? []), requestId: nil)
     }
-
-    /// What a survivor runs for a dead instance (`$1` its name) in the takeover's transaction
-    /// (``InstanceRegistry/takeOverDead()``): its rows still `pending` become `unknown`, as one
-    /// instance's own are when it starts again after a crash; PostgreSQL's clock is the time.
-    static let takeoverStatements = [
-        markPendingUnknown(finishedAt: InstanceSQL.serverNow, message: "'the instance ' || $1 || ' stopped \(unknownReason)'", instance: "$1"),
-    ]
 
     /// Runs the start-up statement on the writer's connection in a transaction of its own;
     /// returns how many rows it marked.

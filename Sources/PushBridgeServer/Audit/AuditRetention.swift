@@ -6,8 +6,11 @@
 /// operation: it runs in a transaction of its own, never together with request rows, and only
 /// when no request operation is queued or after a couple of request batches went first
 /// (``AuditStoreConfiguration/backgroundYieldBatches``), so a request waits behind at most one
-/// small delete instead of the whole pass. On PostgreSQL each batch is deleted in a
-/// transaction on retention's own connection, beside the writer's. Between batches the pass
+/// small delete instead of the whole pass. On PostgreSQL a pass first drops each day
+/// partition of the log past the window whole (``AuditPostgresPartitions/drop(before:on:)``);
+/// what is left past it (rows of the DEFAULT partition, days holding rows still `pending` or
+/// `scheduled`) is deleted batch by batch in a transaction on retention's own connection,
+/// beside the writer's. Between batches the pass
 /// rests twice as long as the batch took, so requests keep most of the writer (and of the
 /// disk's syncs) while a large backlog goes. Rows still `pending` or `scheduled` stay; a row's
 /// findings, shadow comparison and scheduled sends go with it (its attempts are columns of the
@@ -69,7 +72,12 @@ public final class AuditRetention: Sendable {
     public func pruneOnce() async throws -> Int {
         guard settings.retentionDays > 0 else { return 0 }
         let cutoff = clock.nowMilliseconds() - Int64(settings.retentionDays) * 86_400_000
-        return try await BackgroundPasses.deleteInBatches(batchSize: settings.batchSize, restFactor: settings.restFactor, next: { _ in
+        var dropped = 0
+        if let pool = store.pool {
+            dropped = try pool.withConnection { try AuditPostgresPartitions.drop(before: cutoff, on: $0) }
+            if dropped > 0 { onPruned(dropped) }
+        }
+        return try await dropped + BackgroundPasses.deleteInBatches(batchSize: settings.batchSize, restFactor: settings.restFactor, next: { _ in
             try self.candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(self.settings.batchSize))])
                 .compactMap(\.first?.textValue)
         }, delete: { ids in

@@ -49,10 +49,10 @@ public struct AuditStoreConfiguration: Sendable {
     /// completions) in one statement for the whole batch (``AuditMultiRowForm``), or, with
     /// nil, one statement per row. A batch whose multi-row statement is refused (one row
     /// violates a constraint) is written again one statement per row, so that only that
-    /// row's operation fails. Default nil, one prepared statement per row: in the running proxy
-    /// the multi-row forms cost the server more CPU per request as the `requests` table grew
-    /// (docs/benchmarks.md, "Multi-row statements off by default"); they stay for measuring.
-    public var postgresMultiRow: AuditMultiRowForm? = nil
+    /// row's operation fails. Default `.unnest`: with the audit as a log every multi-row
+    /// statement is an insert (docs/benchmarks.md, "The PostgreSQL audit as a log"); nil
+    /// (one prepared statement per row) stays for measuring.
+    public var postgresMultiRow: AuditMultiRowForm? = .unnest
     /// On PostgreSQL, whether a batch's `COMMIT` is waited for on a thread of its own
     /// (``AuditPostgresCommitter``) while the writer runs the next batch on another pooled
     /// connection, so that the server's WAL flush of one batch overlaps the next batch's

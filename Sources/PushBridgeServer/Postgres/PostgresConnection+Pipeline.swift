@@ -39,7 +39,7 @@ extension PostgresConnection {
         var preparing: [(before: Int, sql: String, name: String)] = []
         for (position, statement) in statements.enumerated() {
             let sent: Int32
-            if prepared, statement.sql != "COMMIT" {
+            if prepared, statement.sql != "COMMIT", statement.sql != "BEGIN" {
                 let name: String
                 if let known = preparedNames[statement.sql] ?? preparing.first(where: { $0.sql == statement.sql })?.name {
                     name = known

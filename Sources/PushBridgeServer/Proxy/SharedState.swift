@@ -19,7 +19,7 @@ public struct SharedState: Sendable {
                                starts: try ScheduledStartStore(path: configuration.schedulerDatabasePath, instance: instance), registry: nil)
         }
         let registry = try InstanceRegistry(uri: uri, name: instance, settings: configuration.instances, log: log,
-                                            takeoverStatements: AuditRecovery.takeoverStatements)
+                                            takeoverStatements: AuditPostgresRecovery.takeoverStatements)
         return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, instance: instance, log: log),
                            starts: try ScheduledStartStore(postgres: uri, instance: instance), registry: registry)
     }

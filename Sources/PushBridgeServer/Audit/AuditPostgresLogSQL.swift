@@ -1,0 +1,70 @@
+/// The PostgreSQL writer's statements for the audit as a log (``PostgresAuditLogSchema``,
+/// migration 9): a request's intent is one `request_log` row, its completion one
+/// `request_outcomes` row, both plain inserts; nothing on the request path updates a row.
+///
+/// A request row (``AuditRowEncoding/requestRow(_:_:bodyLimit:instance:)``, every
+/// ``AuditRequestColumn`` in order) is split here: its intent columns go to `request_log`, and
+/// when it is written whole (`record`: answered without upstream, outcome not `pending`) its
+/// completion goes to `request_outcomes` as a finish's would.
+///
+/// A completion finds its intent by request id (`JOIN request_log`), which gives it the
+/// intent's `received_at`; a completion whose intent is not there inserts nothing and is
+/// reported ``AuditError/unknownRequest(_:)`` alone. A completion written twice (a handler's
+/// late completion after the server answered) replaces the first, as the `UPDATE` did.
+enum AuditPostgresLogSQL {
+    private static let all = AuditRequestColumn.allCases
+
+    /// Where each intent column sits in a request row.
+    static let intentPositions = AuditRequestColumn.intent.compactMap { all.firstIndex(of: $0) }
+    /// Where each completion column sits in a request row.
+    static let completionPositions = AuditRequestColumn.completion.compactMap { all.firstIndex(of: $0) }
+    private static let requestIdPosition = all.firstIndex(of: .requestId) ?? 0
+    private static let outcomePosition = all.firstIndex(of: .outcome) ?? 0
+    private static let receivedAtPosition = all.firstIndex(of: .receivedAt) ?? 0
+
+    /// The intent's values of a request row, in ``AuditRequestColumn/intent``'s order.
+    static func intent(of row: [SQLiteValue]) -> [SQLiteValue] {
+        intentPositions.map { row[$0] }
+    }
+
+    /// The completion a request row carries, as a finish's values (the completion columns,
+    /// then the request id); nil for a row still `pending` (a `begin`'s intent).
+    static func completion(of row: [SQLiteValue]) -> (requestId: String, values: [SQLiteValue])? {
+        guard row.count == all.count, case .text(let outcome) = row[outcomePosition], outcome != AuditOutcome.pending.rawValue,
+              case .text(let requestId) = row[requestIdPosition] else { return nil }
+        return (requestId, completionPositions.map { row[$0] } + [row[requestIdPosition]])
+    }
+
+    /// The request id and received time of a request row still `pending` (an intent whose
+    /// completion comes later); nil for a row written whole.
+    static func openIntent(of row: [SQLiteValue]) -> (requestId: String, receivedAt: Int64)? {
+        guard row.count == all.count, case .text(AuditOutcome.pending.rawValue) = row[outcomePosition],
+              case .text(let requestId) = row[requestIdPosition], case .integer(let receivedAt) = row[receivedAtPosition] else { return nil }
+        return (requestId, receivedAt)
+    }
+
+    /// `INSERT INTO request_log (…) VALUES ($1, …)`: one intent.
+    static let insertIntentSQL = "INSERT INTO request_log (\(AuditRequestColumn.intent.map(\.name).joined(separator: ", "))) VALUES ("
+        + (1...AuditRequestColumn.intent.count).map { "$\($0)" }.joined(separator: ", ") + ")"
+
+    /// What a completion does when its request already has one: replaces it.
+    static let replaceOutcome = "ON CONFLICT (request_id, received_at) DO UPDATE SET "
+        + AuditRequestColumn.completion.map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")
+
+    /// One completion (the completion columns `$1…`, the request id last), with its intent's
+    /// `received_at`: inserts no row when the request has no intent.
+    static let insertOutcomeSQL: String = {
+        let completion = AuditRequestColumn.completion
+        let values = completion.enumerated().map { "CAST($\($0.offset + 1) AS \($0.element.kind.type(sqlite: false)))" }.joined(separator: ", ")
+        let id = "$\(completion.count + 1)"
+        return "INSERT INTO request_outcomes (request_id, received_at, \(completion.map(\.name).joined(separator: ", "))) "
+            + "SELECT l.request_id, l.received_at, \(values) FROM request_log l WHERE l.request_id = CAST(\(id) AS TEXT) " + replaceOutcome
+    }()
+
+    /// A named statement's SQL as the log's writer runs it: the activity ledger's check that
+    /// its request exists reads the intents (`request_log`, an index lookup) rather than the
+    /// `requests` view and its join.
+    static func adapted(_ sql: String) -> String {
+        sql.replacingOccurrences(of: "EXISTS (SELECT 1 FROM requests WHERE request_id = ?)", with: "EXISTS (SELECT 1 FROM request_log WHERE request_id = ?)")
+    }
+}
