@@ -1,6 +1,6 @@
 /// `pending → unknown`, written once: a row whose request was begun but never completed,
 /// because the process that held it stopped, is marked `unknown` (whether it reached OpenPush
-/// cannot be told). Run by the writer at start-up on both engines (``atStartUp(instance:now:)``)
+/// cannot be told). Run by the writer at start-up on PostgreSQL (``atStartUp(instance:now:)``; an SQLite log: ``recoverLog(_:instance:now:)``)
 /// and, on PostgreSQL, by the survivor that takes a dead instance over
 /// (``takeoverStatements``, run in the registry's takeover transaction).
 enum AuditRecovery {
@@ -16,6 +16,7 @@ enum AuditRecovery {
             """
     }
 
+    /// Why a recovered request is `unknown`, after who stopped.
     static let unknownReason = "before this request was completed; whether it reached OpenPush is unknown"
 
     /// What the writer runs before its first batch: this process's rows left `pending` by a
