@@ -13,7 +13,8 @@ final class AuditSQLiteEngine: AuditWriteEngine {
     private var database: SQLiteDatabase { statements.database }
 
     /// Opens, creates and migrates the file at `path`, gives every intent left without its
-    /// outcome an `unknown` one (``AuditRecovery/recoverLog(_:instance:now:)``) and starts the syncer and checkpointer; returns the engine and how many rows it marked.
+    /// outcome an `unknown` one (``AuditRecovery/recoverLog(_:instance:now:)``) and starts the
+    /// syncer and checkpointer; returns the engine and how many intents it settled.
     /// `acknowledge` is how the syncer answers a batch it made durable.
     static func open(path: String, configuration: AuditStoreConfiguration,
                      acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditSQLiteEngine, recovered: Int) {
