@@ -1,8 +1,9 @@
 import CCurl
 
 /// One upstream call in flight: uses a ``CurlEasyHandle`` (reset when the call ends, so it
-/// can serve the next one) and owns the header list, the body bytes and the error buffer,
-/// which it frees in `deinit`. Confined to the I/O thread, so not
+/// can serve the next one) and owns its header lines (``CurlCallHeaders``, in front of the
+/// shared list of its app's headers), the body bytes and the error buffer, which it frees in
+/// `deinit`. Confined to the I/O thread, so not
 /// `Sendable`; curl reaches it from its callbacks through an unretained `Unmanaged` pointer,
 /// which is safe because the loop holds a strong reference until the handle leaves the multi.
 final class CurlEasyTransfer {
@@ -13,7 +14,7 @@ final class CurlEasyTransfer {
     /// When `send` was called (latency is measured from here).
     let start: ContinuousClock.Instant
     private let continuation: UnsafeContinuation<UpstreamResponse, Never>
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headers: CurlCallHeaders?
     private let bodyBuffer: UnsafeMutableRawBufferPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let maxResponseBytes: Int
@@ -24,8 +25,9 @@ final class CurlEasyTransfer {
     private var completed = false
 
     /// Prepares the handle; throws (with nothing sent) when the request cannot be expressed.
+    /// `sharedHeaders` is the list of `request.headers` (from the thread's ``CurlHeaderCache``).
     init(request: UpstreamRequest, easy: CurlEasyHandle, start: ContinuousClock.Instant, continuation: UnsafeContinuation<UpstreamResponse, Never>,
-         configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+         configuration: UpstreamClientConfiguration, sharedHeaders: CurlHeaderList) throws(UpstreamFailure) {
         self.easy = easy
         self.start = start
         self.continuation = continuation
@@ -37,13 +39,12 @@ final class CurlEasyTransfer {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         self.errorBuffer = errorBuffer
         // Fully initialized from here: if configuration throws, deinit frees everything.
-        try configure(request, configuration)
+        try configure(request, configuration, sharedHeaders)
     }
 
     deinit {
         // First, so the handle no longer points at the buffers freed below.
         easy.reset()
-        curl_slist_free_all(headerList)
         bodyBuffer.deallocate()
         errorBuffer.deallocate()
     }
@@ -145,7 +146,7 @@ private func curlHeaderCallback(_ ptr: UnsafeMutablePointer<CChar>?, _ size: Int
 }
 
 extension CurlEasyTransfer {
-    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration, _ sharedHeaders: CurlHeaderList) throws(UpstreamFailure) {
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
         try set(CURLOPT_URL, string: request.url)
@@ -164,7 +165,9 @@ extension CurlEasyTransfer {
             throw UpstreamFailure(kind: .other, message: "cannot set the response size limit", provablyNotSent: true)
         }
         try setMethodAndBody(request)
-        try setHeaders(request.headers, userAgent: configuration.userAgent)
+        let lines = try CurlCallHeaders(request.callHeaders, shared: sharedHeaders)
+        headers = lines
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(lines.head))
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_WRITEDATA, pointer: me)
         try set(CURLOPT_HEADERDATA, pointer: me)
@@ -187,26 +190,6 @@ extension CurlEasyTransfer {
             }
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, string: method) }
         }
-    }
-
-    private func setHeaders(_ headers: [(name: String, value: String)], userAgent: String) throws(UpstreamFailure) {
-        var lines = ["Expect:"]
-        var hasUserAgent = false
-        for (name, value) in headers {
-            guard Self.isValidHeader(name: name, value: value)
-            else { throw UpstreamFailure(kind: .other, message: "invalid request header \"\(name.filter { !$0.isNewline })\"", provablyNotSent: true) }
-            if name.utf8.count == 10, name.lowercased() == "user-agent" { hasUserAgent = true }
-            // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        if !hasUserAgent { lines.append("User-Agent: \(userAgent)") }
-        for line in lines {
-            guard let appended = curl_slist_append(headerList, line) else {
-                throw UpstreamFailure(kind: .other, message: "out of memory building headers", provablyNotSent: true)
-            }
-            headerList = appended
-        }
-        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList))
     }
 
     /// A non-empty name without `:`, whitespace or line breaks, and a value without line
