@@ -67,4 +67,25 @@ extension UpstreamOnLoopTests {
         #expect(failure.kind == .timedOut && !failure.provablyNotSent)
         #expect(failure.latency >= deadline - .milliseconds(50))
     }
+
+    /// A handle keeps its shared options between calls and is released, not reset, at each
+    /// end: no method, body or header of one call reaches the next on the same connection.
+    @Test func aHandleKeptBetweenCallsCarriesNoMethodBodyOrHeaderOver() async throws {
+        defer { finish() }
+        let (client, server) = (client, server)
+        let calls: [(String, [UInt8])] = [("HEAD", []), ("POST", [1, 2]), ("DELETE", []), ("PUT", [3]), ("GET", []), ("PATCH", [4, 5, 6]), ("GET", [])]
+        let replies = await onLoop {
+            var replies: [UpstreamResponse] = []
+            for (i, (method, body)) in calls.enumerated() {
+                replies.append(await client.send(UpstreamRequest(method: method, url: server.url("/echo"), callHeaders: i == 1 ? [("X-Once", "1")] : [], body: body)))
+            }
+            return replies
+        }
+        #expect(replies.allSatisfy { $0.reply?.status == 200 })
+        let received = server.received
+        #expect(received.map(\.method) == calls.map(\.0))
+        #expect(received.map(\.body) == calls.map(\.1))
+        #expect(received.enumerated().allSatisfy { ($0.element.header("x-once") != nil) == ($0.offset == 1) })
+        #expect(server.acceptedConnections == 1)
+    }
 }
