@@ -127,3 +127,21 @@ struct RedactionOverBytesTests {
         #expect(!out.contains("secret-value-1"))
     }
 }
+
+/// The byte rule for secret keys the scan uses gives what ``Redaction/isSecretKey(_:dialect:)``
+/// gives, for every ASCII key ``HotPathEquivalenceTests`` checks that rule with.
+struct SecretKeyBytesTests {
+    static let asciiKeys = HotPathEquivalenceTests.keys.filter { $0.utf8.allSatisfy { $0 < 0x80 } }
+
+    @Test func thereAreKeysToCompare() {
+        #expect(Self.asciiKeys.count >= 100)
+    }
+
+    @Test(arguments: SecretKeyBytesTests.asciiKeys)
+    func anASCIIKeyIsSecretOnItsBytesExactlyWhenTheRuleSaysSo(key: String) {
+        for dialect in RedactionOverBytesTests.dialects {
+            let onBytes = Array(key.utf8).withUnsafeBufferPointer { Redaction.isSecretKey(ascii: $0, dialect: dialect) }
+            #expect(onBytes == Redaction.isSecretKey(key, dialect: dialect), "\(key) \(String(describing: dialect))")
+        }
+    }
+}

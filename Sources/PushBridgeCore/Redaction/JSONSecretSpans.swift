@@ -106,25 +106,12 @@ struct JSONSecretSpans {
     }
 
     /// Whether the quoted key at `range` names a secret; nil if an escaped key does not decode.
-    /// Most keys are told apart by their last letter alone, without making a `String`.
+    /// An ASCII key without escapes is told on its bytes, without making a `String`.
     private static func isSecretKey(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, escaped: Bool, dialect: DialectName?) -> Bool? {
-        let inner = range.lowerBound + 1..<range.upperBound - 1
-        if !escaped {
-            if inner.count < 3 { return false }
-            var last = inner.upperBound - 1
-            while last > inner.lowerBound, Self.isSeparator(bytes[last]) { last -= 1 }
-            let letter = bytes[last]
-            if letter < 0x80, !Self.isSeparator(letter) {
-                let lower = letter >= UInt8(ascii: "A") && letter <= UInt8(ascii: "Z") ? letter + 32 : letter
-                if !Redaction.secretEndings[Int(lower)] { return false }
-            }
-        }
+        let inner = UnsafeBufferPointer(rebasing: bytes[range.lowerBound + 1..<range.upperBound - 1])
+        if !escaped, inner.allSatisfy({ $0 < 0x80 }) { return Redaction.isSecretKey(ascii: inner, dialect: dialect) }
         guard let key = text(bytes, range, escaped: escaped) else { return nil }
         return Redaction.isSecretKey(key, dialect: dialect)
-    }
-
-    private static func isSeparator(_ b: UInt8) -> Bool {
-        b == 0x5F || b == 0x2D || b == 0x2E || b == 0x20
     }
 
     /// The text of the quoted string at `range` (escapes decoded by the parser), or nil when
