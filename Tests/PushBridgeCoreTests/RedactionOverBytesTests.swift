@@ -145,3 +145,64 @@ struct SecretKeyBytesTests {
         }
     }
 }
+
+/// Generated documents, for the shapes no fixture has: escapes in keys and values, secrets
+/// under secret keys at any depth, numbers and booleans under them, whitespace anywhere a
+/// caller may put it. Deterministic (a fixed seed), so a failure names a document that stays.
+struct RedactionOverBytesGeneratedTests {
+    /// SplitMix64: small, seeded, the same on every machine.
+    struct Generator {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        mutating func pick(_ items: [String]) -> String { items[next(items.count)] }
+    }
+
+    static let keys = ["token", "auth", "devices", "name", "Push-Token", "x_api_key", "content", #"t\u006fken"#, "é", "data",
+                       "include_aliases", "secret-value-1", "Authorization", "idempotency_key", #"a\"b"#, "rest_key"]
+    static let strings = [#""secret-value-1""#, #""plain""#, #""with \"quote\" and \\ slash \/""#, #""\u00e9t\u00e9 \ud83d\ude00""#,
+                          #""tab\there\nline""#, "\"" + String(repeating: "ab12", count: 16) + "\"", #""see secret-value-1 here""#,
+                          #""café ✓""#, #""""#, #""sk_live_abcdef""#]
+    static let scalars = ["0", "-1.5e3", "12345678901234", "true", "false", "null"]
+    static let spaces = ["", "", "", " ", "\n  ", "\t", "\r\n"]
+
+    static func document(_ g: inout Generator, depth: Int = 0) -> String {
+        let space = { (g: inout Generator) in g.pick(spaces) }
+        switch depth >= 3 ? 2 + g.next(2) : g.next(4) {
+        case 0:
+            var used = Set<String>()
+            var members: [String] = []
+            for _ in 0..<g.next(5) {
+                let key = g.pick(keys)
+                guard used.insert(key).inserted else { continue }
+                members.append(space(&g) + "\"" + key + "\"" + space(&g) + ":" + space(&g) + document(&g, depth: depth + 1) + space(&g))
+            }
+            return "{" + members.joined(separator: ",") + "}"
+        case 1:
+            return "[" + (0..<g.next(4)).map { _ in space(&g) + document(&g, depth: depth + 1) + space(&g) }.joined(separator: ",") + "]"
+        case 2:
+            return g.pick(strings)
+        default:
+            return g.pick(scalars)
+        }
+    }
+
+    @Test func generatedDocumentsRedactOverTheirBytesExactlyAsTheTreeDid() {
+        var g = Generator(state: 31)
+        var parsed = 0
+        for _ in 0..<600 {
+            let text = Self.document(&g)
+            guard ParsedBody(Array(text.utf8)).value != nil else { continue }
+            parsed += 1
+            for dialect in RedactionOverBytesTests.dialects {
+                _ = RedactionOverBytesTests.compare(Array(text.utf8), dialect: dialect, extraSecrets: ["secret-value-1", "sk_live_abcdef"], text)
+            }
+        }
+        #expect(parsed >= 400, "only \(parsed) of the generated documents parse")
+    }
+}
