@@ -9,6 +9,7 @@ import PushBridgeCore
 /// under `valgrind --tool=callgrind`, repeatable on a loaded machine: per copy is
 /// (Ir at N − Ir at 0) / N.
 enum AuditCopy {
+    /// Runs the mode named in `arguments` and exits.
     static func run(_ arguments: [String], fingerprint: (String) -> String) {
         guard arguments.count >= 5, let n = Int(arguments[3]), let file = fopen(arguments[4], "rb") else {
             print("usage: redaction-bench audit bytes|tree N BODY [onesignal|pushwoosh|buzzkit]")

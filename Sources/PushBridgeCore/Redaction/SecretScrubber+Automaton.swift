@@ -8,16 +8,22 @@ extension SecretScrubber {
         struct Node: Sendable {
             /// The byte that leads here from the parent.
             var label: UInt8
+            /// The first of its children (-1: none); the others follow by `sibling`.
             var firstChild: Int32 = -1
+            /// The next child of the same parent (-1: the last).
             var sibling: Int32 = -1
+            /// The state of the longest proper suffix of its text that is a state too.
             var fail: Int32 = 0
             /// Length of the longest secret that is a suffix of the state's text (0: none), and which.
             var matchLength: Int32 = 0
             var matchSecret: Int32 = -1
         }
 
+        /// The states; the root first.
         var nodes: [Node] = [Node(label: 0)]
+        /// The root's children by byte (-1: none), looked up without a list.
         var rootChildren = [Int32](repeating: -1, count: 256)
+        /// Each secret's fingerprint, by the secret's number.
         var replacements: [String] = []
 
         /// An empty trie with room for `capacity` states (the secrets' bytes and the root), so
@@ -26,6 +32,7 @@ extension SecretScrubber {
             nodes.reserveCapacity(capacity)
         }
 
+        /// Adds the states of `secret`, replaced by `replacement` where it is found.
         mutating func insert(_ secret: String, replacement: String) {
             var state: Int32 = 0
             for byte in secret.utf8 {
@@ -46,6 +53,7 @@ extension SecretScrubber {
             replacements.append(replacement)
         }
 
+        /// The child of `state` by `byte`, if there is one.
         func child(_ state: Int32, _ byte: UInt8) -> Int32? {
             if state == 0 {
                 let c = rootChildren[Int(byte)]

@@ -8,7 +8,9 @@ import CCurl
 final class CurlCallHeaders {
     /// The first node, what `CURLOPT_HTTPHEADER` is given.
     let head: UnsafeMutablePointer<curl_slist>
+    /// The nodes, then their text: one block, freed in `deinit`.
     private let memory: UnsafeMutableRawPointer
+    /// The list the last node links to, kept alive while the nodes point at it.
     private let shared: CurlHeaderList
 
     /// The lines for `headers` followed by `shared`'s; throws (nothing sent) for a header

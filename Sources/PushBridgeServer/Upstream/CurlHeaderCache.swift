@@ -6,8 +6,11 @@ final class CurlHeaderCache {
     /// Lists kept at most.
     static let capacity = 256
 
+    /// The configured `User-Agent`, ending a list when no header names one.
     private let userAgent: String
+    /// The lists by the hash of their headers (a hash shared by two sets holds both).
     private var lists: [Int: [CurlHeaderList]] = [:]
+    /// How many lists `lists` holds.
     private var count = 0
     /// Lists built so far (what the cache saves shows here: one per distinct set of headers).
     private(set) var built = 0

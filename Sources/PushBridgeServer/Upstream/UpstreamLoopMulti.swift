@@ -107,11 +107,15 @@ final class UpstreamLoopMulti: EventLoopLocal {
 /// cancelled is dropped from the heap), and only on the multi's loop thread, where every read
 /// and write of `multi` happens (set once on that thread before any timer is).
 private final class LoopMultiReference: @unchecked Sendable {
+    /// The loop whose thread alone may act.
     weak var loop: EventLoop?
+    /// The multi the timer belongs to, nil once it is gone.
     weak var multi: UpstreamLoopMulti?
 
+    /// A reference for a multi on `loop` (its `multi` is set by the multi itself).
     init(loop: EventLoop) { self.loop = loop }
 
+    /// The timer is due: tells the multi, when on its loop's thread and still there.
     func timerFired() {
         guard let loop, EventLoop.current === loop else { return }
         multi?.timerFired()
