@@ -17,14 +17,14 @@ struct UpstreamOnLoopTests {
         client = try UpstreamClient(configuration: UpstreamClientConfiguration(connectTimeout: .seconds(1), timeout: .seconds(5), maxResponseBytes: 64 * 1024))
     }
 
-    private func finish() {
+    func finish() {
         loop.shutdown()
         client.shutdown()
         server.stop()
     }
 
     /// Runs `body` as a task on the loop, as a request's task runs.
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
         await Task(executorPreference: loop, operation: body).value
     }
 

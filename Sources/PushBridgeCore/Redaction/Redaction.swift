@@ -79,10 +79,7 @@ public enum Redaction {
     /// that does not parse is stored as `{"unparseable": true, "bytes": N, "sha256": "…"}`:
     /// never its text, which may hold the credentials.
     public static func inboundBody(_ body: [UInt8], dialect: DialectName?, fingerprint: (String) -> String) -> String {
-        guard let value = try? JSONParser.parse(body) else {
-            return unparseable(body, fingerprint: fingerprint)
-        }
-        return JSONWriter.string(redacted(value, dialect: dialect, fingerprint: fingerprint).value)
+        inboundSwept(ParsedBody(body), dialect: dialect, fingerprint: fingerprint).body
     }
 
     /// ``inboundBody(_:dialect:fingerprint:)`` and ``secrets(inInbound:dialect:)`` of an
@@ -102,6 +99,17 @@ public enum Redaction {
         guard let value = body.value else {
             return (unparseable(body.bytes, fingerprint: fingerprint), [], SecretScrubber(secrets: extraSecrets, fingerprint: fingerprint))
         }
+        // Over the bytes (no tree rebuilt, no text written again), except where the sweep
+        // changes an object key: then the tree decides (see ``redactedBytes(_:dialect:extraSecrets:fingerprint:)``).
+        if let overBytes = redactedBytes(body.bytes, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint) { return overBytes }
+        return inboundSweptByTree(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+    }
+
+    /// ``inboundSwept(_:dialect:extraSecrets:fingerprint:)`` of the parsed tree: secrets
+    /// replaced in the tree, the tree written again. What the byte path must equal, byte for
+    /// byte; used where the sweep changes an object key.
+    static func inboundSweptByTree(_ value: JSONValue, dialect: DialectName?, extraSecrets: [String],
+                                   fingerprint: (String) -> String) -> (body: String, secrets: Set<String>, scrubber: SecretScrubber) {
         let swept = sweptWithScrubber(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
         return (JSONWriter.string(swept.value), swept.secrets, swept.scrubber)
     }

@@ -1,86 +1,97 @@
 /// The Aho–Corasick automaton of a ``SecretScrubber``: built as a ``SecretScrubber/Trie``,
 /// then frozen into one shared object.
 extension SecretScrubber {
-    /// The trie while it is built: state 0 is the root; children are a sibling list in flat arrays.
+    /// The trie while it is built: state 0 is the root; children are a sibling list, every
+    /// state one ``Node`` in one array (one append per state, one bounds check per look-up).
     struct Trie: Sendable {
-        var label: [UInt8] = [0]
-        var firstChild: [Int32] = [-1]
-        var sibling: [Int32] = [-1]
-        var fail: [Int32] = [0]
-        /// Length of the longest secret that is a suffix of the state's text (0: none), and which.
-        var matchLength: [Int32] = [0]
-        var matchSecret: [Int32] = [-1]
+        /// One state.
+        struct Node: Sendable {
+            /// The byte that leads here from the parent.
+            var label: UInt8
+            /// The first of its children (-1: none); the others follow by `sibling`.
+            var firstChild: Int32 = -1
+            /// The next child of the same parent (-1: the last).
+            var sibling: Int32 = -1
+            /// The state of the longest proper suffix of its text that is a state too.
+            var fail: Int32 = 0
+            /// Length of the longest secret that is a suffix of the state's text (0: none), and which.
+            var matchLength: Int32 = 0
+            var matchSecret: Int32 = -1
+        }
+
+        /// The states; the root first.
+        var nodes: [Node] = [Node(label: 0)]
+        /// The root's children by byte (-1: none), looked up without a list.
         var rootChildren = [Int32](repeating: -1, count: 256)
+        /// Each secret's fingerprint, by the secret's number.
         var replacements: [String] = []
 
         /// An empty trie with room for `capacity` states (the secrets' bytes and the root), so
         /// that inserting grows no array.
         init(capacity: Int) {
-            label.reserveCapacity(capacity)
-            firstChild.reserveCapacity(capacity)
-            sibling.reserveCapacity(capacity)
-            fail.reserveCapacity(capacity)
-            matchLength.reserveCapacity(capacity)
-            matchSecret.reserveCapacity(capacity)
+            nodes.reserveCapacity(capacity)
         }
 
+        /// Adds the states of `secret`, replaced by `replacement` where it is found.
         mutating func insert(_ secret: String, replacement: String) {
             var state: Int32 = 0
             for byte in secret.utf8 {
                 if let next = child(state, byte) { state = next; continue }
-                let new = Int32(label.count)
-                label.append(byte)
-                firstChild.append(-1)
-                fail.append(0)
-                matchLength.append(0)
-                matchSecret.append(-1)
+                let new = Int32(nodes.count)
+                var node = Node(label: byte)
                 if state == 0 {
-                    sibling.append(-1)
                     rootChildren[Int(byte)] = new
                 } else {
-                    sibling.append(firstChild[Int(state)])
-                    firstChild[Int(state)] = new
+                    node.sibling = nodes[Int(state)].firstChild
+                    nodes[Int(state)].firstChild = new
                 }
+                nodes.append(node)
                 state = new
             }
-            matchLength[Int(state)] = Int32(secret.utf8.count)
-            matchSecret[Int(state)] = Int32(replacements.count)
+            nodes[Int(state)].matchLength = Int32(secret.utf8.count)
+            nodes[Int(state)].matchSecret = Int32(replacements.count)
             replacements.append(replacement)
         }
 
+        /// The child of `state` by `byte`, if there is one.
         func child(_ state: Int32, _ byte: UInt8) -> Int32? {
             if state == 0 {
                 let c = rootChildren[Int(byte)]
                 return c < 0 ? nil : c
             }
-            var c = firstChild[Int(state)]
+            var c = nodes[Int(state)].firstChild
             while c >= 0 {
-                if label[Int(c)] == byte { return c }
-                c = sibling[Int(c)]
+                if nodes[Int(c)].label == byte { return c }
+                c = nodes[Int(c)].sibling
             }
             return nil
         }
 
+        /// The failure link of `state` (read while scrubbing).
+        func fail(_ state: Int32) -> Int32 { nodes[Int(state)].fail }
+
         /// Breadth first: each state's failure link and its longest secret suffix.
         mutating func linkFailures() {
             var queue: [Int32] = rootChildren.filter { $0 >= 0 }
+            queue.reserveCapacity(nodes.count)
             var head = 0
             while head < queue.count {
                 let state = queue[head]
                 head += 1
-                var c = firstChild[Int(state)]
+                var c = nodes[Int(state)].firstChild
                 while c >= 0 {
-                    let byte = label[Int(c)]
-                    var f = fail[Int(state)]
-                    while f != 0 && child(f, byte) == nil { f = fail[Int(f)] }
+                    let byte = nodes[Int(c)].label
+                    var f = nodes[Int(state)].fail
+                    while f != 0 && child(f, byte) == nil { f = nodes[Int(f)].fail }
                     let target = child(f, byte) ?? 0
-                    fail[Int(c)] = target == c ? 0 : target
-                    if matchLength[Int(c)] == 0 {
-                        matchLength[Int(c)] = matchLength[Int(fail[Int(c)])]
-                        matchSecret[Int(c)] = matchSecret[Int(fail[Int(c)])]
+                    let link = target == c ? 0 : target
+                    nodes[Int(c)].fail = link
+                    if nodes[Int(c)].matchLength == 0 {
+                        nodes[Int(c)].matchLength = nodes[Int(link)].matchLength
+                        nodes[Int(c)].matchSecret = nodes[Int(link)].matchSecret
                     }
                     queue.append(c)
-                    c = sibling[Int(c)]
+                    c = nodes[Int(c)].sibling
                 }
             }
         }
@@ -123,10 +134,10 @@ extension SecretScrubber {
                     hexStart = -1
                 }
                 guard !trie.replacements.isEmpty else { continue }
-                while state != 0 && trie.child(state, byte) == nil { state = trie.fail[Int(state)] }
+                while state != 0 && trie.child(state, byte) == nil { state = trie.fail(state) }
                 state = trie.child(state, byte) ?? 0
-                let length = Int(trie.matchLength[Int(state)])
-                if length > 0 { add(Region(start: i - length + 1, end: i, secret: trie.matchSecret[Int(state)])) }
+                let node = trie.nodes[Int(state)]
+                if node.matchLength > 0 { add(Region(start: i - Int(node.matchLength) + 1, end: i, secret: node.matchSecret)) }
             }
             if hexStart >= 0, text.count - hexStart >= SecretScrubber.tokenRunLength { add(Region(start: hexStart, end: text.count - 1, secret: -1)) }
             guard !regions.isEmpty else { return nil }

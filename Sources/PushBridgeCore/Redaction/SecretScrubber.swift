@@ -38,6 +38,12 @@ public struct SecretScrubber: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The bytes of `text` (UTF-8) scrubbed like ``scrub(_:fingerprint:)``, or nil when
+    /// nothing in it is to be replaced.
+    func scrubbed(_ text: UnsafeBufferPointer<UInt8>, fingerprint: (String) -> String) -> [UInt8]? {
+        automaton.scrubbed(text, fingerprint)
+    }
+
     /// `bytes` (UTF-8 text) scrubbed like ``scrub(_:fingerprint:)``, or the same bytes when
     /// nothing matched.
     public func scrub(bytes: [UInt8], fingerprint: (String) -> String) -> [UInt8] {

@@ -31,7 +31,7 @@ public struct OpenPushForwarder: Sendable {
         let started = clock.nowMilliseconds()
         let upstream = UpstreamRequest(
             method: request.method, url: baseURL + request.path,
-            headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json"), ("X-PushBridge-Request-Id", requestId)],
+            headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json")], callHeaders: [("X-PushBridge-Request-Id", requestId)],
             body: JSONWriter.bytes(.object(request.body)), timeout: timeout)
         let response = await client.send(upstream)
         let latency = response.latency

@@ -31,10 +31,11 @@ public struct LegacyForwarder: Sendable {
         public var attempt: UpstreamAttempt { UpstreamAttempt(startedAt: startedAt, status: status, error: error, latencyMs: latencyMs) }
     }
 
-    /// Forwards `request` to `baseURL` + its target, with its own method, headers and body.
+    /// Forwards `request` to `baseURL` + its target, with its own method, headers and body
+    /// (the caller's headers are the call's own: no list of them is kept for another call).
     public func forward(_ request: HTTPRequest, baseURL: String, timeout: Duration? = nil, now: Int64) async -> Answer {
         let headers = HopByHopHeaders.strip(request.headers)
-        let upstream = UpstreamRequest(method: request.method, url: baseURL + request.target, headers: headers, body: request.body, timeout: timeout)
+        let upstream = UpstreamRequest(method: request.method, url: baseURL + request.target, callHeaders: headers, body: request.body, timeout: timeout)
         let response = await client.send(upstream)
         let c = response.latency.components
         let ms = Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15

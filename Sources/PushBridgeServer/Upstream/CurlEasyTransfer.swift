@@ -1,8 +1,8 @@
 import CCurl
 
-/// One upstream call in flight: uses a ``CurlEasyHandle`` (reset when the call ends, so it
-/// can serve the next one) and owns the header list, the body bytes and the error buffer,
-/// which it frees in `deinit`. Confined to the I/O thread, so not
+/// One upstream call in flight: uses a ``CurlEasyHandle`` (released when the call ends, so it
+/// can serve the next one) and owns its header lines (``CurlCallHeaders``, in front of the
+/// shared list of its app's headers) and the body bytes, which it frees in `deinit`. Confined to the I/O thread, so not
 /// `Sendable`; curl reaches it from its callbacks through an unretained `Unmanaged` pointer,
 /// which is safe because the loop holds a strong reference until the handle leaves the multi.
 final class CurlEasyTransfer {
@@ -13,9 +13,8 @@ final class CurlEasyTransfer {
     /// When `send` was called (latency is measured from here).
     let start: ContinuousClock.Instant
     private let continuation: UnsafeContinuation<UpstreamResponse, Never>
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headers: CurlCallHeaders?
     private let bodyBuffer: UnsafeMutableRawBufferPointer
-    private let errorBuffer: UnsafeMutablePointer<CChar>
     private let maxResponseBytes: Int
     private var responseBytes = 0
     private var responseHeaders: [(name: String, value: String)] = []
@@ -24,8 +23,9 @@ final class CurlEasyTransfer {
     private var completed = false
 
     /// Prepares the handle; throws (with nothing sent) when the request cannot be expressed.
+    /// `sharedHeaders` is the list of `request.headers` (from the thread's ``CurlHeaderCache``).
     init(request: UpstreamRequest, easy: CurlEasyHandle, start: ContinuousClock.Instant, continuation: UnsafeContinuation<UpstreamResponse, Never>,
-         configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
+         configuration: UpstreamClientConfiguration, sharedHeaders: CurlHeaderList) throws(UpstreamFailure) {
         self.easy = easy
         self.start = start
         self.continuation = continuation
@@ -33,19 +33,14 @@ final class CurlEasyTransfer {
         let bodyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)
         request.body.withUnsafeBytes { src in bodyBuffer.copyMemory(from: src) }
         self.bodyBuffer = bodyBuffer
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        self.errorBuffer = errorBuffer
         // Fully initialized from here: if configuration throws, deinit frees everything.
-        try configure(request, configuration)
+        try configure(request, configuration, sharedHeaders)
     }
 
     deinit {
-        // First, so the handle no longer points at the buffers freed below.
-        easy.reset()
-        curl_slist_free_all(headerList)
+        // First, so the handle no longer points at the body and the headers freed below.
+        easy.release()
         bodyBuffer.deallocate()
-        errorBuffer.deallocate()
     }
 
     /// Resumes the caller exactly once.
@@ -71,7 +66,7 @@ final class CurlEasyTransfer {
     func failure(for code: CURLcode, latency: Duration) -> UpstreamFailure {
         var requestBytes = 0
         _ = pb_curl_easy_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
-        let detail = String(cString: errorBuffer)
+        let detail = String(cString: easy.errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         return UpstreamFailure.classify(code: code, requestBytesWritten: requestBytes, exceededLimit: exceededLimit, message: message, latency: latency)
     }
@@ -145,32 +140,19 @@ private func curlHeaderCallback(_ ptr: UnsafeMutablePointer<CChar>?, _ size: Int
 }
 
 extension CurlEasyTransfer {
-    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
-        try set(CURLOPT_NOSIGNAL, 1)
-        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeRawPointer(errorBuffer))
+    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration, _ sharedHeaders: CurlHeaderList) throws(UpstreamFailure) {
+        // What every call of the configuration shares is set once per handle.
+        try easy.prepare(configuration, write: curlBodyCallback, header: curlHeaderCallback)
         try set(CURLOPT_URL, string: request.url)
-        // The path leaves as it was built and audited: no dot-segment removal by libcurl.
-        try set(CURLOPT_PATH_AS_IS, 1)
-        try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
-        try set(CURLOPT_FOLLOWLOCATION, 0)
-        try set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.curlMilliseconds)
         let deadline = min(request.timeout ?? configuration.timeout, configuration.timeout)
         try set(CURLOPT_TIMEOUT_MS, deadline.curlMilliseconds)
-        try set(CURLOPT_SSL_VERIFYPEER, 1)
-        try set(CURLOPT_SSL_VERIFYHOST, 2)
-        if let caFile = configuration.caFile { try set(CURLOPT_CAINFO, string: caFile) }
-        try set(CURLOPT_TCP_KEEPALIVE, 1)
-        guard pb_curl_easy_setopt_off(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxResponseBytes)) == CURLE_OK else {
-            throw UpstreamFailure(kind: .other, message: "cannot set the response size limit", provablyNotSent: true)
-        }
         try setMethodAndBody(request)
-        try setHeaders(request.headers, userAgent: configuration.userAgent)
+        let lines = try CurlCallHeaders(request.callHeaders, shared: sharedHeaders)
+        headers = lines
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(lines.head))
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_WRITEDATA, pointer: me)
         try set(CURLOPT_HEADERDATA, pointer: me)
-        guard pb_curl_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, curlBodyCallback) == CURLE_OK,
-              pb_curl_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, curlHeaderCallback) == CURLE_OK
-        else { throw UpstreamFailure(kind: .other, message: "cannot install curl callbacks", provablyNotSent: true) }
     }
 
     private func setMethodAndBody(_ request: UpstreamRequest) throws(UpstreamFailure) {
@@ -180,33 +162,11 @@ extension CurlEasyTransfer {
         case "HEAD": try set(CURLOPT_NOBODY, 1)
         default:
             if !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
-                guard pb_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)) == CURLE_OK else {
-                    throw UpstreamFailure(kind: .other, message: "cannot set the body size", provablyNotSent: true)
-                }
+                try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(request.body.count))
                 try set(CURLOPT_POSTFIELDS, pointer: UnsafeRawPointer(bodyBuffer.baseAddress))
             }
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, string: method) }
         }
-    }
-
-    private func setHeaders(_ headers: [(name: String, value: String)], userAgent: String) throws(UpstreamFailure) {
-        var lines = ["Expect:"]
-        var hasUserAgent = false
-        for (name, value) in headers {
-            guard Self.isValidHeader(name: name, value: value)
-            else { throw UpstreamFailure(kind: .other, message: "invalid request header \"\(name.filter { !$0.isNewline })\"", provablyNotSent: true) }
-            if name.utf8.count == 10, name.lowercased() == "user-agent" { hasUserAgent = true }
-            // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        if !hasUserAgent { lines.append("User-Agent: \(userAgent)") }
-        for line in lines {
-            guard let appended = curl_slist_append(headerList, line) else {
-                throw UpstreamFailure(kind: .other, message: "out of memory building headers", provablyNotSent: true)
-            }
-            headerList = appended
-        }
-        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(headerList))
     }
 
     /// A non-empty name without `:`, whitespace or line breaks, and a value without line
@@ -220,23 +180,9 @@ extension CurlEasyTransfer {
         return !name.isEmpty && !name.contains(where: { $0 == ":" || $0.isWhitespace || $0.isNewline }) && !value.contains(where: \.isNewline)
     }
 
-    private func set(_ option: CURLoption, _ value: Int) throws(UpstreamFailure) {
-        let code = pb_curl_easy_setopt_long(handle, option, value)
-        guard code == CURLE_OK else { throw setoptFailure(option, code) }
-    }
+    private func set(_ option: CURLoption, _ value: Int) throws(UpstreamFailure) { try easy.set(option, value) }
 
-    private func set(_ option: CURLoption, string: String) throws(UpstreamFailure) {
-        // curl copies string options, so the pointer need not outlive the call.
-        let code = string.withCString { pb_curl_easy_setopt_ptr(handle, option, $0) }
-        guard code == CURLE_OK else { throw setoptFailure(option, code) }
-    }
+    private func set(_ option: CURLoption, string: String) throws(UpstreamFailure) { try easy.set(option, string: string) }
 
-    private func set(_ option: CURLoption, pointer: UnsafeRawPointer?) throws(UpstreamFailure) {
-        let code = pb_curl_easy_setopt_ptr(handle, option, pointer)
-        guard code == CURLE_OK else { throw setoptFailure(option, code) }
-    }
-
-    private func setoptFailure(_ option: CURLoption, _ code: CURLcode) -> UpstreamFailure {
-        UpstreamFailure(kind: .other, message: "curl option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))", curlCode: Int(code.rawValue), provablyNotSent: true)
-    }
+    private func set(_ option: CURLoption, pointer: UnsafeRawPointer?) throws(UpstreamFailure) { try easy.set(option, pointer: pointer) }
 }

@@ -17,10 +17,13 @@ final class CurlTransfers {
     private var running: [UnsafeMutableRawPointer: CurlEasyTransfer] = [:]
     /// Easy handles whose call ended, for the next calls (at most `maxIdleConnections`).
     private var idle: [CurlEasyHandle] = []
+    /// The shared header lists of this thread's calls, one per app and configuration.
+    let headerLists: CurlHeaderCache
 
     /// Transfers driven by a new multi handle.
     init(configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
         self.configuration = configuration
+        headerLists = CurlHeaderCache(userAgent: configuration.userAgent)
         multi = try CurlMulti(maxIdleConnections: configuration.maxIdleConnections)
     }
 
@@ -38,8 +41,11 @@ final class CurlTransfers {
         let transfer: CurlEasyTransfer
         do {
             let easy: CurlEasyHandle
+            let addUserAgent = !Self.namesUserAgent(p.request.headers) && !Self.namesUserAgent(p.request.callHeaders)
+            let shared = try headerLists.list(for: p.request.headers, addUserAgent: addUserAgent)
             if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasyHandle() }
-            transfer = try CurlEasyTransfer(request: p.request, easy: easy, start: p.start, continuation: p.continuation, configuration: configuration)
+            transfer = try CurlEasyTransfer(request: p.request, easy: easy, start: p.start, continuation: p.continuation, configuration: configuration,
+                                            sharedHeaders: shared)
         } catch {
             var failure = error
             failure.latency = ContinuousClock.now - p.start
@@ -53,6 +59,11 @@ final class CurlTransfers {
             return
         }
         running[transfer.handle] = transfer
+    }
+
+    /// Whether one of `headers` is a `User-Agent` (then the configured one is not added).
+    static func namesUserAgent(_ headers: [(name: String, value: String)]) -> Bool {
+        headers.contains { $0.name.utf8.count == 10 && $0.name.lowercased() == "user-agent" }
     }
 
     /// Resumes the caller of every transfer that has finished.

@@ -5,18 +5,23 @@ import Glibc
 /// An upstream client's transfers started on one ``EventLoop``, driven by libcurl's multi
 /// socket API from that loop's thread, so a request running on the loop sends and receives
 /// without leaving it: curl's sockets are watched in the loop's epoll
-/// (`CURLMOPT_SOCKETFUNCTION`), its timer is a timerfd attached to the loop
-/// (`CURLMOPT_TIMERFUNCTION`), `curl_multi_socket_action` runs on readiness or when the timer
+/// (`CURLMOPT_SOCKETFUNCTION`), its timer is a deadline on the loop's own timer heap
+/// (`CURLMOPT_TIMERFUNCTION`: the loop's `epoll_wait` times out at it, no descriptor and no
+/// `timerfd_settime` per call), `curl_multi_socket_action` runs on readiness or when the timer
 /// fires, and each finished transfer resumes its caller right there. One per client and loop,
 /// kept in the loop's ``EventLoop/locals``; when the loop stops, whatever is in flight fails
 /// with the error the I/O thread gives at its stop.
 ///
-/// Owns the timer descriptor and closes it in `deinit` (the multi and easy handles are owned by
+/// Cancels its timer in `loopStopped()` and `deinit` (the multi and easy handles are owned by
 /// ``CurlTransfers``). Confined to the loop's thread.
 final class UpstreamLoopMulti: EventLoopLocal {
     private unowned let loop: EventLoop
     private let transfers: CurlTransfers
-    private let timer: Int32
+    /// curl's timer on the loop's heap, while one is set.
+    private var timer: LoopTimer?
+    /// What the timer runs: made once, so setting the timer allocates nothing. It holds this
+    /// multi weakly and acts only on the loop's thread.
+    private let fire: DeadlineHeap.Action
     /// curl's sockets now watched in the loop's epoll.
     private var sockets: Set<Int32> = []
     private var stopped = false
@@ -25,17 +30,17 @@ final class UpstreamLoopMulti: EventLoopLocal {
     init(loop: EventLoop, configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
         self.loop = loop
         transfers = try CurlTransfers(configuration: configuration)
-        timer = pb_timerfd()
-        guard timer >= 0 else { throw UpstreamFailure(kind: .other, message: "timerfd_create failed (errno \(errno))", provablyNotSent: true) }
+        let target = LoopMultiReference(loop: loop)
+        fire = { target.timerFired() }
+        target.multi = self
         transfers.multi.useSocketCallbacks(Unmanaged.passUnretained(self).toOpaque(), socket: loopMultiSocketCallback, timer: loopMultiTimerCallback)
-        loop.watch(fd: timer, readable: true, writable: false) { [unowned self] in timerFired() }
     }
 
     deinit {
         // curl must not call back into an object that is going away (it does while it closes
         // cached connections).
         transfers.multi.useSocketCallbacks(nil, socket: nil, timer: nil)
-        close(timer)
+        timer?.cancel()
     }
 
     /// Starts `p`'s transfer, or fails it at once (nothing sent) once the loop or client stopped.
@@ -50,13 +55,18 @@ final class UpstreamLoopMulti: EventLoopLocal {
     /// Fails every transfer in flight (the client stops).
     func failAll() { transfers.failAll() }
 
+    /// Shared header lists built on this loop so far (one per app and configuration).
+    var headerListsBuilt: Int { transfers.headerLists.built }
+
     /// The loop stopped: fail what is in flight and stop watching curl's descriptors.
     func loopStopped() {
         stopped = true
         transfers.failAll()
         for fd in sockets { loop.detach(fd: fd) }
         sockets = []
-        loop.detach(fd: timer)
+        // Before the loop hands its timers to the timer thread, which must not drive curl.
+        timer?.cancel()
+        timer = nil
     }
 
     /// `CURLMOPT_SOCKETFUNCTION`: watch `fd` as curl asks, or stop watching it.
@@ -69,18 +79,46 @@ final class UpstreamLoopMulti: EventLoopLocal {
         loop.watch(fd: fd, readable: what & CURL_POLL_IN != 0, writable: what & CURL_POLL_OUT != 0) { [unowned self] in act(on: fd) }
     }
 
-    /// `CURLMOPT_TIMERFUNCTION`: fire in `milliseconds` (at once for 0, never for -1).
-    fileprivate func setTimer(_ milliseconds: Int) { _ = pb_timerfd_arm(timer, milliseconds) }
+    /// `CURLMOPT_TIMERFUNCTION`: fire in `milliseconds` (on the loop's next turn for 0, never
+    /// for -1), replacing the timer set before. Never acts from inside curl's callback.
+    fileprivate func setTimer(_ milliseconds: Int) {
+        timer?.cancel()
+        timer = nil
+        guard milliseconds >= 0, !stopped else { return }
+        let due = ContinuousClock.now + .milliseconds(milliseconds)
+        guard let id = loop.timers.withLock({ $0?.add(due, fire) }) else { return }
+        timer = LoopTimer(loop: loop, id: id)
+    }
 
-    private func timerFired() {
-        var expirations: UInt64 = 0
-        _ = Glibc.read(timer, &expirations, 8)
+    /// The timer is due: curl's timeouts, on the loop's thread.
+    fileprivate func timerFired() {
+        timer = nil
+        guard !stopped else { return }
         act(on: CurlMulti.timeoutSocket)
     }
 
     private func act(on socket: curl_socket_t) {
         transfers.multi.socketAction(socket)
         transfers.collectFinished()
+    }
+}
+
+/// How the timer's action reaches its multi: weakly (the multi may go before a timer it
+/// cancelled is dropped from the heap), and only on the multi's loop thread, where every read
+/// and write of `multi` happens (set once on that thread before any timer is).
+private final class LoopMultiReference: @unchecked Sendable {
+    /// The loop whose thread alone may act.
+    weak var loop: EventLoop?
+    /// The multi the timer belongs to, nil once it is gone.
+    weak var multi: UpstreamLoopMulti?
+
+    /// A reference for a multi on `loop` (its `multi` is set by the multi itself).
+    init(loop: EventLoop) { self.loop = loop }
+
+    /// The timer is due: tells the multi, when on its loop's thread and still there.
+    func timerFired() {
+        guard let loop, EventLoop.current === loop else { return }
+        multi?.timerFired()
     }
 }
 

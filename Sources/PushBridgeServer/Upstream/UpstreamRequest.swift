@@ -5,7 +5,12 @@ public struct UpstreamRequest: Sendable {
     /// The absolute URL, e.g. `https://api.openpush.example/v1/apps/A/live_activities/start`.
     public var url: String
     /// Headers to send, in order. `Expect:` is always sent empty; `Content-Length` is computed.
+    /// They are the same for many calls (an app's key): the client builds their lines once and
+    /// shares them between the calls that send the same.
     public var headers: [(name: String, value: String)]
+    /// Headers of this call only (a request id, a caller's headers passed through), sent
+    /// before `headers` and never kept for another call.
+    public var callHeaders: [(name: String, value: String)]
     /// The request body (may be empty).
     public var body: [UInt8]
     /// A deadline for this request shorter than the client's total timeout, or `nil` for the
@@ -13,10 +18,12 @@ public struct UpstreamRequest: Sendable {
     public var timeout: Duration?
 
     /// A request.
-    public init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], timeout: Duration? = nil) {
+    public init(method: String, url: String, headers: [(name: String, value: String)] = [], callHeaders: [(name: String, value: String)] = [],
+                body: [UInt8] = [], timeout: Duration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
+        self.callHeaders = callHeaders
         self.body = body
         self.timeout = timeout
     }

@@ -1,0 +1,124 @@
+/// Where a JSON document's strings and secret values are, by offset in its own bytes: one scan
+/// of a document the ``JSONParser`` already accepted, with no tree built. What
+/// ``Redaction/redactedBytes(_:dialect:extraSecrets:fingerprint:)`` replaces and sweeps.
+///
+/// A *key* and a *string* are spans of a quoted string (quotes included) to sweep; a *secret*
+/// is a scalar under a secret key (``Redaction/isSecretKey(_:dialect:)``), at any depth below
+/// it, to write as its fingerprint. `null` under a secret key stays `null`, as in the tree path,
+/// so it is no span.
+struct JSONSecretSpans {
+    /// What a span holds.
+    enum Kind: UInt8 {
+        /// An object key.
+        case key
+        /// A string value not under a secret key.
+        case string
+        /// A string, number or boolean under a secret key.
+        case secret
+    }
+
+    /// One span: `start..<end` in the document's bytes.
+    struct Span {
+        /// The first byte (the opening quote of a string).
+        var start: Int
+        /// One past the last byte (past the closing quote of a string).
+        var end: Int
+        /// What it holds.
+        var kind: Kind
+        /// A string with at least one escape (its text differs from its bytes).
+        var escaped: Bool
+    }
+
+    /// The spans, in document order.
+    private(set) var spans: [Span] = []
+    /// Whitespace outside strings was met (the compact re-serialization leaves it out).
+    private(set) var hasWhitespace = false
+
+    /// The spans of `bytes`, a document the parser accepted, or nil when the scan meets
+    /// anything it does not expect there (the caller then redacts the parsed tree instead).
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, dialect: DialectName?) {
+        // Per open container: an object, and whether it lies under a secret key.
+        var containers: [(object: Bool, secret: Bool)] = []
+        containers.reserveCapacity(8)
+        var expectKey = false
+        // Whether the next value is under a secret key (set by its key, or by its container).
+        var valueSecret = false
+        var i = 0
+        let n = bytes.count
+        spans.reserveCapacity(32)
+        while i < n {
+            let b = bytes[i]
+            switch b {
+            case 0x20, 0x0A, 0x0D, 0x09:
+                hasWhitespace = true
+                i += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let object = b == UInt8(ascii: "{")
+                containers.append((object, valueSecret))
+                expectKey = object
+                i += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard containers.popLast() != nil else { return nil }
+                expectKey = false
+                i += 1
+            case UInt8(ascii: ","):
+                guard let top = containers.last else { return nil }
+                expectKey = top.object
+                valueSecret = top.secret
+                i += 1
+            case UInt8(ascii: ":"):
+                i += 1
+            case UInt8(ascii: "\""):
+                let start = i
+                var escaped = false
+                i += 1
+                while i < n, bytes[i] != UInt8(ascii: "\"") {
+                    if bytes[i] == UInt8(ascii: "\\") { escaped = true; i += 1 }
+                    i += 1
+                }
+                guard i < n else { return nil }
+                i += 1
+                if expectKey {
+                    let inherited = containers.last?.secret ?? false
+                    guard let secret = inherited ? true : Self.isSecretKey(bytes, start..<i, escaped: escaped, dialect: dialect) else { return nil }
+                    spans.append(Span(start: start, end: i, kind: .key, escaped: escaped))
+                    valueSecret = secret
+                    expectKey = false
+                } else {
+                    spans.append(Span(start: start, end: i, kind: valueSecret ? .secret : .string, escaped: escaped))
+                }
+            default:
+                // A number, `true`, `false` or `null`: up to the next delimiter.
+                let start = i
+                while i < n, !Self.endsLiteral(bytes[i]) { i += 1 }
+                if valueSecret && b != UInt8(ascii: "n") { spans.append(Span(start: start, end: i, kind: .secret, escaped: false)) }
+            }
+        }
+        guard containers.isEmpty else { return nil }
+    }
+
+    /// Whether `byte` ends a number or literal.
+    private static func endsLiteral(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: true
+        default: false
+        }
+    }
+
+    /// Whether the quoted key at `range` names a secret; nil if an escaped key does not decode.
+    /// An ASCII key without escapes is told on its bytes, without making a `String`.
+    private static func isSecretKey(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, escaped: Bool, dialect: DialectName?) -> Bool? {
+        let inner = UnsafeBufferPointer(rebasing: bytes[range.lowerBound + 1..<range.upperBound - 1])
+        if !escaped, inner.allSatisfy({ $0 < 0x80 }) { return Redaction.isSecretKey(ascii: inner, dialect: dialect) }
+        guard let key = text(bytes, range, escaped: escaped) else { return nil }
+        return Redaction.isSecretKey(key, dialect: dialect)
+    }
+
+    /// The text of the quoted string at `range` (escapes decoded by the parser), or nil when
+    /// it does not decode.
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, escaped: Bool) -> String? {
+        guard escaped else { return String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound + 1..<range.upperBound - 1]), as: UTF8.self) }
+        guard case .string(let text)? = try? JSONParser.parse(Array(bytes[range])) else { return nil }
+        return text
+    }
+}

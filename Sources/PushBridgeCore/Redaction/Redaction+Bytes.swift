@@ -1,0 +1,93 @@
+extension Redaction {
+    /// The audit's redacted copy of a body the parser accepted, made over its bytes: the
+    /// caller's bytes with the secret spans replaced (``JSONSecretSpans``), whitespace outside
+    /// strings left out. Byte for byte what redacting the parsed tree and writing it gives
+    /// (``JSONWriter`` writes compactly, numbers as their literals, strings without escapes as
+    /// their bytes): a value under a secret key becomes `"<fingerprint>"` (swept), a string
+    /// with escapes is decoded, swept and written as the writer writes it, any other string is
+    /// swept over its own bytes and kept when nothing matched.
+    ///
+    /// Nil when the tree path must decide: the scan met something it did not expect, or the
+    /// sweep changes an object key (the tree path then rebuilds the object, and two keys that
+    /// become one keep the later value).
+    static func redactedBytes(_ bytes: [UInt8], dialect: DialectName?, extraSecrets: [String],
+                              fingerprint: (String) -> String) -> (body: String, secrets: Set<String>, scrubber: SecretScrubber)? {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let scan = JSONSecretSpans(buffer, dialect: dialect) else { return nil }
+            // The values under secret keys first: every string is swept of all of them.
+            var found = Set<String>()
+            var hashed: [String] = []
+            for span in scan.spans where span.kind == .secret {
+                guard let leaf = secretLeaf(buffer, span) else { return nil }
+                if let text = leaf.text { found.insert(text) }
+                hashed.append(leaf.hashed)
+            }
+            let scrubber = SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: fingerprint)
+            var out: [UInt8] = []
+            out.reserveCapacity(buffer.count + 16 * scan.spans.count)
+            var copied = 0, secretIndex = 0
+            func copy(upTo end: Int) {
+                if scan.hasWhitespace {
+                    // Runs start outside strings; strings kept as they are keep their spaces.
+                    var i = copied
+                    while i < end {
+                        let b = buffer[i]
+                        if b == UInt8(ascii: "\"") {
+                            let open = i
+                            i += 1
+                            while i < end, buffer[i] != UInt8(ascii: "\"") { i += buffer[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                            i = min(i + 1, end)
+                            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[open..<i]))
+                            continue
+                        }
+                        if !(b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) { out.append(b) }
+                        i += 1
+                    }
+                } else {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[copied..<end]))
+                }
+                copied = end
+            }
+            for span in scan.spans {
+                switch span.kind {
+                case .secret:
+                    copy(upTo: span.start)
+                    JSONWriter.writeString(scrubber.scrub(fingerprint(hashed[secretIndex]), fingerprint: fingerprint), into: &out)
+                    secretIndex += 1
+                    copied = span.end
+                case .key, .string:
+                    if span.escaped {
+                        guard let text = JSONSecretSpans.text(buffer, span.start..<span.end, escaped: true) else { return nil }
+                        let swept = scrubber.scrub(text, fingerprint: fingerprint)
+                        if span.kind == .key && swept != text { return nil }
+                        copy(upTo: span.start)
+                        JSONWriter.writeString(swept, into: &out)
+                        copied = span.end
+                    } else if let swept = scrubber.scrubbed(UnsafeBufferPointer(rebasing: buffer[span.start + 1..<span.end - 1]), fingerprint: fingerprint) {
+                        if span.kind == .key { return nil }
+                        copy(upTo: span.start)
+                        // Written as the writer writes the swept text (a fingerprint is the caller's to choose).
+                        JSONWriter.writeString(String(decoding: swept, as: UTF8.self), into: &out)
+                        copied = span.end
+                    }
+                }
+            }
+            copy(upTo: buffer.count)
+            return (String(decoding: out, as: UTF8.self), found, scrubber)
+        }
+    }
+
+    /// A secret span's text as the tree path fingerprints it (`hashed`: a string's text, a
+    /// number's literal, `true`/`false`) and as it collects it for the sweep (`text`: strings
+    /// and numbers; nil for booleans), or nil when an escaped string does not decode.
+    private static func secretLeaf(_ buffer: UnsafeBufferPointer<UInt8>, _ span: JSONSecretSpans.Span) -> (hashed: String, text: String?)? {
+        let first = buffer[span.start]
+        if first == UInt8(ascii: "\"") {
+            guard let text = JSONSecretSpans.text(buffer, span.start..<span.end, escaped: span.escaped) else { return nil }
+            return (text, text)
+        }
+        let literal = String(decoding: UnsafeBufferPointer(rebasing: buffer[span.start..<span.end]), as: UTF8.self)
+        if first == UInt8(ascii: "t") || first == UInt8(ascii: "f") { return (literal, nil) }
+        return (literal, literal)
+    }
+}
