@@ -213,7 +213,7 @@ alloc_out=$("$bin/alloc-count" 2>&1) || echo "alloc-count failed: $alloc_out" >&
 result() { echo "$alloc_out" | awk -v c="case=$1" -v k="$2=" '$1 == "RESULT" && $2 == c { for (i = 3; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }'; }
 # The audit writer's cost per request, begin+finish at 64 callers (one row per request).
 read -r audit_cpu_us audit_kib < <(echo "$audit_out" | awk '/^begin\+finish:/ { on = 1 }
-  on && /process CPU:/ { for (i = 1; i <= NF; i++) { if ($i == "µs") c = $(i - 1); if ($i == "KiB") k = $(i - 1) } print c, k; exit }')
+  on && /process CPU:/ { for (i = 1; i <= NF; i++) { if ($i == "µs") c = $(i - 1); if ($i == "KiB") k = $(i - 1) } print c, k; exit }') || true
 translate_os=$(echo "$translate_out" | awk '$1 == "onesignal" && $2 == "start" { print $3 }')
 
 ms() { awk -v u="$1" 'BEGIN { printf "%.3f", u / 1000 }'; }

@@ -11,27 +11,30 @@ import Testing
 /// round that met a periodic task.
 @Suite(.serialized) struct AllocationGuardTests {
     /// Allocations per request of the debug build `make test` runs (`swift build --build-tests`):
-    /// the highest count `alloc-count` measured in several runs plus a margin of 3 %, for what
-    /// the HTTP server's part varies by from run to run (0.6 % seen: how often the loop turns
-    /// for a request depends on timing; the in-process part moves by less than 0.1 %).
+    /// the highest count `alloc-count` measured in several runs plus a margin of 5 %, for what
+    /// the HTTP server's part varies by from run to run (2 % seen: how often the loop turns for
+    /// a request depends on timing; the in-process part moves by less than 0.2 %).
     ///
-    /// Measured 2026-12-06 (branch `bench` on `main` 5cac8a2): OneSignal start 3,423–3,443,
-    /// Pushwoosh start of three 7,847–7,882 (of them in-process 2,857–2,859 and 5,788–5,791).
+    /// Measured 2026-12-06 (branch `bench` on `main` 5cac8a2), warm: OneSignal start
+    /// 3,068–3,131, Pushwoosh start of three 6,061–6,199 (of them in-process 2,857–2,863 and
+    /// 5,788–5,795).
     ///
     /// How to update (after a change that makes a request allocate more on purpose, or less):
     /// `swift build --product alloc-count`, then run
-    /// `.build/debug/alloc-count --warm-up 30 --rounds 4 --requests 15` three times from the
+    /// `.build/debug/alloc-count --warm-up 200 --rounds 4 --requests 20` three times from the
     /// repository root, take each case's highest `allocations=` from its `RESULT` lines, add
-    /// 3 %, write it here with the date and say why in the commit. A release build allocates
+    /// 5 %, write it here with the date and say why in the commit. A release build allocates
     /// less; `make bench` prints its count against issue 31's target (≤ 80 for a OneSignal start).
     static let pinned: [String: Double] = [
-        "onesignal-start": 3_550,
-        "pushwoosh-start-of-three": 8_120,
+        "onesignal-start": 3_290,
+        "pushwoosh-start-of-three": 6_510,
     ]
 
-    /// The arguments the guard runs with: short rounds, since a steady request allocates the
-    /// same each time and the fewest of four rounds leaves the odd one out.
-    static let arguments = ["--warm-up", "30", "--rounds", "4", "--requests", "15"]
+    /// The arguments the guard runs with. The warm-up matters: the HTTP server's part settles
+    /// only after about 100 requests (after 30 it is 300 to 1,800 allocations per request
+    /// higher), so 200 go first; the fewest of four rounds leaves a round that met a periodic
+    /// task out.
+    static let arguments = ["--warm-up", "200", "--rounds", "4", "--requests", "20"]
 
     /// Each request's count is at most its pin; the failure says by how much and where
     /// (PushBridge's threads and the stages alloc-count splits the request into).
