@@ -49,7 +49,7 @@ import Testing
             // A counter that counts nothing would pass any pin: the allocator must be interposed.
             #expect(allocations > 0 && fields["in_process"].flatMap(Double.init).map { $0 > 0 } == true, "\(name): nothing counted: \(output.stdout)")
             #expect(allocations <= pin, """
-                \(name): \(allocations) allocations per request, pinned at \(pin) (+\(allocations - pin)). \
+                \(name): \(allocations) allocations per request, pinned at \(pin) (\(String(format: "%+.1f", allocations - pin))). \
                 Where, per request:
                 \(Self.block(of: name, in: output.stdout))
                 If the new allocations are meant, update AllocationGuardTests.pinned as its comment says.
