@@ -63,8 +63,8 @@ enum AllocationRun {
         guard let stages = RequestPathStages(request: request, service: service, now: Int64(Date().timeIntervalSince1970 * 1000)) else {
             throw LoopbackError("the request was not admitted: its stages cannot run alone")
         }
-        var staged: [(name: String, allocations: Double)] = []
-        for stage in stages.stages { staged.append((stage.name, try await rounds.measure { stage.run() }.allocations)) }
+        var staged: [(key: String, name: String, allocations: Double)] = []
+        for stage in stages.stages { staged.append((stage.key, stage.name, try await rounds.measure { try await stage.run() }.allocations)) }
         let rest = inProcess.allocations - staged.reduce(0) { $0 + $1.allocations }
 
         print("\n\(c.name)")
@@ -73,8 +73,8 @@ enum AllocationRun {
         row("HTTP server and its event loop (over HTTP − in-process)", live.allocations - inProcess.allocations)
         row("in-process, ProxyService.handle (no HTTP server; upstream off the loop)", inProcess.allocations)
         for stage in staged { row("  " + stage.name, stage.allocations) }
-        row("  placement, mode, upstream, audit writes, exit (in-process − the stages above)", rest)
-        let stageFields = staged.map { "stage_\($0.name.prefix { $0 != " " && $0 != "(" })=\(PerRequest.format($0.allocations))" }
+        row("  placement, mode, upstream, activity ledger, exit (in-process − the stages above)", rest)
+        let stageFields = staged.map { "stage_\($0.key)=\(PerRequest.format($0.allocations))" }
         print((["RESULT case=\(c.name.replacingOccurrences(of: " ", with: "-"))", "allocations=\(PerRequest.format(live.allocations))",
                 "in_process=\(PerRequest.format(inProcess.allocations))", "http=\(PerRequest.format(live.allocations - inProcess.allocations))"]
                + stageFields + ["rest=\(PerRequest.format(rest))", "bytes=\(Int(live.bytes))"]).joined(separator: " "))

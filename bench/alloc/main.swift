@@ -8,8 +8,9 @@
 // start and a Pushwoosh start of three notifications: N warm-up requests, then R rounds of M
 // requests counted, and the round with the fewest allocations, per request: over HTTP (every
 // thread of PushBridge, by thread), in-process through ProxyService.handle (no HTTP server),
-// and the first stages alone (RequestPathStages); the rest is the difference. The last line
-// per request is `RESULT case=… allocations=…` for bench/run.sh and AllocationGuardTests.
+// and stages alone (RequestPathStages: admission, translation, audit entry, audit writes); the
+// rest is the difference. The last line per request is `RESULT case=… allocations=…` for
+// bench/run.sh and AllocationGuardTests.
 // Exit status 0, 1 when a request failed (stderr says which), 2 for a bad argument.
 import Foundation
 
