@@ -63,8 +63,8 @@ bench-translate: deps
 
 # Side-by-side: direct nginx vs PushBridge vs nginx proxy_pass; latency, throughput, RSS,
 # translation and audit, retention under load, one and two instances on PostgreSQL. Installs
-# wrk, nginx and PostgreSQL when missing. Ends with issue 23's targets, each with its value in
-# the run and whether it is met (docs/benchmarks.md, "Issue 23's targets in `make bench`").
+# wrk, nginx and PostgreSQL when missing. Ends with issues 30 and 31's targets, each with its value
+# in the run and whether it is met (docs/benchmarks.md, "Issues 30 and 31's targets in `make bench`").
 bench: deps deps-test
 	bench/run.sh
 

@@ -43,6 +43,14 @@ let package = Package(
             dependencies: ["PushBridgeCore", "PushBridgeServer"],
             path: "bench/report"
         ),
+        // The counting allocator (malloc and the rest forwarded to glibc's own, counted while on):
+        // linked into `alloc-count` only, never into `pushbridge` (AllocationGuardTests checks).
+        .target(name: "CAllocationCounter"),
+        .executableTarget(
+            name: "alloc-count",
+            dependencies: ["CAllocationCounter", "PushBridgeCore", "PushBridgeServer"],
+            path: "bench/alloc"
+        ),
         // What both test targets share: where the repository and its fixtures are.
         .target(name: "PushBridgeTestSupport", path: "Tests/PushBridgeTestSupport"),
         .testTarget(name: "PushBridgeCoreTests", dependencies: ["PushBridgeCore", "PushBridgeTestSupport"]),

@@ -126,7 +126,7 @@ func run(phase: String, pairs: Bool) async throws {
     }.joined(separator: "  ")
     print("  ops per transaction: \(line)")
     let busySeconds = busy.withLock { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-    print("  process CPU: \(String(format: "%.1f", cpuSeconds * 1e6 / Double(total))) µs per row (user+system, all threads); \(written / total / 1024) KiB written per row (WAL and checkpoints)")
+    print("  process CPU: \(String(format: "%.1f", cpuSeconds * 1e6 / Double(total))) µs per row (user+system, all threads); \(String(format: "%.1f", Double(written) / Double(max(total, 1)) / 1024)) KiB written per row (WAL and checkpoints)")
     if postgres != nil {
         let form = (configuration.postgresMultiRow.map { "multi-row (\($0.rawValue))" } ?? "one per row")
             + (configuration.postgresOverlappedCommits ? ", commits overlapped" : "")
