@@ -30,7 +30,7 @@ extension HTTPServer {
             }
             daemons.current = fresh
         }
-        Task.detached { [weak self] in await self?.retireQuiescedDaemons() }
+        core.tasks.spawn { [weak self] in await self?.retireQuiescedDaemons() }
     }
 
     /// Stops each quiesced daemon once it has no connection left, or once its deadline has

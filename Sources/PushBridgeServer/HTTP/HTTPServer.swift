@@ -93,13 +93,15 @@ public final class HTTPServer: Sendable {
             return daemons.lifecycle == .running
         }
         if wasRunning { halt() }
+        core.tasks.cancelAll()
     }
 
     /// Stops gracefully: stops accepting connections, answers new requests on open connections
     /// with 503, waits up to `gracePeriod` for requests in flight to be answered, answers the
     /// rest with 503 (through ``HTTPServerConfiguration/exit`` when there is one, waiting up
-    /// to ``stopRecordWait`` for it to record them), then stops the daemons and their loops. Returns at once if
-    /// already stopping or stopped.
+    /// to ``stopRecordWait`` for it to record them), then stops the daemons and their loops,
+    /// cancels the server's tasks still running (``ServerTasks``) and waits up to
+    /// ``stopRecordWait`` for them to end. Returns at once if already stopping or stopped.
     public func stop(gracePeriod: Duration = .seconds(5)) async {
         let current = daemons.withLock { daemons -> [MHDDaemon]? in
             guard daemons.lifecycle == .running else { return nil }
@@ -116,6 +118,8 @@ public final class HTTPServer: Sendable {
             await answerRunningThroughExit()
         }
         halt()
+        core.tasks.cancelAll()
+        _ = await core.tasks.ended(within: Self.stopRecordWait)
         daemons.withLock { $0.lifecycle = .stopped }
     }
 
