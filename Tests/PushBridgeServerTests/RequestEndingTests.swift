@@ -22,7 +22,7 @@ struct RequestEndingTests {
     ]
 
     static let events: [Event] = [
-        .handlerAtExit, .answerReady, .deadlinePassed(deadline, throughExit: true), .deadlinePassed(deadline, throughExit: false),
+        .handlerAtExit, .answerReady(from: .handler), .answerReady(from: .server), .deadlinePassed(deadline, throughExit: true), .deadlinePassed(deadline, throughExit: false),
         .serverAnswers(stopped), .abandoned(stopped), .closed,
     ]
 
@@ -51,12 +51,18 @@ struct RequestEndingTests {
         row(.gone(nil), .handlerAtExit, .gone(.handler), .recordOwnAnswer)
         row(.gone(.handler), .handlerAtExit, .gone(.handler), .none)
         row(.gone(.server(refused)), .handlerAtExit, .gone(.server(refused)), .joinServerAnswer(refused))
-        // An answer ready: the first one is sent, the rest discarded.
-        row(.running, .answerReady, .answered(nil), .send)
-        for claim in claims {
-            for overdue in [false, true] { row(.claimed(claim, overdue: overdue), .answerReady, .answered(claim), .send) }
+        // An answer ready: unclaimed, the first one is sent; claimed, the claimer's; the rest
+        // are discarded.
+        for side in [RequestEnding.Side.handler, .server] {
+            row(.running, .answerReady(from: side), .answered(nil), .send)
+            for state in over { row(state, .answerReady(from: side), state, .discard) }
         }
-        for state in over { row(state, .answerReady, state, .discard) }
+        for overdue in [false, true] {
+            row(.claimed(.handler, overdue: overdue), .answerReady(from: .handler), .answered(.handler), .send)
+            row(.claimed(.handler, overdue: overdue), .answerReady(from: .server), .claimed(.handler, overdue: overdue), .discard)
+            row(.claimed(.server(refused), overdue: overdue), .answerReady(from: .server), .answered(.server(refused)), .send)
+            row(.claimed(.server(refused), overdue: overdue), .answerReady(from: .handler), .claimed(.server(refused), overdue: overdue), .discard)
+        }
         // The deadline: through the exit the first time, the responder the next (or at once
         // without an exit).
         row(.running, .deadlinePassed(deadline, throughExit: true), .claimed(.server(deadline), overdue: true), .recordThroughExit(deadline))
@@ -106,10 +112,10 @@ struct RequestEndingTests {
     }
 
     /// One side of a race: the events it makes, in its order.
-    typealias Side = [Event]
+    typealias Script = [Event]
 
     /// Every interleaving of `sides`, each keeping its own order.
-    static func interleavings(_ sides: [Side]) -> [[Event]] {
+    static func interleavings(_ sides: [Script]) -> [[Event]] {
         let live = sides.filter { !$0.isEmpty }
         if live.isEmpty { return [[]] }
         var all: [[Event]] = []
@@ -122,15 +128,15 @@ struct RequestEndingTests {
     }
 
     /// The handler (through the proxy's exit): claims, then its answer is ready.
-    static let handler: Side = [.handlerAtExit, .answerReady]
+    static let handler: Script = [.handlerAtExit, .answerReady(from: .handler)]
 
-    static let races: [(name: String, sides: [Side])] = [
-        ("deadline vs answer", [handler, [.deadlinePassed(deadline, throughExit: true), .answerReady], [.deadlinePassed(deadline, throughExit: true)]]),
-        ("deadline without an exit vs answer", [[.answerReady], [.deadlinePassed(deadline, throughExit: false)]]),
+    static let races: [(name: String, sides: [Script])] = [
+        ("deadline vs answer", [handler, [.deadlinePassed(deadline, throughExit: true), .answerReady(from: .server)], [.deadlinePassed(deadline, throughExit: true)]]),
+        ("deadline without an exit vs answer", [[.answerReady(from: .handler)], [.deadlinePassed(deadline, throughExit: false)]]),
         ("client gone vs answer", [handler, [.closed]]),
-        ("stop vs answer", [handler, [.serverAnswers(stopped), .answerReady, .abandoned(stopped)]]),
-        ("refusal vs deadline", [[.serverAnswers(refused), .answerReady], [.deadlinePassed(deadline, throughExit: true), .deadlinePassed(deadline, throughExit: true)]]),
-        ("everything at once", [handler, [.deadlinePassed(deadline, throughExit: true), .answerReady], [.serverAnswers(stopped), .abandoned(stopped)], [.closed]]),
+        ("stop vs answer", [handler, [.serverAnswers(stopped), .answerReady(from: .server), .abandoned(stopped)]]),
+        ("refusal vs deadline", [[.serverAnswers(refused), .answerReady(from: .server)], [.deadlinePassed(deadline, throughExit: true), .deadlinePassed(deadline, throughExit: true)]]),
+        ("everything at once", [handler, [.deadlinePassed(deadline, throughExit: true), .answerReady(from: .server)], [.serverAnswers(stopped), .abandoned(stopped)], [.closed]]),
     ]
 
     /// Whatever order the sides race in, exactly one answer leaves (none when the caller went
@@ -148,6 +154,9 @@ struct RequestEndingTests {
                 switch effect {
                 case .send, .respond:
                     answers += 1
+                    if case .answerReady(let side) = event, let claim = state.claim {
+                        #expect(RequestEnding.side(of: claim) == side, "\(name): \(side)'s answer sent for \(claim) in \(order)")
+                    }
                     #expect(!closedBeforeAnswer, "\(name): an answer after the caller went away in \(order)")
                 case .recordOwnAnswer, .recordThroughExit: records += 1
                 default: break

@@ -76,11 +76,12 @@ final class HTTPExchange: Sendable {
         }
     }
 
-    /// Decides the answer if nobody has yet (``RequestEnding/Event/answerReady``) and sends it
-    /// (``deliver(_:)``). Returns whether this call decided it.
+    /// Decides the answer `side` made if nobody has yet and the other side has not claimed
+    /// it (``RequestEnding/Event/answerReady(from:)``), and sends it (``deliver(_:)``).
+    /// Returns whether this call decided it.
     @discardableResult
-    func finish(_ response: HTTPResponse) -> Bool {
-        guard ending.on(.answerReady) == .send else { return false }
+    func finish(_ response: HTTPResponse, from side: RequestEnding.Side) -> Bool {
+        guard ending.on(.answerReady(from: side)) == .send else { return false }
         return deliver(response)
     }
 

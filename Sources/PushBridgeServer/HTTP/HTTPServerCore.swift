@@ -52,7 +52,7 @@ final class HTTPServerCore: Sendable {
             guard let exit = configuration.exit else { return false }
             // Not adopted: answering the exchange cancels its adopted tasks, and this one must
             // finish its record.
-            tasks.spawn { exchange.finish(await exit.answer(failure, to: asked)) }
+            tasks.spawn { exchange.finish(await exit.answer(failure, to: asked), from: .server) }
             return true
         case .watchAgain:
             return true
@@ -91,9 +91,10 @@ final class HTTPServerCore: Sendable {
         }
     }
 
-    /// Decides `exchange`'s answer if nobody has yet.
-    func finish(_ exchange: HTTPExchange, with response: HTTPResponse) {
-        if exchange.finish(response) {
+    /// Decides `exchange`'s answer, made by `side`, if nobody has yet
+    /// (``HTTPExchange/finish(_:from:)``).
+    func finish(_ exchange: HTTPExchange, with response: HTTPResponse, from side: RequestEnding.Side) {
+        if exchange.finish(response, from: side) {
             registry.withLock { $0.running[ObjectIdentifier(exchange)] = nil }
         }
     }
@@ -217,7 +218,7 @@ final class HTTPServerCore: Sendable {
         }
         let work = tasks.spawn {
             let response = await exit.answer(failure, to: request)
-            self.finish(exchange, with: Self.closing(response))
+            self.finish(exchange, with: Self.closing(response), from: .server)
         }
         exchange.adopt([work])
         deadlines.watch(exchange)
@@ -234,7 +235,7 @@ final class HTTPServerCore: Sendable {
     /// Queues `response` from inside the access handler, marking the exchange answered.
     private func answerNow(_ response: HTTPResponse, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
         connections.received(MHDConnection.key(connection))
-        exchange.finish(response)
+        exchange.finish(response, from: .server)
         exchange.state.withLock { $0.phase = .answered }
         return queue(response, exchange, on: connection)
     }
@@ -307,7 +308,7 @@ final class HTTPServerCore: Sendable {
         let handler = self.handler
         let work = tasks.spawn {
             let response = await handler(request)
-            self.finish(exchange, with: response)
+            self.finish(exchange, with: response, from: .handler)
         }
         exchange.adopt([work])
         deadlines.watch(exchange)
@@ -345,7 +346,7 @@ final class HTTPServerCore: Sendable {
                 let request = exchange.state.withLock { $0.request } ?? exchange.headOnlyRequest()
                 // Not adopted: answering the exchange cancels its adopted tasks, and this one
                 // must finish its record.
-                tasks.spawn { self.finish(exchange, with: await exit.answer(failure, to: request)) }
+                tasks.spawn { self.finish(exchange, with: await exit.answer(failure, to: request), from: .server) }
             }
             recording.append(exchange)
         }

@@ -24,9 +24,10 @@ public enum RequestEnding: Sendable, Equatable {
     public enum Event: Sendable, Equatable {
         /// The handler reached its exit and asks to record its own answer.
         case handlerAtExit
-        /// An answer is ready to send: the handler's, or what the exit returned for the
-        /// server's failure.
-        case answerReady
+        /// An answer is ready to send, from the handler or from the server (what the exit
+        /// returned for its failure, or the responder's answer of a server without an exit).
+        /// Once the answer is claimed, only the claimer's is sent.
+        case answerReady(from: Side)
         /// The handler deadline passed with no answer sent; `throughExit`: the server has an
         /// exit (``HTTPServerConfiguration/exit``) to record its failure through.
         case deadlinePassed(HTTPServerFailure, throughExit: Bool)
@@ -39,6 +40,14 @@ public enum RequestEnding: Sendable, Equatable {
         case abandoned(HTTPServerFailure)
         /// libmicrohttpd is done with the request (answered, the caller gone, the daemon stopped).
         case closed
+    }
+
+    /// Who makes an answer.
+    public enum Side: Sendable, Equatable {
+        /// The handler.
+        case handler
+        /// The server itself.
+        case server
     }
 
     /// What the caller of ``on(_:)`` does next.
@@ -57,7 +66,8 @@ public enum RequestEnding: Sendable, Equatable {
         case watchAgain
         /// This answer is the one: resume the connection with it.
         case send
-        /// An answer was decided before (or the caller is gone): this one is not sent.
+        /// An answer was decided before, the other side claimed the answer, or the caller is
+        /// gone: this one is not sent.
         case discard
         /// Answer `failure` with the responder now, without the exit.
         case respond(HTTPServerFailure)
@@ -71,6 +81,14 @@ public enum RequestEnding: Sendable, Equatable {
         case .running: nil
         case .claimed(let claim, _): claim
         case .answered(let claim), .gone(let claim): claim
+        }
+    }
+
+    /// Which side makes the answers `claim` records.
+    static func side(of claim: HTTPRequestTicket.Claim) -> Side {
+        switch claim {
+        case .handler: .handler
+        case .server: .server
         }
     }
 
@@ -99,7 +117,9 @@ public enum RequestEnding: Sendable, Equatable {
 
         case (.running, .answerReady):
             return (.answered(nil), .send)
-        case (.claimed(let claim, _), .answerReady):
+        case (.claimed(let claim, _), .answerReady(let side)):
+            // The claimer's answer is the one; the other side's waits for it.
+            guard Self.side(of: claim) == side else { return (self, .discard) }
             return (.answered(claim), .send)
         case (.answered, .answerReady), (.gone, .answerReady):
             return (self, .discard)
