@@ -63,4 +63,26 @@ struct MHDDaemonTests {
         #expect(running == 0, "a daemon was left running after stop")
         await #expect(throws: (any Error).self) { try await RawHTTPClient.send(port: server.port) }
     }
+
+    @Test func aReplacedCertificatesDaemonsAreStoppedAndTheirRetirementTaskEnds() async throws {
+        let ca = try TestCertificateAuthority()
+        let first = try ca.issue("first", serial: "A1")
+        let renewed = try ca.issue("renewed", serial: "B2")
+        var configuration = HTTPServerConfiguration()
+        configuration.threadCount = 2
+        configuration.tls = try TLSCertificate.load(certificateChainPath: first.certificatePath, privateKeyPath: first.keyPath)
+        let server = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 204) }
+        let port = server.port
+        let before = try await offPool { try ca.servedSerial(port: port) }
+        #expect(before == first.serial)
+        let old = server.daemons.withLock { $0.current }
+        try server.replaceCertificate(TLSCertificate.load(certificateChainPath: renewed.certificatePath, privateKeyPath: renewed.keyPath))
+        // The old daemons hold no connection: their retirement stops them, then ends.
+        #expect(await eventually(10) { old.filter { !$0.isStopped }.isEmpty }, "a replaced daemon was left running")
+        #expect(await eventually(10) { server.core.tasks.running == 0 }, "the retirement task never ended")
+        let after = try await offPool { try ca.servedSerial(port: port) }
+        #expect(after == renewed.serial)
+        await server.stop()
+        #expect(server.core.tasks.running == 0)
+    }
 }
