@@ -13,7 +13,6 @@ extension EventLoop {
             let (batch, stopped) = queue.withLock { queue -> ([Job], Bool) in
                 let jobs = queue.jobs
                 queue.jobs.removeAll(keepingCapacity: true)
-                if jobs.isEmpty { queue.parked = !queue.stopped && !pollRequested.load(ordering: .acquiring) }
                 return (jobs, queue.stopped)
             }
             for job in batch { runJob(job) }
@@ -30,9 +29,21 @@ extension EventLoop {
             }
             let timer = timerTimeout()
             if timer >= 0 { timeout = timeout < 0 ? timer : min(timeout, timer) }
+            // Parks (a job or a poll asked from now on wakes it through the eventfd) only with
+            // nothing queued and no poll asked since the sources ran; else it does not sleep.
+            // Decided here, after the sources ran, so a poll asked while they ran is not lost.
+            var parked = false
+            if timeout != 0 {
+                parked = queue.withLock { queue -> Bool in
+                    guard queue.jobs.isEmpty, !queue.stopped, !pollRequested.load(ordering: .acquiring) else { return false }
+                    queue.parked = true
+                    return true
+                }
+                if !parked { timeout = 0 }
+            }
             let start = timeout > 0 ? clock.now : nil
             let count = Int(pb_epoll_wait(epoll, &ready, Int32(ready.count), timeout))
-            if batch.isEmpty { queue.withLock { $0.parked = false } }
+            if parked { queue.withLock { $0.parked = false } }
             if ready.prefix(count).contains(wakeFD) {
                 var value: UInt64 = 0
                 _ = Glibc.read(wakeFD, &value, 8)

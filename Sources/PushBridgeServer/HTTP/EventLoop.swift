@@ -57,6 +57,9 @@ final class EventLoop: @unchecked Sendable {
     let timers = Mutex<DeadlineHeap?>(DeadlineHeap())
     /// ``pollSoon()`` was asked and the sources have not run since.
     let pollRequested = Atomic(false)
+    /// How often another thread woke the loop through its eventfd (``signal()``): what a
+    /// request costs the loop beyond its own descriptors' readiness.
+    let wakes = Atomic(0)
     /// Signalled when the thread has left its loop.
     private let exited = DispatchSemaphore(value: 0)
 
@@ -181,6 +184,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Wakes the thread from `epoll_wait` through the eventfd.
     func signal() {
+        wakes.add(1, ordering: .relaxed)
         var one: UInt64 = 1
         _ = Glibc.write(wakeFD, &one, 8)
     }

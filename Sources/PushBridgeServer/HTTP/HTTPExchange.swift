@@ -5,8 +5,9 @@ import Synchronization
 /// holds it (retained through `Unmanaged`) for that whole time.
 ///
 /// The event loop that polls the connection drives ``State/phase``; the handler task, the
-/// deadline's timer (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to set
-/// ``State/response`` through ``finish(_:)``, where the first one wins and resumes the
+/// deadline's timer (``HandlerDeadlines``) and ``HTTPServer/stop(gracePeriod:)`` race to end
+/// the request, each through an event of its ``ending`` (``RequestEnding``): the one answer
+/// it decides is set as ``State/response`` (``finish(_:)``, ``deliver(_:)``) and resumes the
 /// suspended connection.
 final class HTTPExchange: Sendable {
     /// Where a request is in its life.
@@ -41,9 +42,6 @@ final class HTTPExchange: Sendable {
         var response: HTTPResponse?
         /// The handler task, cancelled when the answer is decided.
         var tasks: [Task<Void, Never>] = []
-        /// How often the handler deadline has passed for it (the second time, the server
-        /// answers without its exit; see ``HTTPServerConfiguration/exit``).
-        var deadlinesPassed = 0
         /// The handler deadline's timer, cancelled when the answer is decided.
         var deadlineTimer: LoopTimer?
     }
@@ -52,6 +50,8 @@ final class HTTPExchange: Sendable {
     let target: String
     /// The id and arrival time the server's exit gave the request (nil without an exit).
     let ticket: HTTPRequestTicket?
+    /// How the request ends: ``ticket``, or one of its own without an exit.
+    let ending: HTTPRequestTicket
     /// The guarded state.
     let state = Mutex(State())
     /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`; the
@@ -65,6 +65,7 @@ final class HTTPExchange: Sendable {
     init(target: String, ticket: HTTPRequestTicket? = nil) {
         self.target = target
         self.ticket = ticket
+        self.ending = ticket ?? HTTPRequestTicket(id: "", startedMs: 0)
     }
 
     /// The request as far as it arrived (method, target, headers, peer; no body), with its
@@ -75,10 +76,20 @@ final class HTTPExchange: Sendable {
         }
     }
 
-    /// Decides the answer if nobody has yet, cancels the tasks still running for it and
-    /// resumes the connection if it is suspended. Returns whether this call decided it.
+    /// Decides the answer `side` made if nobody has yet and the other side has not claimed
+    /// it (``RequestEnding/Event/answerReady(from:)``), and sends it (``deliver(_:)``).
+    /// Returns whether this call decided it.
     @discardableResult
-    func finish(_ response: HTTPResponse) -> Bool {
+    func finish(_ response: HTTPResponse, from side: RequestEnding.Side) -> Bool {
+        guard ending.on(.answerReady(from: side)) == .send else { return false }
+        return deliver(response)
+    }
+
+    /// Sends `response`, the answer ``ending`` decided: cancels the tasks still running for
+    /// it and resumes the connection if it is suspended. Returns false if an answer was set
+    /// before (the connection closed meanwhile).
+    @discardableResult
+    func deliver(_ response: HTTPResponse) -> Bool {
         let decided = state.withLock { state -> (tasks: [Task<Void, Never>], timer: LoopTimer?)? in
             guard state.response == nil else { return nil }
             state.response = response
@@ -119,6 +130,7 @@ final class HTTPExchange: Sendable {
     /// cancel the tasks still running for it. The request's headers and body are released
     /// and its deadline timer cancelled.
     func close() {
+        _ = ending.on(.closed)
         suspendedConnection.withLock { $0 = nil }
         let (tasks, timer) = state.withLock { state in
             state.request = nil

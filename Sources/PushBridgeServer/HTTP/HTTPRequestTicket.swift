@@ -3,12 +3,12 @@ import Synchronization
 /// One request as the server's exit (``HTTPServerExit``) knows it from its request line on:
 /// the request id and arrival time the exit gave it, and who answers it.
 ///
-/// The handler (at its exit) and the server (when the handler passes its deadline) both
-/// claim the ticket before they record an answer. The first claim wins: exactly one of them
-/// writes the request's access line and metric, and the answer the caller gets is the one
-/// the winner recorded. The loser learns what won (``claim(_:)``) and, when the server won,
-/// can wait until the server's record is written (``serverRecorded()``) before adding what
-/// it knows to it.
+/// It holds how the request ends (``RequestEnding``, one state machine): the handler (at its
+/// exit) and the server (at a deadline, a refusal, a stop) both claim the answer before they
+/// record one. The first claim wins: exactly one of them writes the request's access line and
+/// metric, and the answer the caller gets is the one the winner recorded. The loser learns
+/// what won (``claim(_:)``) and, when the server won, can wait until the server's record is
+/// written (``serverRecorded()``) before adding what it knows to it.
 public final class HTTPRequestTicket: Sendable {
     /// Who answers the request.
     public enum Claim: Sendable, Equatable {
@@ -19,7 +19,7 @@ public final class HTTPRequestTicket: Sendable {
     }
 
     private struct State: Sendable {
-        var claim: Claim?
+        var ending = RequestEnding.running
         var serverRecorded = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -36,15 +36,33 @@ public final class HTTPRequestTicket: Sendable {
         self.startedMs = startedMs
     }
 
-    /// Claims the answer for `claim`; returns nil when this call won, else the claim that
-    /// won before it.
+    /// Claims the answer for `claim` (``RequestEnding/Event/handlerAtExit`` for the handler,
+    /// ``RequestEnding/Event/serverAnswers(_:)`` for the server); returns nil when this call
+    /// won, else the claim that won before it (or `claim` itself, refused, when the answer was
+    /// decided with nobody's claim).
     public func claim(_ claim: Claim) -> Claim? {
-        state.withLock { state in
-            if let earlier = state.claim { return earlier }
-            state.claim = claim
-            return nil
+        let event: RequestEnding.Event = switch claim {
+        case .handler: .handlerAtExit
+        case .server(let failure): .serverAnswers(failure)
+        }
+        switch on(event) {
+        case .recordOwnAnswer, .recordThroughExit: return nil
+        case .joinServerAnswer(let failure): return .server(failure)
+        default: return ending.claim ?? claim
         }
     }
+
+    /// Moves the request's ending by `event` (``RequestEnding/on(_:)``) and returns what to do.
+    public func on(_ event: RequestEnding.Event) -> RequestEnding.Effect {
+        state.withLock { state in
+            let (next, effect) = state.ending.on(event)
+            state.ending = next
+            return effect
+        }
+    }
+
+    /// Where the request's ending is now.
+    public var ending: RequestEnding { state.withLock { $0.ending } }
 
     /// Says that the server's own answer (its claim won) is recorded; wakes the waiters.
     public func markServerRecorded() {

@@ -1,7 +1,7 @@
 import CMicroHTTPD
 
 /// The `@convention(c)` callbacks libmicrohttpd calls. Their `cls` is an unretained
-/// ``HTTPServerCore`` (the server keeps it alive until the daemon is stopped); `*req_cls`
+/// ``HTTPServerCore`` (its ``MHDDaemon`` keeps it alive until the daemon is stopped); `*req_cls`
 /// is a retained ``HTTPExchange`` from the URI callback until the completion callback.
 enum HTTPServerCallbacks {
     /// Called with the raw request target (query included) when a request line arrives; its

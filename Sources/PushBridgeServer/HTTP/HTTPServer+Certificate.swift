@@ -17,20 +17,20 @@ extension HTTPServer {
         }
         let grace = core.configuration.idleTimeout + core.configuration.handlerDeadline
         try daemons.withLock { daemons throws(HTTPServerError) in
-            guard daemons.lifecycle == .running, let first = daemons.current.first.flatMap({ OpaquePointer(bitPattern: $0) }) else {
+            guard daemons.lifecycle == .running, let first = daemons.current.first else {
                 throw HTTPServerError("tls: the server is stopping")
             }
-            let listener = pb_mhd_listen_socket(first)
+            let listener = first.listenSocket
             guard listener >= 0, let fresh = Self.startDaemons(core: core, flags: flags, listener: listener, tls: certificate, loops: loops[...]) else {
                 throw HTTPServerError("tls: could not start serving the new certificate; the old one stays (errno \(errno))")
             }
-            for (old, loop) in zip(daemons.current, loops) {
-                let returned = Self.quiesceDaemon(old, on: loop)
-                daemons.retiring.append(RetiringDaemon(daemon: old, loop: loop, listener: returned, deadline: .now + grace))
+            for old in daemons.current {
+                old.quiesce()
+                daemons.retiring.append(RetiringDaemon(daemon: old, deadline: .now + grace))
             }
             daemons.current = fresh
         }
-        Task.detached { [weak self] in await self?.retireQuiescedDaemons() }
+        core.tasks.spawn { [weak self] in await self?.retireQuiescedDaemons() }
     }
 
     /// Stops each quiesced daemon once it has no connection left, or once its deadline has
@@ -42,26 +42,19 @@ extension HTTPServer {
             let idle = core.runningHandlers == 0
             let retiring = daemons.withLock { $0.retiring }
             if retiring.isEmpty { return }
-            var finished: [UInt] = []
+            var finished: [ObjectIdentifier] = []
             for old in retiring {
-                let open = await old.loop.run { OpaquePointer(bitPattern: old.daemon).map { pb_mhd_open_connections($0) } ?? 0 }
-                if open == 0 || (now >= old.deadline && idle) { finished.append(old.daemon) }
+                let open = await old.daemon.openConnections()
+                if open == 0 || (now >= old.deadline && idle) { finished.append(ObjectIdentifier(old.daemon)) }
             }
             let done = daemons.withLock { daemons -> [RetiringDaemon] in
-                let done = daemons.retiring.filter { finished.contains($0.daemon) }
-                daemons.retiring.removeAll { finished.contains($0.daemon) }
+                let done = daemons.retiring.filter { finished.contains(ObjectIdentifier($0.daemon)) }
+                daemons.retiring.removeAll { finished.contains(ObjectIdentifier($0.daemon)) }
                 return done
             }
-            for old in done { Self.stop(old) }
+            for old in done { old.daemon.stop() }
             try? await Task.sleep(for: .milliseconds(100))
         }
-    }
-
-    /// Stops a quiesced daemon and closes the listening socket it handed back (after the stop:
-    /// its threads may still hold it until then).
-    static func stop(_ old: RetiringDaemon) {
-        stopDaemon(old.daemon, on: old.loop)
-        if old.listener >= 0 { close(old.listener) }
     }
 
     /// Whether this server serves HTTPS.

@@ -20,21 +20,19 @@ public final class HTTPServer: Sendable {
 
     enum Lifecycle { case running, stopping, stopped }
 
-    /// The daemons behind the listening socket, as bit patterns (a raw pointer is not
-    /// `Sendable`): the ones accepting (one per loop, in the order of ``loops``), and those a
-    /// certificate replacement quiesced, each stopped once by whoever removes it from here.
+    /// The daemons behind the listening socket: the ones accepting (one per loop, in the order
+    /// of ``loops``), and those a certificate replacement quiesced. Each ``MHDDaemon`` stops
+    /// itself once (at the latest when released).
     struct Daemons {
-        var current: [UInt]
+        var current: [MHDDaemon]
         var retiring: [RetiringDaemon] = []
         var lifecycle = Lifecycle.running
     }
 
-    /// A quiesced daemon finishing its connections on its loop, with the listening socket it
-    /// returned.
+    /// A quiesced daemon finishing its connections on its loop, stopped once it has none left
+    /// or at `deadline` while no handler runs.
     struct RetiringDaemon {
-        var daemon: UInt
-        var loop: EventLoop
-        var listener: Int32
+        var daemon: MHDDaemon
         var deadline: ContinuousClock.Instant
     }
 
@@ -67,25 +65,24 @@ public final class HTTPServer: Sendable {
         let loops = (0..<configuration.threadCount).map { EventLoop(name: "pb-http-loop-\($0)") }
         let first = withUnsafePointer(to: &address) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                Self.startDaemon(core: core, flags: UInt32(flags), bindAddress: socketAddress, listenSocket: -1, tls: configuration.tls, share: 0)
+                MHDDaemon(core: core, flags: UInt32(flags), bindAddress: socketAddress, listenSocket: -1, tls: configuration.tls, share: 0, loop: loops[0])
             }
         }
         guard let first else {
             for loop in loops { loop.shutdown() }
             throw HTTPServerError("could not listen on \(configuration.host):\(configuration.port) (errno \(errno))")
         }
-        guard let others = Self.startDaemons(core: core, flags: UInt32(flags), listener: pb_mhd_listen_socket(first), tls: configuration.tls, loops: loops.dropFirst()) else {
-            MHD_stop_daemon(first)
+        guard let others = Self.startDaemons(core: core, flags: UInt32(flags), listener: first.listenSocket, tls: configuration.tls, loops: loops.dropFirst()) else {
+            first.stop()
             for loop in loops { loop.shutdown() }
             throw HTTPServerError("could not start \(configuration.threadCount) loops on \(configuration.host):\(configuration.port) (errno \(errno))")
         }
-        Self.attach(Self.bits(first), to: loops[0])
-        let port = pb_mhd_bound_port(first)
+        let port = first.boundPort
         self.core = core
         self.flags = UInt32(flags)
         self.host = configuration.host
         self.loops = loops
-        self.daemons = Mutex(Daemons(current: [Self.bits(first)] + others))
+        self.daemons = Mutex(Daemons(current: [first] + others))
         self.port = port
     }
 
@@ -96,15 +93,17 @@ public final class HTTPServer: Sendable {
             return daemons.lifecycle == .running
         }
         if wasRunning { halt() }
+        core.tasks.cancelAll()
     }
 
     /// Stops gracefully: stops accepting connections, answers new requests on open connections
     /// with 503, waits up to `gracePeriod` for requests in flight to be answered, answers the
     /// rest with 503 (through ``HTTPServerConfiguration/exit`` when there is one, waiting up
-    /// to ``stopRecordWait`` for it to record them), then stops the daemons and their loops. Returns at once if
-    /// already stopping or stopped.
+    /// to ``stopRecordWait`` for it to record them), then stops the daemons and their loops,
+    /// cancels the server's tasks still running (``ServerTasks``) and waits up to
+    /// ``stopRecordWait`` for them to end. Returns at once if already stopping or stopped.
     public func stop(gracePeriod: Duration = .seconds(5)) async {
-        let current = daemons.withLock { daemons -> [UInt]? in
+        let current = daemons.withLock { daemons -> [MHDDaemon]? in
             guard daemons.lifecycle == .running else { return nil }
             daemons.lifecycle = .stopping
             return daemons.current
@@ -112,14 +111,15 @@ public final class HTTPServer: Sendable {
         guard let current else { return }
         // An idle server stops at once; stopped unquiesced, a daemon closes its socket itself.
         let idle = core.openRequests == 0
-        let listeners = idle ? [] : zip(current, loops).map { Self.quiesceDaemon($0, on: $1) }
+        if !idle { for daemon in current { daemon.quiesce() } }
         core.beginDraining()
         if !idle {
             await waitForOpenRequests(within: gracePeriod)
             await answerRunningThroughExit()
         }
         halt()
-        for listener in listeners where listener >= 0 { close(listener) }
+        core.tasks.cancelAll()
+        _ = await core.tasks.ended(within: Self.stopRecordWait)
         daemons.withLock { $0.lifecycle = .stopped }
     }
 
@@ -140,8 +140,8 @@ public final class HTTPServer: Sendable {
             defer { daemons.retiring = [] }
             return (daemons.current, daemons.retiring)
         }
-        for (daemon, loop) in zip(current, loops) { Self.stopDaemon(daemon, on: loop) }
-        for old in retiring { Self.stop(old) }
+        for daemon in current { daemon.stop() }
+        for old in retiring { old.daemon.stop() }
         core.deadlines.stop()
         core.connections.stop()
         for loop in loops { loop.shutdown() }

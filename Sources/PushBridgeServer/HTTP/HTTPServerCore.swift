@@ -17,6 +17,9 @@ final class HTTPServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: HTTPHandler
     let registry = Mutex(Registry())
+    /// Every task the server starts (handlers, answers recorded through the exit, records of
+    /// libmicrohttpd's refusals), so that a stop leaves none running.
+    let tasks: ServerTasks
     /// Holds every running handler to ``HTTPServerConfiguration/handlerDeadline`` (a timer on
     /// its loop, rather than a thread or a timer task).
     let deadlines: HandlerDeadlines
@@ -28,34 +31,37 @@ final class HTTPServerCore: Sendable {
         self.configuration = configuration
         self.handler = handler
         self.connections = ConnectionWatch(configuration: configuration)
-        self.deadlines = HandlerDeadlines(deadline: configuration.handlerDeadline) { [configuration] exchange in
-            Self.deadlinePassed(exchange, configuration: configuration)
+        let tasks = ServerTasks()
+        self.tasks = tasks
+        self.deadlines = HandlerDeadlines(deadline: configuration.handlerDeadline) { [configuration, tasks] exchange in
+            Self.deadlinePassed(exchange, configuration: configuration, tasks: tasks)
         }
     }
 
-    /// The handler of `exchange` passed its deadline; returns whether to watch it for one
-    /// more. With an exit, the first time the server claims the request's ticket and answers
-    /// `504` through the exit (unless the handler claimed it first: it is leaving by its exit
-    /// and gets the extra deadline to finish); the second time, it answers through the
-    /// responder without the exit (the exit is stuck). Without an exit, the responder's `504`
-    /// at once.
-    private static func deadlinePassed(_ exchange: HTTPExchange, configuration: HTTPServerConfiguration) -> Bool {
+    /// The handler of `exchange` passed its deadline (``RequestEnding/Event/deadlinePassed(_:throughExit:)``);
+    /// returns whether to watch it for one more. With an exit, the first time the server
+    /// claims the request and answers `504` through the exit (unless the handler claimed it
+    /// first: it is leaving by its exit and gets the extra deadline to finish); the second
+    /// time, it answers through the responder without the exit (the exit is stuck). Without
+    /// an exit, the responder's `504` at once.
+    private static func deadlinePassed(_ exchange: HTTPExchange, configuration: HTTPServerConfiguration, tasks: ServerTasks) -> Bool {
         let failure = HTTPServerFailure.handlerDeadlineExceeded(configuration.handlerDeadline)
-        let (request, passed) = exchange.state.withLock { state in
-            state.deadlinesPassed += 1
-            return (state.request, state.deadlinesPassed)
-        }
-        let asked = request ?? exchange.headOnlyRequest()
-        guard let exit = configuration.exit, let ticket = exchange.ticket, passed == 1 else {
-            exchange.finish(configuration.failureResponder(failure, asked))
-            return false
-        }
-        if ticket.claim(.server(failure)) == nil {
+        let asked = exchange.state.withLock { $0.request } ?? exchange.headOnlyRequest()
+        switch exchange.ending.on(.deadlinePassed(failure, throughExit: configuration.exit != nil)) {
+        case .recordThroughExit(let failure):
+            guard let exit = configuration.exit else { return false }
             // Not adopted: answering the exchange cancels its adopted tasks, and this one must
             // finish its record.
-            Task { exchange.finish(await exit.answer(failure, to: asked)) }
+            tasks.spawn { exchange.finish(await exit.answer(failure, to: asked), from: .server) }
+            return true
+        case .watchAgain:
+            return true
+        case .respond(let failure):
+            exchange.deliver(configuration.failureResponder(failure, asked))
+            return false
+        default:
+            return false
         }
-        return true
     }
 
     deinit {
@@ -85,9 +91,10 @@ final class HTTPServerCore: Sendable {
         }
     }
 
-    /// Decides `exchange`'s answer if nobody has yet.
-    func finish(_ exchange: HTTPExchange, with response: HTTPResponse) {
-        if exchange.finish(response) {
+    /// Decides `exchange`'s answer, made by `side`, if nobody has yet
+    /// (``HTTPExchange/finish(_:from:)``).
+    func finish(_ exchange: HTTPExchange, with response: HTTPResponse, from side: RequestEnding.Side) {
+        if exchange.finish(response, from: side) {
             registry.withLock { $0.running[ObjectIdentifier(exchange)] = nil }
         }
     }
@@ -200,8 +207,8 @@ final class HTTPServerCore: Sendable {
         guard let exit = configuration.exit else {
             return answerNow(Self.closing(configuration.failureResponder(failure, request)), exchange, on: connection)
         }
-        // The server answers: a deadline passed while the exit records finds the ticket claimed.
-        _ = exchange.ticket?.claim(.server(failure))
+        // The server answers: a deadline passed while the exit records finds the answer claimed.
+        _ = exchange.ending.on(.serverAnswers(failure))
         // The answer waits for the record: suspended like a running handler, under its deadline.
         registry.withLock { $0.running[ObjectIdentifier(exchange)] = exchange }
         exchange.state.withLock { state in
@@ -209,9 +216,9 @@ final class HTTPServerCore: Sendable {
             state.phase = .suspended
             exchange.suspend(connection)
         }
-        let work = EventLoop.spawn {
+        let work = tasks.spawn {
             let response = await exit.answer(failure, to: request)
-            self.finish(exchange, with: Self.closing(response))
+            self.finish(exchange, with: Self.closing(response), from: .server)
         }
         exchange.adopt([work])
         deadlines.watch(exchange)
@@ -228,7 +235,7 @@ final class HTTPServerCore: Sendable {
     /// Queues `response` from inside the access handler, marking the exchange answered.
     private func answerNow(_ response: HTTPResponse, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
         connections.received(MHDConnection.key(connection))
-        exchange.finish(response)
+        exchange.finish(response, from: .server)
         exchange.state.withLock { $0.phase = .answered }
         return queue(response, exchange, on: connection)
     }
@@ -267,7 +274,7 @@ final class HTTPServerCore: Sendable {
         }
         guard let stage else { return }
         let request = exchange.headOnlyRequest(remoteAddress: remote)
-        EventLoop.spawn { _ = await exit.answer(.refusedByLibrary(stage, status: status), to: request) }
+        tasks.spawn { _ = await exit.answer(.refusedByLibrary(stage, status: status), to: request) }
     }
 
     /// Records that libmicrohttpd refused a request line on a connection from `remote` that
@@ -275,7 +282,7 @@ final class HTTPServerCore: Sendable {
     func recordRequestLineRefusal(remote: String) {
         guard let exit = configuration.exit else { return }
         let request = HTTPRequest(method: "", target: "", remoteAddress: remote, ticket: exit.arrived())
-        EventLoop.spawn { _ = await exit.answer(.refusedByLibrary(.requestLine, status: 0), to: request) }
+        tasks.spawn { _ = await exit.answer(.refusedByLibrary(.requestLine, status: 0), to: request) }
     }
 
     /// Suspends the connection and runs the handler against a deadline.
@@ -299,9 +306,9 @@ final class HTTPServerCore: Sendable {
         if let decidedEarly { return queue(decidedEarly, exchange, on: connection) }
 
         let handler = self.handler
-        let work = EventLoop.spawn {
+        let work = tasks.spawn {
             let response = await handler(request)
-            self.finish(exchange, with: response)
+            self.finish(exchange, with: response, from: .handler)
         }
         exchange.adopt([work])
         deadlines.watch(exchange)
@@ -324,7 +331,7 @@ final class HTTPServerCore: Sendable {
     /// A stop's grace period is over: hands every request whose handler still runs to the
     /// exit, which answers it `503` once its record is written (the handler's row completed,
     /// the request id, the access line and the metric, like the answer at a deadline); the
-    /// server claims each request's ticket first. Returns those requests and the ones whose
+    /// server claims each request's answer first (``RequestEnding/Event/serverAnswers(_:)``). Returns those requests and the ones whose
     /// ticket was claimed before (a handler in its exit, a server answer being recorded): the
     /// ones still unanswered after a wait go to ``abandonRunning()``. Nothing without an exit.
     func answerRunningThroughExit() -> [HTTPExchange] {
@@ -335,12 +342,11 @@ final class HTTPServerCore: Sendable {
         }
         var recording: [HTTPExchange] = []
         for exchange in running {
-            guard let ticket = exchange.ticket else { continue }
-            if ticket.claim(.server(.stoppedBeforeAnswer)) == nil {
+            if case .recordThroughExit(let failure) = exchange.ending.on(.serverAnswers(.stoppedBeforeAnswer)) {
                 let request = exchange.state.withLock { $0.request } ?? exchange.headOnlyRequest()
                 // Not adopted: answering the exchange cancels its adopted tasks, and this one
                 // must finish its record.
-                Task { self.finish(exchange, with: await exit.answer(.stoppedBeforeAnswer, to: request)) }
+                tasks.spawn { self.finish(exchange, with: await exit.answer(failure, to: request), from: .server) }
             }
             recording.append(exchange)
         }
@@ -356,8 +362,11 @@ final class HTTPServerCore: Sendable {
             return Array(registry.running.values)
         }
         for exchange in running {
+            guard case .respond(let failure) = exchange.ending.on(.abandoned(.stoppedBeforeAnswer)) else { continue }
             let request = exchange.state.withLock { $0.request } ?? exchange.headOnlyRequest()
-            finish(exchange, with: configuration.failureResponder(.stoppedBeforeAnswer, request))
+            if exchange.deliver(configuration.failureResponder(failure, request)) {
+                registry.withLock { $0.running[ObjectIdentifier(exchange)] = nil }
+            }
         }
     }
 }

@@ -5,12 +5,12 @@ extension ProxyService {
     /// before the caller is answered; a completion is retried, see ``settle(_:_:answer:route:ids:)``),
     /// the request id header (replacing any the answer carried), the access line, the request metric.
     ///
-    /// The handler's answers claim the request's ticket first. One the server already
-    /// answered itself (its handler deadline passed, ``answer(_:to:)``) leaves with the
-    /// server's answer instead: the handler only adds how it ended to the server's row
-    /// (``overtaken(_:_:by:)``).
+    /// The handler's answers claim the request's ticket first
+    /// (``RequestEnding/Event/handlerAtExit``). One the server already answered itself (its
+    /// handler deadline passed, a stop, ``answer(_:to:)``) leaves with the server's answer
+    /// instead: the handler only adds how it ended to the server's row (``overtaken(_:_:by:)``).
     func exit(_ call: Call, _ outcome: Outcome) async -> HTTPResponse {
-        if case .server(let failure)? = call.request.ticket?.claim(.handler) { return await overtaken(call, outcome, by: failure) }
+        if case .joinServerAnswer(let failure)? = call.request.ticket?.on(.handlerAtExit) { return await overtaken(call, outcome, by: failure) }
         return await leave(call, outcome)
     }
 
