@@ -25,7 +25,7 @@ import Testing
         proxy.runtime.reload(try openPushOnly.load())
         let legacyOff = openPushOnly.with { $0.legacy = [:] }
         proxy.runtime.reload(try legacyOff.load())
-        #expect(await eventually { Self.history(proxy.auditPath).count == 4 }, "\(Self.history(proxy.auditPath))")
+        try #require(await eventually { Self.history(proxy.auditPath).count == 4 }, "\(Self.history(proxy.auditPath))")
         let rows = Self.history(proxy.auditPath)
         #expect(rows.map(\.kind) == [.startUp, .percent, .mode, .legacyRemoved], "\(rows.map(\.kind))")
         #expect(rows.map(\.stageText) == ["rollout 5%", "rollout 50%", "openpush", "openpush, legacy off"])

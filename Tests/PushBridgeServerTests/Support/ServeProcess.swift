@@ -30,7 +30,9 @@ final class ServeProcess: Sendable {
         }
         try process.run()
         try log.close()
-        let deadline = ContinuousClock.now + .seconds(15)
+        // Generous: on a loaded CI machine a start that migrates a fresh PostgreSQL audit can take
+        // well over ten seconds; the wait ends as soon as the listening line is there.
+        let deadline = ContinuousClock.now + .seconds(45)
         while ContinuousClock.now < deadline {
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             if let first = text.split(separator: "\n").first(where: { $0.contains("msg=listening") && text.contains($0 + "\n") }),
