@@ -26,6 +26,10 @@ enum AuditMultiRow {
     /// `findings`, in ``AuditStatements/findingColumns``' order.
     static let findings = Columns(table: "findings", names: AuditStatements.findingColumns,
                                   types: AuditStatements.findingColumns.map { ["ordinal", "received_at"].contains($0) ? "BIGINT" : "TEXT" })
+    /// `request_outcomes` of requests written whole: request id, received time, the completion
+    /// columns (``AuditPostgresLogSQL/outcome(of:)``).
+    static let outcomes = Columns(table: "request_outcomes", names: ["request_id", "received_at"] + AuditStatements.completionColumns,
+                                  types: ["TEXT", "BIGINT"] + AuditRequestColumn.completion.map { $0.kind.type(sqlite: false) })
     /// A completion's columns and, last, the request it completes (``AuditOperation/Work/finish(requestId:values:ledger:)``'s values).
     static let completions = Columns(table: "request_outcomes", names: AuditStatements.completionColumns + ["request_id"],
                                      types: AuditRequestColumn.completion.map { $0.kind.type(sqlite: false) } + ["TEXT"])

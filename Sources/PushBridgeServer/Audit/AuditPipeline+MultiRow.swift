@@ -31,15 +31,16 @@ extension AuditPipeline {
         var rows: [[SQLiteValue]] = [], inserted: [Int] = []
         var findings: [[SQLiteValue]] = [], withFindings: [Int] = []
         var completions: [[SQLiteValue]] = [], completed: [(index: Int, requestId: String)] = []
+        var outcomes: [[SQLiteValue]] = [], recorded: [(index: Int, requestId: String)] = []
         var insertLedger: [Statement] = [], finishLedger: [Statement] = [], named: [Statement] = []
         for (index, work) in operations {
             switch work {
             case .insert(let row, let rowFindings, let ledger):
                 rows.append(AuditPostgresLogSQL.intent(of: row))
                 inserted.append(index)
-                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
-                    completions.append(values)
-                    completed.append((index, requestId))
+                if let (requestId, values) = AuditPostgresLogSQL.outcome(of: row) {
+                    outcomes.append(values)
+                    recorded.append((index, requestId))
                 }
                 if !rowFindings.isEmpty {
                     findings += rowFindings
@@ -56,7 +57,8 @@ extension AuditPipeline {
                 return nil
             }
         }
-        guard Set(completed.map(\.requestId)).count == completed.count else { return nil }
+        let ids = completed.map(\.requestId) + recorded.map(\.requestId)
+        guard Set(ids).count == ids.count else { return nil }
         var plan: [Statement] = []
         for range in AuditMultiRow.ranges(rows.count, form: form) {
             let (sql, parameters) = AuditMultiRow.insert(rows[range], into: AuditMultiRow.intents, form: form)
@@ -65,6 +67,10 @@ extension AuditPipeline {
         for range in AuditMultiRow.ranges(findings.count, form: form) {
             let (sql, parameters) = AuditMultiRow.insert(findings[range], into: AuditMultiRow.findings, form: form)
             plan.append(Statement(sql: sql, parameters: parameters, owner: .many(withFindings)))
+        }
+        for range in AuditMultiRow.ranges(outcomes.count, form: form) {
+            let (sql, parameters) = AuditMultiRow.insert(outcomes[range], into: AuditMultiRow.outcomes, form: form)
+            plan.append(Statement(sql: sql, parameters: parameters, owner: .many(Array(recorded[range].map(\.index)))))
         }
         plan += insertLedger
         for range in AuditMultiRow.ranges(completions.count, form: form) {

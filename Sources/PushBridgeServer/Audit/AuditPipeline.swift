@@ -108,8 +108,8 @@ enum AuditPipeline {
             case .insert(let row, let findings, let ledger):
                 var out = [Statement(sql: AuditPostgresLogSQL.insertIntentSQL, parameters: AuditPostgresLogSQL.intent(of: row).map(PostgresConnection.text),
                                      owner: .one(index, completes: nil))]
-                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
-                    out.append(Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                if let (requestId, values) = AuditPostgresLogSQL.outcome(of: row) {
+                    out.append(Statement(sql: AuditPostgresLogSQL.insertRecordOutcomeSQL, parameters: values.map(PostgresConnection.text),
                                          owner: .one(index, completes: requestId)))
                 }
                 if !findings.isEmpty {

@@ -67,14 +67,15 @@ final class AuditPostgresEngine: AuditWriteEngine {
     static func open(pool: PostgresPool, configuration: AuditStoreConfiguration,
                      acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditPostgresEngine, recovered: Int) {
         let now = AuditClock.nowMilliseconds()
-        let recovered = try pool.withConnection { connection in
+        let (recovered, partitioned) = try pool.withConnection { connection in
             try PostgresSchema.migrator.migrate(connection)
-            try AuditPostgresPartitions.ensure(on: connection, now: now)
-            return try AuditPostgresRecovery.recover(connection, instance: configuration.instanceName, now: now)
+            // Days not made now (a lock not had in time) are made by the writer's first batches.
+            let partitioned = (try? AuditPostgresPartitions.ensure(on: connection, now: now)) != nil
+            return (try AuditPostgresRecovery.recover(connection, instance: configuration.instanceName, now: now), partitioned)
         }
         let committer = configuration.postgresOverlappedCommits ? AuditPostgresCommitter(pool: pool, acknowledge: acknowledge) : nil
         return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements, multiRow: configuration.postgresMultiRow,
-                                    committer: committer, instance: configuration.instanceName, partitionsDay: now / 86_400_000,
+                                    committer: committer, instance: configuration.instanceName, partitionsDay: partitioned ? now / 86_400_000 : -1,
                                     mark: AuditPostgresRecovery.mark(openSince: nil, now: now)), recovered)
     }
 
@@ -102,6 +103,13 @@ final class AuditPostgresEngine: AuditWriteEngine {
                     sentAtBorrow = current.statementsSent
                 }
                 connection = current
+                if prepared && !current.writerSettingsSent {
+                    // The log's statements read and write partitioned tables, which cost a
+                    // millisecond or more to plan: a prepared statement is planned once, for
+                    // any values (its generic plan prunes partitions as it runs), never per batch.
+                    try current.execute("SET plan_cache_mode = force_generic_plan")
+                    current.writerSettingsSent = true
+                }
                 keepPartitions(on: current)
                 beginPending = true
                 return

@@ -5,7 +5,7 @@
 /// A request row (``AuditRowEncoding/requestRow(_:_:bodyLimit:instance:)``, every
 /// ``AuditRequestColumn`` in order) is split here: its intent columns go to `request_log`, and
 /// when it is written whole (`record`: answered without upstream, outcome not `pending`) its
-/// completion goes to `request_outcomes` as a finish's would.
+/// completion goes to `request_outcomes` with the row's own `received_at`, no lookup.
 ///
 /// A completion finds its intent by request id (`JOIN request_log`), which gives it the
 /// intent's `received_at`; a completion whose intent is not there inserts nothing and is
@@ -27,13 +27,20 @@ enum AuditPostgresLogSQL {
         intentPositions.map { row[$0] }
     }
 
-    /// The completion a request row carries, as a finish's values (the completion columns,
-    /// then the request id); nil for a row still `pending` (a `begin`'s intent).
-    static func completion(of row: [SQLiteValue]) -> (requestId: String, values: [SQLiteValue])? {
+    /// The completion a request row written whole carries, as a `request_outcomes` row
+    /// (request id, received time, the completion columns); nil for a row still `pending`
+    /// (a `begin`'s intent).
+    static func outcome(of row: [SQLiteValue]) -> (requestId: String, values: [SQLiteValue])? {
         guard row.count == all.count, case .text(let outcome) = row[outcomePosition], outcome != AuditOutcome.pending.rawValue,
               case .text(let requestId) = row[requestIdPosition] else { return nil }
-        return (requestId, completionPositions.map { row[$0] } + [row[requestIdPosition]])
+        return (requestId, [row[requestIdPosition], row[receivedAtPosition]] + completionPositions.map { row[$0] })
     }
+
+    /// `INSERT INTO request_outcomes … VALUES`: the completion of a request written whole, whose
+    /// received time is known (no lookup of its intent, written just before it).
+    static let insertRecordOutcomeSQL = "INSERT INTO request_outcomes (request_id, received_at, "
+        + AuditRequestColumn.completion.map(\.name).joined(separator: ", ") + ") VALUES ("
+        + (1...(AuditRequestColumn.completion.count + 2)).map { "$\($0)" }.joined(separator: ", ") + ") " + replaceOutcome
 
     /// The request id and received time of a request row still `pending` (an intent whose
     /// completion comes later); nil for a row written whole.
