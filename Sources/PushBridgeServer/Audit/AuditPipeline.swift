@@ -56,10 +56,11 @@ enum AuditPipeline {
     /// failed and the batch must be written again one statement per row.
     static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool, begin: Bool = false,
                       commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
-        let statements = (begin ? [("BEGIN", [])] : []) + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
+        let opening: [(String, [String?])] = begin ? [("BEGIN", []), (AuditPostgresLogSQL.writerSettingsSQL, [])] : []
+        let statements = opening + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
         var results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
-        if begin {
+        for _ in opening {
             if case .failed(let error)? = results.first { throw .postgres(error) }
             results.removeFirst()
         }

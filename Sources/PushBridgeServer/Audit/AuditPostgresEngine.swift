@@ -103,13 +103,6 @@ final class AuditPostgresEngine: AuditWriteEngine {
                     sentAtBorrow = current.statementsSent
                 }
                 connection = current
-                if prepared && !current.writerSettingsSent {
-                    // The log's statements read and write partitioned tables, which cost a
-                    // millisecond or more to plan: a prepared statement is planned once, for
-                    // any values (its generic plan prunes partitions as it runs), never per batch.
-                    try current.execute("SET plan_cache_mode = force_generic_plan")
-                    current.writerSettingsSent = true
-                }
                 keepPartitions(on: current)
                 beginPending = true
                 return

@@ -68,6 +68,17 @@ enum AuditPostgresLogSQL {
             + "SELECT l.request_id, l.received_at, \(values) FROM request_log l WHERE l.request_id = CAST(\(id) AS TEXT) " + replaceOutcome
     }()
 
+    /// What the writer's transaction sets for itself, right after its `BEGIN` (`SET LOCAL`,
+    /// in one statement): its statements over the partitioned tables cost more to plan than to
+    /// run, so each prepared statement is planned once per connection, for any values
+    /// (`plan_cache_mode`; the plan prunes partitions as it runs), and that plan must look
+    /// rows up by index whatever the tables held when it was made (a day's partition is empty
+    /// when its first statement is planned; a plan that scans it, or hashes it whole, would be
+    /// kept while it grows). Readers sharing the pool's connections are not affected: the
+    /// settings end with the transaction.
+    static let writerSettingsSQL = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), "
+        + "set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"
+
     /// A named statement's SQL as the log's writer runs it: the activity ledger's check that
     /// its request exists reads the intents (`request_log`, an index lookup) rather than the
     /// `requests` view and its join.

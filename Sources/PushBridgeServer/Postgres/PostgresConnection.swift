@@ -14,9 +14,6 @@ public final class PostgresConnection {
     let handle: OpaquePointer
     /// The statements prepared on this connection by ``pipeline(_:prepared:)``, by SQL: their names.
     var preparedNames: [String: String] = [:]
-    /// Whether the audit writer's session settings were sent on this connection
-    /// (``AuditPostgresEngine``: generic plans for its prepared statements).
-    var writerSettingsSent = false
     /// Statements sent on this connection (one each by ``execute(_:_:)`` and
     /// ``executeScript(_:)``, one per statement of a ``pipeline(_:prepared:)``): how the
     /// audit writer counts what a batch costs the server.
