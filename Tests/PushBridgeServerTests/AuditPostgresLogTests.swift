@@ -54,6 +54,29 @@ import Testing
         await store.close()
     }
 
+    /// `audit copy` of an SQLite audit writes the log's tables and gives each copied day its
+    /// partition, so retention can drop it whole; what it copied reads back the same.
+    @Test func aCopiedAuditLandsInDayPartitions() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await store.record(sampleEntry("COPIED"), sampleCompletion())
+            try await store.begin(sampleEntry("OPEN", receivedAt: 1_700_100_000_000))
+            await store.close()
+            let counts = try AuditCopy(from: path, to: try PostgresURI(uri)).run()
+            #expect(counts.first?.inserted == 2)
+            let admin = try PostgresConnection(uri)
+            #expect(try admin.execute("SELECT count(*) FROM request_log_default").value(0, 0) == "0")
+            #expect(try admin.execute("SELECT count(*) FROM request_log_20231114").value(0, 0) == "1")
+            #expect(try admin.execute("SELECT count(*) FROM request_outcomes_20231114").value(0, 0) == "1")
+            #expect(try admin.execute("SELECT count(*) FROM request_log_20231116").value(0, 0) == "1")
+            let copied = try AuditReader(path: uri), original = try AuditReader(path: path)
+            #expect(try copied.show(requestId: "COPIED")?.outcome == "forwarded")
+            #expect(try copied.show(requestId: "OPEN")?.outcome == "pending")
+            #expect(try copied.list(limit: 10).map(\.requestId) == original.list(limit: 10).map(\.requestId))
+        }
+    }
+
     /// A batch of intents, completions and named statements is one pipeline: its intents in
     /// one `INSERT`, their findings in another, its completions in one `INSERT … SELECT`, the
     /// shadow comparisons beside them, a duplicate still fails alone and a completion without
