@@ -103,7 +103,9 @@ enum AuditPipeline {
 
     /// One statement per row: each request row, its findings (one statement for all of a
     /// row's), each completion, each ledger change.
-    static func rowByRow(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [Statement] {
+    /// `receivedAt`: the received time of a request's intent when the writer knows it, which
+    /// narrows its completion's lookup to that day's partition.
+    static func rowByRow(_ operations: [(index: Int, work: AuditOperation.Work)], receivedAt: (String) -> Int64? = { _ in nil }) -> [Statement] {
         operations.flatMap { index, work -> [Statement] in
             switch work {
             case .insert(let row, let findings, let ledger):
@@ -122,7 +124,9 @@ enum AuditPipeline {
                 // The ledger's statements take effect only when the row exists (see
                 // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
                 // which fails here without an abort, leaves none of them.
-                return [Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                let time = receivedAt(requestId)
+                return [Statement(sql: time == nil ? AuditPostgresLogSQL.insertOutcomeSQL : AuditPostgresLogSQL.insertOutcomeAtSQL,
+                                  parameters: (values + (time.map { [SQLiteValue.integer($0)] } ?? [])).map(PostgresConnection.text),
                                   owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
             case .statement(let statement):

@@ -161,7 +161,11 @@ final class AuditPostgresEngine: AuditWriteEngine {
                 rowByRow = rowByRow || refusedMany
                 return applied
             } catch {
-                guard case .postgres(let postgres) = error, postgres.connectionLost else { throw error }
+                guard case .postgres(let postgres) = error, postgres.connectionLost else {
+                    // The server answered: its BEGIN ran, so ``rollBack()`` ends the transaction.
+                    beginPending = false
+                    throw error
+                }
                 guard attempt == 0, beginPending, committer != nil, replaceLostConnection() else {
                     lost = true
                     throw error
@@ -181,6 +185,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
             let fresh = try pool.borrow()
             sentAtBorrow = fresh.statementsSent
             connection = fresh
+            lost = false
             return true
         } catch {
             return false
@@ -193,10 +198,12 @@ final class AuditPostgresEngine: AuditWriteEngine {
     private func pipelinePlan(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [AuditPipeline.Statement]? {
         let work = operations.map(\.work)
         guard AuditPipeline.carries(work, statements: true) else { return nil }
-        if let multiRow, !rowByRow, AuditPipeline.hasRowsToGroup(work), let plan = AuditPipeline.multiRow(operations, form: multiRow) {
+        let receivedAt = { [openIntents] (requestId: String) in openIntents[requestId] }
+        if let multiRow, !rowByRow, AuditPipeline.hasRowsToGroup(work),
+           let plan = AuditPipeline.multiRow(operations, form: multiRow, receivedAt: receivedAt) {
             return plan
         }
-        return AuditPipeline.rowByRow(operations)
+        return AuditPipeline.rowByRow(operations, receivedAt: receivedAt)
     }
 
     /// Notes the intents `operations` open and the completions that close them, and returns

@@ -60,13 +60,19 @@ enum AuditPostgresLogSQL {
 
     /// One completion (the completion columns `$1…`, the request id last), with its intent's
     /// `received_at`: inserts no row when the request has no intent.
-    static let insertOutcomeSQL: String = {
+    static let insertOutcomeSQL = insertOutcome(knownTime: false)
+    /// The same with the intent's `received_at` the writer knows (the last value): the lookup
+    /// reads that day's partition only, not every day's.
+    static let insertOutcomeAtSQL = insertOutcome(knownTime: true)
+
+    private static func insertOutcome(knownTime: Bool) -> String {
         let completion = AuditRequestColumn.completion
         let values = completion.enumerated().map { "CAST($\($0.offset + 1) AS \($0.element.kind.type(sqlite: false)))" }.joined(separator: ", ")
-        let id = "$\(completion.count + 1)"
+        let id = "$\(completion.count + 1)", time = "$\(completion.count + 2)"
         return "INSERT INTO request_outcomes (request_id, received_at, \(completion.map(\.name).joined(separator: ", "))) "
-            + "SELECT l.request_id, l.received_at, \(values) FROM request_log l WHERE l.request_id = CAST(\(id) AS TEXT) " + replaceOutcome
-    }()
+            + "SELECT l.request_id, l.received_at, \(values) FROM request_log l WHERE l.request_id = CAST(\(id) AS TEXT) "
+            + (knownTime ? "AND l.received_at = CAST(\(time) AS BIGINT) " : "") + replaceOutcome
+    }
 
     /// What the writer's transaction sets for itself, right after its `BEGIN` (`SET LOCAL`,
     /// in one statement): its statements over the partitioned tables cost more to plan than to
