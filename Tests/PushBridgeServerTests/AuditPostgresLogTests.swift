@@ -54,6 +54,29 @@ import Testing
         await store.close()
     }
 
+    /// `audit copy` of an SQLite audit writes the log's tables and gives each copied day its
+    /// partition, so retention can drop it whole; what it copied reads back the same.
+    @Test func aCopiedAuditLandsInDayPartitions() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await store.record(sampleEntry("COPIED"), sampleCompletion())
+            try await store.begin(sampleEntry("OPEN", receivedAt: 1_700_100_000_000))
+            await store.close()
+            let counts = try AuditCopy(from: path, to: try PostgresURI(uri)).run()
+            #expect(counts.first?.inserted == 2)
+            let admin = try PostgresConnection(uri)
+            #expect(try admin.execute("SELECT count(*) FROM request_log_default").value(0, 0) == "0")
+            #expect(try admin.execute("SELECT count(*) FROM request_log_20231114").value(0, 0) == "1")
+            #expect(try admin.execute("SELECT count(*) FROM request_outcomes_20231114").value(0, 0) == "1")
+            #expect(try admin.execute("SELECT count(*) FROM request_log_20231116").value(0, 0) == "1")
+            let copied = try AuditReader(path: uri), original = try AuditReader(path: path)
+            #expect(try copied.show(requestId: "COPIED")?.outcome == "forwarded")
+            #expect(try copied.show(requestId: "OPEN")?.outcome == "pending")
+            #expect(try copied.list(limit: 10).map(\.requestId) == original.list(limit: 10).map(\.requestId))
+        }
+    }
+
     /// A batch of intents, completions and named statements is one pipeline: its intents in
     /// one `INSERT`, their findings in another, its completions in one `INSERT … SELECT`, the
     /// shadow comparisons beside them, a duplicate still fails alone and a completion without
@@ -75,10 +98,10 @@ import Testing
         if case .unknownRequest("NOPE")? = results.last as? AuditError {} else { Issue.record("NOPE: \(String(describing: results.last))") }
         let after = store.statistics
         #expect(after.transactions - before.transactions == 2)
-        // FIRST: BEGIN, its completion, the mark at most, COMMIT. Then BEGIN, one INSERT of 30
-        // intents, one of their 90 findings, one of 31 completions, 30 comparisons, the mark at
-        // most, COMMIT: 36, where one statement per row would be 151.
-        #expect(after.statementsSent - before.statementsSent <= 4 + 36, "\(after.statementsSent - before.statementsSent) statements")
+        // FIRST: BEGIN, its settings, its completion, the mark at most, COMMIT. Then BEGIN, its
+        // settings, one INSERT of 30 intents, one of their 90 findings, one of 31 completions,
+        // 30 comparisons, the mark at most, COMMIT: 37, where one statement per row would be 151.
+        #expect(after.statementsSent - before.statementsSent <= 5 + 37, "\(after.statementsSent - before.statementsSent) statements")
         #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'forwarded'") == [[.integer(31)]])
         #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'pending'") == [[.integer(31)]])
         #expect(try store.reader.query("SELECT count(*) FROM request_outcomes") == [[.integer(31)]])

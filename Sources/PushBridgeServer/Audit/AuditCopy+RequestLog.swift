@@ -46,4 +46,11 @@ extension AuditCopy {
             WHERE l.request_id IS NOT NULL OR o.request_id IS NOT NULL
             """
     }
+
+    /// Gives each day of the copied requests its partition (`pushbridge_audit_day`): copied
+    /// rows land in the DEFAULT partitions, which retention can only empty row by row, and the
+    /// writer makes only the coming days' partitions.
+    func partitionCopiedDays(_ target: PostgresConnection) throws {
+        try target.execute("SELECT pushbridge_audit_day(d) FROM (SELECT DISTINCT received_at / 86400000 AS d FROM request_log_default) AS days")
+    }
 }

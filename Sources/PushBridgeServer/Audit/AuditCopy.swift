@@ -67,12 +67,14 @@ public struct AuditCopy: Sendable {
             let plans = try AuditCopyTable.all.map { try plan($0, source: source, target: target) }
             let total = plans.reduce(0) { $0 + $1.rows }
             var done = 0
-            return try plans.map { plan in
+            let counts = try plans.map { plan in
                 try copy(plan, from: source, to: target) { batch in
                     done += batch
                     progress(AuditCopyProgress(table: plan.table.name, done: done, total: total))
                 }
             }
+            try partitionCopiedDays(target)
+            return counts
         }
     }
 

@@ -26,6 +26,10 @@ enum AuditMultiRow {
     /// `findings`, in ``AuditStatements/findingColumns``' order.
     static let findings = Columns(table: "findings", names: AuditStatements.findingColumns,
                                   types: AuditStatements.findingColumns.map { ["ordinal", "received_at"].contains($0) ? "BIGINT" : "TEXT" })
+    /// `request_outcomes` of requests written whole: request id, received time, the completion
+    /// columns (``AuditPostgresLogSQL/outcome(of:)``).
+    static let outcomes = Columns(table: "request_outcomes", names: ["request_id", "received_at"] + AuditStatements.completionColumns,
+                                  types: ["TEXT", "BIGINT"] + AuditRequestColumn.completion.map { $0.kind.type(sqlite: false) })
     /// A completion's columns and, last, the request it completes (``AuditOperation/Work/finish(requestId:values:ledger:)``'s values).
     static let completions = Columns(table: "request_outcomes", names: AuditStatements.completionColumns + ["request_id"],
                                      types: AuditRequestColumn.completion.map { $0.kind.type(sqlite: false) } + ["TEXT"])
@@ -52,12 +56,17 @@ enum AuditMultiRow {
         }
     }
 
+    /// ``completions`` and, last, the received time of each one's intent, which the writer knows.
+    static let completionsAt = Columns(table: "request_outcomes", names: completions.names + ["received_at"], types: completions.types + ["BIGINT"])
+
     /// One `INSERT INTO request_outcomes … SELECT` of the completions `rows`, each joined to
     /// its intent in `request_log` (which gives it the intent's `received_at`), returning the
     /// `request_id` of each row written: a completion whose id is not returned has no intent.
-    static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form) -> (sql: String, parameters: [String?]) {
-        let columns = completions
-        let completionNames = columns.names.dropLast()
+    /// `knownTime`: the rows are ``completionsAt``'s, and each intent is looked up in its
+    /// day's partition only.
+    static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form, knownTime: Bool = false) -> (sql: String, parameters: [String?]) {
+        let columns = knownTime ? completionsAt : completions
+        let completionNames = AuditStatements.completionColumns
         let alias = "v(\(columns.names.joined(separator: ", ")))"
         let source: String, parameters: [String?]
         switch form {
@@ -66,7 +75,7 @@ enum AuditMultiRow {
         }
         return ("INSERT INTO request_outcomes (request_id, received_at, \(completionNames.joined(separator: ", "))) "
                 + "SELECT l.request_id, l.received_at, \(completionNames.map { "v.\($0)" }.joined(separator: ", ")) "
-                + "FROM \(source) JOIN request_log l ON l.request_id = v.request_id "
+                + "FROM \(source) JOIN request_log l ON l.request_id = v.request_id " + (knownTime ? "AND l.received_at = v.received_at " : "")
                 + AuditPostgresLogSQL.replaceOutcome + " RETURNING request_outcomes.request_id", parameters)
     }
 

@@ -27,19 +27,24 @@ extension AuditPipeline {
     /// its own row's statement, and takes effect only when that row exists. Nil when the batch
     /// completes one request twice (one `UPDATE … FROM` changes a row once) or holds work a
     /// pipeline never carries.
-    static func multiRow(_ operations: [(index: Int, work: AuditOperation.Work)], form: AuditMultiRow.Form) -> [Statement]? {
+    /// `receivedAt`: as in ``rowByRow(_:receivedAt:)``; completions whose intent's time is known
+    /// go in a statement of their own that looks each up in its day's partition only.
+    static func multiRow(_ operations: [(index: Int, work: AuditOperation.Work)], form: AuditMultiRow.Form,
+                         receivedAt: (String) -> Int64? = { _ in nil }) -> [Statement]? {
         var rows: [[SQLiteValue]] = [], inserted: [Int] = []
         var findings: [[SQLiteValue]] = [], withFindings: [Int] = []
         var completions: [[SQLiteValue]] = [], completed: [(index: Int, requestId: String)] = []
+        var completionsAt: [[SQLiteValue]] = [], completedAt: [(index: Int, requestId: String)] = []
+        var outcomes: [[SQLiteValue]] = [], recorded: [(index: Int, requestId: String)] = []
         var insertLedger: [Statement] = [], finishLedger: [Statement] = [], named: [Statement] = []
         for (index, work) in operations {
             switch work {
             case .insert(let row, let rowFindings, let ledger):
                 rows.append(AuditPostgresLogSQL.intent(of: row))
                 inserted.append(index)
-                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
-                    completions.append(values)
-                    completed.append((index, requestId))
+                if let (requestId, values) = AuditPostgresLogSQL.outcome(of: row) {
+                    outcomes.append(values)
+                    recorded.append((index, requestId))
                 }
                 if !rowFindings.isEmpty {
                     findings += rowFindings
@@ -47,8 +52,13 @@ extension AuditPipeline {
                 }
                 insertLedger += ledger.map { pipelined($0, index) }
             case .finish(let requestId, let values, let ledger):
-                completions.append(values)
-                completed.append((index, requestId))
+                if let time = receivedAt(requestId) {
+                    completionsAt.append(values + [.integer(time)])
+                    completedAt.append((index, requestId))
+                } else {
+                    completions.append(values)
+                    completed.append((index, requestId))
+                }
                 finishLedger += ledger.map { pipelined($0, index) }
             case .statement(let statement):
                 named.append(pipelined(statement, index))
@@ -56,7 +66,8 @@ extension AuditPipeline {
                 return nil
             }
         }
-        guard Set(completed.map(\.requestId)).count == completed.count else { return nil }
+        let ids = completed.map(\.requestId) + completedAt.map(\.requestId) + recorded.map(\.requestId)
+        guard Set(ids).count == ids.count else { return nil }
         var plan: [Statement] = []
         for range in AuditMultiRow.ranges(rows.count, form: form) {
             let (sql, parameters) = AuditMultiRow.insert(rows[range], into: AuditMultiRow.intents, form: form)
@@ -66,10 +77,18 @@ extension AuditPipeline {
             let (sql, parameters) = AuditMultiRow.insert(findings[range], into: AuditMultiRow.findings, form: form)
             plan.append(Statement(sql: sql, parameters: parameters, owner: .many(withFindings)))
         }
+        for range in AuditMultiRow.ranges(outcomes.count, form: form) {
+            let (sql, parameters) = AuditMultiRow.insert(outcomes[range], into: AuditMultiRow.outcomes, form: form)
+            plan.append(Statement(sql: sql, parameters: parameters, owner: .many(Array(recorded[range].map(\.index)))))
+        }
         plan += insertLedger
         for range in AuditMultiRow.ranges(completions.count, form: form) {
             let (sql, parameters) = AuditMultiRow.complete(completions[range], form: form)
             plan.append(Statement(sql: sql, parameters: parameters, owner: .completions(Array(completed[range]))))
+        }
+        for range in AuditMultiRow.ranges(completionsAt.count, form: form) {
+            let (sql, parameters) = AuditMultiRow.complete(completionsAt[range], form: form, knownTime: true)
+            plan.append(Statement(sql: sql, parameters: parameters, owner: .completions(Array(completedAt[range]))))
         }
         return plan + finishLedger + named
     }

@@ -56,10 +56,11 @@ enum AuditPipeline {
     /// failed and the batch must be written again one statement per row.
     static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool, begin: Bool = false,
                       commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
-        let statements = (begin ? [("BEGIN", [])] : []) + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
+        let opening: [(String, [String?])] = begin ? [("BEGIN", []), (AuditPostgresLogSQL.writerSettingsSQL, [])] : []
+        let statements = opening + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
         var results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
-        if begin {
+        for _ in opening {
             if case .failed(let error)? = results.first { throw .postgres(error) }
             results.removeFirst()
         }
@@ -102,14 +103,16 @@ enum AuditPipeline {
 
     /// One statement per row: each request row, its findings (one statement for all of a
     /// row's), each completion, each ledger change.
-    static func rowByRow(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [Statement] {
+    /// `receivedAt`: the received time of a request's intent when the writer knows it, which
+    /// narrows its completion's lookup to that day's partition.
+    static func rowByRow(_ operations: [(index: Int, work: AuditOperation.Work)], receivedAt: (String) -> Int64? = { _ in nil }) -> [Statement] {
         operations.flatMap { index, work -> [Statement] in
             switch work {
             case .insert(let row, let findings, let ledger):
                 var out = [Statement(sql: AuditPostgresLogSQL.insertIntentSQL, parameters: AuditPostgresLogSQL.intent(of: row).map(PostgresConnection.text),
                                      owner: .one(index, completes: nil))]
-                if let (requestId, values) = AuditPostgresLogSQL.completion(of: row) {
-                    out.append(Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                if let (requestId, values) = AuditPostgresLogSQL.outcome(of: row) {
+                    out.append(Statement(sql: AuditPostgresLogSQL.insertRecordOutcomeSQL, parameters: values.map(PostgresConnection.text),
                                          owner: .one(index, completes: requestId)))
                 }
                 if !findings.isEmpty {
@@ -121,7 +124,9 @@ enum AuditPipeline {
                 // The ledger's statements take effect only when the row exists (see
                 // ``ActivityLedgerSQL/statements(for:requestId:)``): a completion of an unknown row,
                 // which fails here without an abort, leaves none of them.
-                return [Statement(sql: AuditPostgresLogSQL.insertOutcomeSQL, parameters: values.map(PostgresConnection.text),
+                let time = receivedAt(requestId)
+                return [Statement(sql: time == nil ? AuditPostgresLogSQL.insertOutcomeSQL : AuditPostgresLogSQL.insertOutcomeAtSQL,
+                                  parameters: (values + (time.map { [SQLiteValue.integer($0)] } ?? [])).map(PostgresConnection.text),
                                   owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
             case .statement(let statement):

@@ -67,14 +67,15 @@ final class AuditPostgresEngine: AuditWriteEngine {
     static func open(pool: PostgresPool, configuration: AuditStoreConfiguration,
                      acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditPostgresEngine, recovered: Int) {
         let now = AuditClock.nowMilliseconds()
-        let recovered = try pool.withConnection { connection in
+        let (recovered, partitioned) = try pool.withConnection { connection in
             try PostgresSchema.migrator.migrate(connection)
-            try AuditPostgresPartitions.ensure(on: connection, now: now)
-            return try AuditPostgresRecovery.recover(connection, instance: configuration.instanceName, now: now)
+            // Days not made now (a lock not had in time) are made by the writer's first batches.
+            let partitioned = (try? AuditPostgresPartitions.ensure(on: connection, now: now)) != nil
+            return (try AuditPostgresRecovery.recover(connection, instance: configuration.instanceName, now: now), partitioned)
         }
         let committer = configuration.postgresOverlappedCommits ? AuditPostgresCommitter(pool: pool, acknowledge: acknowledge) : nil
         return (AuditPostgresEngine(pool: pool, prepared: configuration.postgresPreparedStatements, multiRow: configuration.postgresMultiRow,
-                                    committer: committer, instance: configuration.instanceName, partitionsDay: now / 86_400_000,
+                                    committer: committer, instance: configuration.instanceName, partitionsDay: partitioned ? now / 86_400_000 : -1,
                                     mark: AuditPostgresRecovery.mark(openSince: nil, now: now)), recovered)
     }
 
@@ -160,7 +161,11 @@ final class AuditPostgresEngine: AuditWriteEngine {
                 rowByRow = rowByRow || refusedMany
                 return applied
             } catch {
-                guard case .postgres(let postgres) = error, postgres.connectionLost else { throw error }
+                guard case .postgres(let postgres) = error, postgres.connectionLost else {
+                    // The server answered: its BEGIN ran, so ``rollBack()`` ends the transaction.
+                    beginPending = false
+                    throw error
+                }
                 guard attempt == 0, beginPending, committer != nil, replaceLostConnection() else {
                     lost = true
                     throw error
@@ -180,6 +185,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
             let fresh = try pool.borrow()
             sentAtBorrow = fresh.statementsSent
             connection = fresh
+            lost = false
             return true
         } catch {
             return false
@@ -192,10 +198,12 @@ final class AuditPostgresEngine: AuditWriteEngine {
     private func pipelinePlan(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [AuditPipeline.Statement]? {
         let work = operations.map(\.work)
         guard AuditPipeline.carries(work, statements: true) else { return nil }
-        if let multiRow, !rowByRow, AuditPipeline.hasRowsToGroup(work), let plan = AuditPipeline.multiRow(operations, form: multiRow) {
+        let receivedAt = { [openIntents] (requestId: String) in openIntents[requestId] }
+        if let multiRow, !rowByRow, AuditPipeline.hasRowsToGroup(work),
+           let plan = AuditPipeline.multiRow(operations, form: multiRow, receivedAt: receivedAt) {
             return plan
         }
-        return AuditPipeline.rowByRow(operations)
+        return AuditPipeline.rowByRow(operations, receivedAt: receivedAt)
     }
 
     /// Notes the intents `operations` open and the completions that close them, and returns

@@ -5,7 +5,7 @@
 /// A request row (``AuditRowEncoding/requestRow(_:_:bodyLimit:instance:)``, every
 /// ``AuditRequestColumn`` in order) is split here: its intent columns go to `request_log`, and
 /// when it is written whole (`record`: answered without upstream, outcome not `pending`) its
-/// completion goes to `request_outcomes` as a finish's would.
+/// completion goes to `request_outcomes` with the row's own `received_at`, no lookup.
 ///
 /// A completion finds its intent by request id (`JOIN request_log`), which gives it the
 /// intent's `received_at`; a completion whose intent is not there inserts nothing and is
@@ -27,13 +27,20 @@ enum AuditPostgresLogSQL {
         intentPositions.map { row[$0] }
     }
 
-    /// The completion a request row carries, as a finish's values (the completion columns,
-    /// then the request id); nil for a row still `pending` (a `begin`'s intent).
-    static func completion(of row: [SQLiteValue]) -> (requestId: String, values: [SQLiteValue])? {
+    /// The completion a request row written whole carries, as a `request_outcomes` row
+    /// (request id, received time, the completion columns); nil for a row still `pending`
+    /// (a `begin`'s intent).
+    static func outcome(of row: [SQLiteValue]) -> (requestId: String, values: [SQLiteValue])? {
         guard row.count == all.count, case .text(let outcome) = row[outcomePosition], outcome != AuditOutcome.pending.rawValue,
               case .text(let requestId) = row[requestIdPosition] else { return nil }
-        return (requestId, completionPositions.map { row[$0] } + [row[requestIdPosition]])
+        return (requestId, [row[requestIdPosition], row[receivedAtPosition]] + completionPositions.map { row[$0] })
     }
+
+    /// `INSERT INTO request_outcomes … VALUES`: the completion of a request written whole, whose
+    /// received time is known (no lookup of its intent, written just before it).
+    static let insertRecordOutcomeSQL = "INSERT INTO request_outcomes (request_id, received_at, "
+        + AuditRequestColumn.completion.map(\.name).joined(separator: ", ") + ") VALUES ("
+        + (1...(AuditRequestColumn.completion.count + 2)).map { "$\($0)" }.joined(separator: ", ") + ") " + replaceOutcome
 
     /// The request id and received time of a request row still `pending` (an intent whose
     /// completion comes later); nil for a row written whole.
@@ -53,13 +60,30 @@ enum AuditPostgresLogSQL {
 
     /// One completion (the completion columns `$1…`, the request id last), with its intent's
     /// `received_at`: inserts no row when the request has no intent.
-    static let insertOutcomeSQL: String = {
+    static let insertOutcomeSQL = insertOutcome(knownTime: false)
+    /// The same with the intent's `received_at` the writer knows (the last value): the lookup
+    /// reads that day's partition only, not every day's.
+    static let insertOutcomeAtSQL = insertOutcome(knownTime: true)
+
+    private static func insertOutcome(knownTime: Bool) -> String {
         let completion = AuditRequestColumn.completion
         let values = completion.enumerated().map { "CAST($\($0.offset + 1) AS \($0.element.kind.type(sqlite: false)))" }.joined(separator: ", ")
-        let id = "$\(completion.count + 1)"
+        let id = "$\(completion.count + 1)", time = "$\(completion.count + 2)"
         return "INSERT INTO request_outcomes (request_id, received_at, \(completion.map(\.name).joined(separator: ", "))) "
-            + "SELECT l.request_id, l.received_at, \(values) FROM request_log l WHERE l.request_id = CAST(\(id) AS TEXT) " + replaceOutcome
-    }()
+            + "SELECT l.request_id, l.received_at, \(values) FROM request_log l WHERE l.request_id = CAST(\(id) AS TEXT) "
+            + (knownTime ? "AND l.received_at = CAST(\(time) AS BIGINT) " : "") + replaceOutcome
+    }
+
+    /// What the writer's transaction sets for itself, right after its `BEGIN` (`SET LOCAL`,
+    /// in one statement): its statements over the partitioned tables cost more to plan than to
+    /// run, so each prepared statement is planned once per connection, for any values
+    /// (`plan_cache_mode`; the plan prunes partitions as it runs), and that plan must look
+    /// rows up by index whatever the tables held when it was made (a day's partition is empty
+    /// when its first statement is planned; a plan that scans it, or hashes it whole, would be
+    /// kept while it grows). Readers sharing the pool's connections are not affected: the
+    /// settings end with the transaction.
+    static let writerSettingsSQL = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true), "
+        + "set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"
 
     /// A named statement's SQL as the log's writer runs it: the activity ledger's check that
     /// its request exists reads the intents (`request_log`, an index lookup) rather than the
