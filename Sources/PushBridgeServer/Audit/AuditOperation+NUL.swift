@@ -16,6 +16,8 @@ extension AuditOperation.Work {
             return .statement(statement.escapingNUL)
         case .background(let statement):
             return .background(statement.escapingNUL)
+        case .rollup(let statement):
+            return .rollup(statement.escapingNUL)
         case .prune:
             return self
         }

@@ -38,7 +38,7 @@ enum AuditPipeline {
     static func carries(_ work: [AuditOperation.Work], statements: Bool = false) -> Bool {
         work.allSatisfy { work in
             switch work {
-            case .insert, .finish: true
+            case .insert, .finish, .rollup: true
             case .statement: statements
             case .prune, .background: false
             }
@@ -113,7 +113,7 @@ enum AuditPipeline {
                 // which fails here without an abort, leaves none of them.
                 return [Statement(sql: finishSQL, parameters: values.map(PostgresConnection.text), owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
-            case .statement(let statement):
+            case .statement(let statement), .rollup(let statement):
                 return [pipelined(statement, index)]
             case .prune, .background:
                 return []

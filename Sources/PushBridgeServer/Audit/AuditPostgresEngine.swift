@@ -49,6 +49,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
                      acknowledge: @escaping @Sendable (AuditCommittedBatch, AuditError?) -> Void) throws -> (AuditPostgresEngine, recovered: Int) {
         let recovered = try pool.withConnection { connection in
             try PostgresSchema.migrator.migrate(connection)
+            try AuditRollupRows.fillIfMarked(connection)
             return try AuditRecovery.recover(connection, instance: configuration.instanceName, now: AuditClock.nowMilliseconds())
         }
         let committer = configuration.postgresOverlappedCommits ? AuditPostgresCommitter(pool: pool, acknowledge: acknowledge) : nil
@@ -62,6 +63,8 @@ final class AuditPostgresEngine: AuditWriteEngine {
         self.multiRow = multiRow
         self.committer = committer
     }
+
+    var reads: (any AuditSQL)? { connection }
 
     var statementsSent: Int { sentBefore + (connection.map { $0.statementsSent - sentAtBorrow } ?? 0) }
 

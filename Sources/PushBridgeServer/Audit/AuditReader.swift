@@ -11,6 +11,9 @@ public final class AuditReader: Sendable {
     private let source: any AuditReadSource
     /// `requests.app_name`, or `NULL` in a file no proxy of this build has migrated yet.
     let appNameColumn: String
+    /// Whether the audit has the per-minute rollups (a file no proxy of this build has
+    /// migrated has not: its reports read the rows).
+    let hasRollups: Bool
 
     /// Opens the existing audit at `path`: an SQLite file, or a `postgresql://` URI. Throws
     /// ``AuditError/notAnAudit(_:)`` for a database that holds none.
@@ -27,7 +30,12 @@ public final class AuditReader: Sendable {
     private init(sqlitePath path: String, busyTimeout: Duration) throws(AuditError) {
         self.path = path
         let database = try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout)
-        do { appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL" } catch { throw AuditError.wrap(error) }
+        do {
+            appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL"
+            hasRollups = try AuditRollupRows.exist(in: database)
+        } catch {
+            throw AuditError.wrap(error)
+        }
         source = SQLiteReadSource(database)
     }
 
@@ -39,6 +47,7 @@ public final class AuditReader: Sendable {
         let exists: Bool
         do {
             exists = try pool.withSQL { try $0.select("SELECT to_regclass('requests') IS NOT NULL", []).first?.first?.integerValue == 1 }
+            hasRollups = try pool.withSQL { try AuditRollupRows.exist(in: $0) }
         } catch {
             throw AuditError.wrap(error)
         }

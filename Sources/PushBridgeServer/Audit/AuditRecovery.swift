@@ -31,7 +31,7 @@ enum AuditRecovery {
     /// What a survivor runs for a dead instance (`$1` its name) in the takeover's transaction
     /// (``InstanceRegistry/takeOverDead()``): its rows still `pending` become `unknown`, as one
     /// instance's own are when it starts again after a crash; PostgreSQL's clock is the time.
-    static let takeoverStatements = [
+    static let takeoverStatements = AuditRollupRows.movePendingSQL(scope: "$1") + [
         markPendingUnknown(finishedAt: InstanceSQL.serverNow, message: "'the instance ' || $1 || ' stopped \(unknownReason)'", instance: "$1"),
     ]
 
@@ -39,6 +39,10 @@ enum AuditRecovery {
     /// returns how many rows it marked.
     static func recover(_ database: any AuditSQL, instance: String?, now: Int64) throws -> Int {
         let statement = atStartUp(instance: instance, now: now)
-        return try database.inTransaction { try database.change(statement.sql, statement.values) }
+        return try database.inTransaction {
+            // The rollups count them `unknown` too, in the same transaction.
+            for sql in AuditRollupRows.movePendingSQL(scope: instance.map { _ in "?" }) { try database.change(sql, instance.map { [.text($0)] } ?? []) }
+            return try database.change(statement.sql, statement.values)
+        }
     }
 }

@@ -17,6 +17,7 @@ enum AuditSchema {
         migrator.register(9, "rollout rollbacks", sql: rolloutRollbacks)
         migrator.register(10, "activity records keyed by OpenPush app", sql: ActivityLedgerSQL.keyedByOpenPushApp(sqlite: true))
         migrator.register(StageSchema.sqliteNumber, StageSchema.name, sql: StageSchema.sql(sqlite: true))
+        migrator.register(AuditRollupSchema.sqliteNumber, AuditRollupSchema.name, AuditRollupSchema.migrateSQLite)
         return migrator
     }
 

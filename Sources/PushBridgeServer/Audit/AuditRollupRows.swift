@@ -1,0 +1,126 @@
+/// The rollups' side of work on rows already written: filling the rollups from an existing
+/// audit (the migration), looking up the rows a batch completes when the writer does not
+/// hold their intent (``AuditRollupIntents``), taking pruned rows out, and moving rows left
+/// pending to `unknown` at recovery. Reads with plain indexed queries, on either engine.
+enum AuditRollupRows {
+    /// The columns a row is counted from, in ``row(_:)``'s order.
+    private static let columns = "request_id, received_at, instance_name, source_app, app_name, target_app, dialect, route, translated, outcome, "
+        + "upstream_status, upstream_latency_ms, attempts"
+    private static let findingColumns = "f.request_id, f.ordinal, f.dialect, f.route, f.source_app, f.received_at, f.field, f.kind, f.severity, f.message, "
+        + "f.instance_name, coalesce(r.app_name, '')"
+    /// Rows read per query while filling.
+    static let chunk = 5_000
+
+    private static func row(_ values: [SQLiteValue]) -> (String, AuditRollupRow) {
+        let intent = AuditRollupRow.Intent(receivedAt: values[1].integerValue ?? 0, instance: values[2].textValue ?? "", sourceApp: values[3].textValue ?? "",
+                                           appName: values[4].textValue ?? "", targetApp: values[5].textValue ?? "", dialect: values[6].textValue ?? "",
+                                           route: values[7].textValue ?? "", translated: values[8].textValue != nil,
+                                           sends: AuditRollupRow.sends(translated: values[8].textValue))
+        return (values[0].textValue ?? "", AuditRollupRow(intent: intent, outcome: values[9].textValue ?? AuditOutcome.pending.rawValue,
+                                                         upstreamStatus: values[10].integerValue, latencyMs: AuditRollupRow.real(values[11]),
+                                                         attempts: values[12].textValue))
+    }
+
+    /// Folds findings rows (``findingColumns`` order, by request and ordinal) request by request.
+    private static func foldFindings(_ rows: [[SQLiteValue]], into fold: inout AuditRollupFold, sign: Int64) {
+        var start = 0
+        while start < rows.count {
+            let id = rows[start][0].textValue
+            var end = start + 1
+            while end < rows.count, rows[end][0].textValue == id { end += 1 }
+            fold.addFindings(rows[start..<end].map { Array($0.prefix(11)) }, appName: rows[start][11].textValue ?? "", sign: sign)
+            start = end
+        }
+    }
+
+    /// Counts every row and finding `database` holds into the (empty) rollups: the migration
+    /// that creates them, so an audit from before them reports the same.
+    static func fill(_ database: any AuditSQL) throws {
+        var fold = AuditRollupFold()
+        var lastId: Int64 = .min
+        while true {
+            let rows = try database.select("SELECT id, \(columns) FROM requests WHERE id > ? ORDER BY id LIMIT \(chunk)", [.integer(lastId)])
+            for values in rows { fold.add(row(Array(values.dropFirst())).1) }
+            guard rows.count == chunk, let last = rows.last?.first?.integerValue else { break }
+            lastId = last
+        }
+        var lastRequest = ""
+        while true {
+            let rows = try database.select("""
+                SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
+                WHERE f.request_id > ? ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
+                """, [.text(lastRequest)])
+            // A full chunk may end inside a request: that request is read again with the next.
+            let complete = rows.count == chunk ? Array(rows.prefix { $0[0].textValue != rows.last?[0].textValue }) : rows
+            guard !complete.isEmpty || rows.count < chunk else { throw AuditError.wrap(SQLiteError(code: 1, message: "a request has more than \(chunk) findings")) }
+            foldFindings(complete, into: &fold, sign: 1)
+            guard rows.count == chunk, let last = complete.last?[0].textValue else { break }
+            lastRequest = last
+        }
+        for statement in fold.statements() { try statement.run(on: database) }
+    }
+
+    /// Whether `database` has the rollups (a file `audit prune` opens may not be migrated yet).
+    static func exist(in database: any AuditSQL) throws -> Bool {
+        let sql = database is SQLiteDatabase ? "SELECT count(*) FROM sqlite_master WHERE name = 'rollup_requests'"
+            : "SELECT CASE WHEN to_regclass('rollup_requests') IS NULL THEN 0 ELSE 1 END"
+        return try database.select(sql, []).first?.first?.integerValue == 1
+    }
+
+    /// PostgreSQL: fills the rollups once, by the first writer that finds the migration's
+    /// mark (the mark's row lock makes a second instance starting at once wait, then skip).
+    static func fillIfMarked(_ database: any AuditSQL) throws {
+        try database.inTransaction {
+            guard try database.change("DELETE FROM rollup_backfill WHERE pending = 1", []) == 1 else { return }
+            try fill(database)
+        }
+    }
+
+    /// The rows `requestIds` as they stand, by id (a completion's intent the writer no longer holds).
+    static func lookUp(_ requestIds: [String], in database: any AuditSQL) throws -> [String: AuditRollupRow] {
+        guard !requestIds.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: requestIds.count).joined(separator: ", ")
+        let rows = try database.select("SELECT \(columns) FROM requests WHERE request_id IN (\(marks))", requestIds.map { .text($0) })
+        return Dictionary(rows.map(row), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Takes out of the rollups the rows `condition` (on `requests`, bound to `values`)
+    /// selects and their findings, before they are deleted; counter rows left at zero go.
+    static func subtract(where condition: String, _ values: [SQLiteValue], in database: any AuditSQL) throws {
+        guard try exist(in: database) else { return }
+        var fold = AuditRollupFold()
+        let rows = try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values)
+        guard !rows.isEmpty else { return }
+        for values in rows { fold.add(row(values).1, sign: -1) }
+        let ids = rows.compactMap { $0[0].textValue }
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        foldFindings(try database.select("""
+            SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
+            WHERE f.request_id IN (\(marks)) ORDER BY f.request_id, f.ordinal
+            """, ids.map { .text($0) }), into: &fold, sign: -1)
+        for statement in fold.statements() { try statement.run(on: database) }
+        for minute in Set(fold.requests.keys.map(\.minute)).sorted() {
+            try database.change("DELETE FROM rollup_requests WHERE minute = ? AND requests = 0", [.integer(minute)])
+            try database.change("DELETE FROM rollup_findings WHERE minute = ? AND findings = 0", [.integer(minute)])
+        }
+    }
+
+    /// Moves the rows `scope` (a condition on `instance_name`, or nil for all) leaves
+    /// `pending` to `unknown` in the rollups: run just before recovery marks them so. A
+    /// pending row has no completion figures, so two grouped upserts do it.
+    static func movePendingSQL(scope: String?) -> [String] {
+        let sends = "CASE WHEN translated LIKE '[%' THEN json_array_length(translated) ELSE 1 END"
+        let dimensions = "received_at / 60000, coalesce(instance_name, ''), coalesce(source_app, ''), coalesce(app_name, ''), coalesce(target_app, ''), "
+            + "coalesce(dialect, ''), coalesce(route, '')"
+        let condition = "outcome = 'pending'" + (scope.map { " AND instance_name = \($0)" } ?? "")
+        let update = AuditRollupSchema.upsertRequestsSQL.components(separatedBy: " ON CONFLICT ").last ?? ""
+        let columns = (AuditRollupSchema.requestKey + AuditRollupSchema.requestCounters).joined(separator: ", ")
+        return [("'unknown'", ""), ("'pending'", "-")].map { outcome, sign in
+            """
+            INSERT INTO rollup_requests (\(columns))
+            SELECT \(dimensions), \(outcome), 0, 1, \(sign)count(*), \(sign)sum(\(sends)), 0, 0, 0, 0, 0, min(received_at), max(received_at)
+            FROM requests WHERE \(condition) GROUP BY 1, 2, 3, 4, 5, 6, 7 ON CONFLICT \(update)
+            """
+        }
+    }
+}
