@@ -120,4 +120,29 @@ import Testing
             try Self.compare(reader, "pruned")
         }
     }
+
+    /// A scheduled start's later completion moves its request from `scheduled` to its outcome
+    /// in the rollups; a second one, refused (no longer scheduled), moves nothing.
+    @Test(arguments: AuditEngine.allCases)
+    func aScheduledStartsCompletionMovesItsCount(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store, rows: 60)
+            let scheduled = (0..<3).map { SyntheticTraffic.request(1_000 + $0, of: 2_000) }
+            for request in scheduled {
+                try await store.record(request.entry, AuditCompletion(finishedAt: request.entry.receivedAt + 5, outcome: .scheduled, responseStatus: 202))
+            }
+            let reader = try AuditReader(path: path)
+            #expect(try reader.report().upstream.outcomes.contains(Count("scheduled", 3)))
+            let sent = AuditCompletion(finishedAt: SyntheticTraffic.start + 1, outcome: .forwarded, upstreamStatus: 201, upstreamLatencyMs: 8,
+                                       attempts: [UpstreamAttempt(startedAt: SyntheticTraffic.start, status: 201, latencyMs: 8)])
+            let completing = AuditStatement.completeScheduled(scheduled[0].entry.requestId, sent, onlyWhileScheduled: true, bodyLimit: 4_096)
+            try await store.run(completing)
+            await #expect(throws: AuditError.self) { try await store.run(completing) }
+            let report = try reader.report()
+            #expect(report.upstream.outcomes.contains(Count("scheduled", 2)))
+            #expect(report == (try reader.oracleReport()))
+            await store.close()
+        }
+    }
 }

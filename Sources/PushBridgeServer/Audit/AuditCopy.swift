@@ -67,12 +67,18 @@ public struct AuditCopy: Sendable {
             let plans = try AuditCopyTable.all.map { try plan($0, source: source, target: target) }
             let total = plans.reduce(0) { $0 + $1.rows }
             var done = 0
-            return try plans.map { plan in
+            let counts = try plans.map { plan in
                 try copy(plan, from: source, to: target) { batch in
                     done += batch
                     progress(AuditCopyProgress(table: plan.table.name, done: done, total: total))
                 }
             }
+            // The copied instances' rollups, recounted from their rows in PostgreSQL (a copy run
+            // again inserts no row twice, and the recount counts none twice).
+            let copied = counts.first { $0.table == AuditCopyTable.requests.name }
+            let instances = Set((copied?.instanceNames.keys).map(Array.init) ?? []).union((copied?.labelled ?? 0) > 0 ? [instance] : [])
+            if !instances.isEmpty { try target.inTransaction { try AuditRollupRows.fill(target, instances: instances.sorted()) } }
+            return counts
         }
     }
 

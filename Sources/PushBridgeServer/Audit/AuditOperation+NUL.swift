@@ -29,6 +29,7 @@ extension AuditStatement {
     var escapingNUL: AuditStatement {
         var escaped = self
         escaped.values = values.map(\.escapingNUL)
+        escaped.rollupCondition = rollupCondition.map { ($0.sql, $0.values.map(\.escapingNUL)) }
         return escaped
     }
 }

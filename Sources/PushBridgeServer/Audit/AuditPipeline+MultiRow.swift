@@ -46,6 +46,9 @@ extension AuditPipeline {
                 completions.append(values)
                 completed.append((index, requestId))
                 finishLedger += ledger.map { pipelined($0, index) }
+            case .statement(let statement) where statement.rollupCondition != nil:
+                // It reads its row before and after its change: not in a pipeline.
+                return nil
             case .statement(let statement), .rollup(let statement):
                 named.append(pipelined(statement, index))
             case .prune, .background:

@@ -31,6 +31,7 @@ enum AuditRecovery {
     /// What a survivor runs for a dead instance (`$1` its name) in the takeover's transaction
     /// (``InstanceRegistry/takeOverDead()``): its rows still `pending` become `unknown`, as one
     /// instance's own are when it starts again after a crash; PostgreSQL's clock is the time.
+    /// The rollups count them `unknown` first; the last statement is the one that marks them.
     static let takeoverStatements = AuditRollupRows.movePendingSQL(scope: "$1") + [
         markPendingUnknown(finishedAt: InstanceSQL.serverNow, message: "'the instance ' || $1 || ' stopped \(unknownReason)'", instance: "$1"),
     ]

@@ -96,24 +96,33 @@ struct AuditRollupFold {
         }
     }
 
-    /// One upsert per touched counter row, in key order (the same order in every
-    /// transaction, so two never wait on each other's rows in opposite orders).
+    /// Counter rows per upsert statement (19 values each: under any engine's limit on marks).
+    static let rowsPerStatement = 200
+
+    /// One upsert per table writing every touched counter row once (in chunks of
+    /// ``rowsPerStatement``), in key order (the same order in every transaction, so two
+    /// never wait on each other's rows in opposite orders).
     func statements() -> [AuditStatement] {
-        let requestRows = requests.sorted { $0.key < $1.key }.map { key, c in
-            AuditStatement(name: "roll up requests", sql: AuditRollupSchema.upsertRequestsSQL, values: [
+        let requestRows = requests.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in [
                 .integer(key.minute), .text(key.instance), .text(key.sourceApp), .text(key.appName), .text(key.targetApp), .text(key.dialect),
                 .text(key.route), .text(key.outcome), .integer(key.status), .integer(key.admitted),
                 .integer(c.requests), .integer(c.sends), .real(c.latencyMs), .integer(c.retried), .integer(c.retries), .integer(c.rateLimited),
                 .real(c.waitMs), .integer(c.firstAt), .integer(c.lastAt),
-            ], requestId: nil)
+            ]
         }
-        let findingRows = findings.sorted { $0.key < $1.key }.map { key, c in
-            AuditStatement(name: "roll up findings", sql: AuditRollupSchema.upsertFindingsSQL, values: [
+        let findingRows = findings.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in [
                 .integer(key.minute), .text(key.instance), .text(key.sourceApp), .text(key.appName), .text(key.dialect), .text(key.route),
                 .text(key.field), .text(key.kind), .integer(c.requests), .integer(c.findings), .integer(c.indexed), .integer(c.firstAt),
                 .integer(c.lastAt), .text(c.exampleId), .text(c.exampleMessage),
-            ], requestId: nil)
+            ]
         }
-        return requestRows + findingRows
+        func chunked(_ rows: [[SQLiteValue]], _ name: String, _ sql: (Int) -> String) -> [AuditStatement] {
+            stride(from: 0, to: rows.count, by: Self.rowsPerStatement).map { start in
+                let chunk = rows[start..<min(rows.count, start + Self.rowsPerStatement)]
+                return AuditStatement(name: name, sql: sql(chunk.count), values: chunk.flatMap { $0 }, requestId: nil)
+            }
+        }
+        return chunked(requestRows, "roll up requests", AuditRollupSchema.upsertRequestsSQL(rows:))
+            + chunked(findingRows, "roll up findings", AuditRollupSchema.upsertFindingsSQL(rows:))
     }
 }

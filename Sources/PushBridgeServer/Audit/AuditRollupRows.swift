@@ -33,13 +33,17 @@ enum AuditRollupRows {
         }
     }
 
-    /// Counts every row and finding `database` holds into the (empty) rollups: the migration
-    /// that creates them, so an audit from before them reports the same.
-    static func fill(_ database: any AuditSQL) throws {
+    /// Counts every row and finding `database` holds (of `instances`, when given) into the
+    /// rollups, whose rows for them it first deletes: the migration that creates them, so an
+    /// audit from before them reports the same, and `audit copy` for the instances it copied.
+    static func fill(_ database: any AuditSQL, instances: [String]? = nil) throws {
         var fold = AuditRollupFold()
         var lastId: Int64 = .min
+        let scope = instances.map { " AND instance_name IN (\(Array(repeating: "?", count: max(1, $0.count)).joined(separator: ", ")))" } ?? ""
+        let named: [SQLiteValue] = instances.map { $0.isEmpty ? [.null] : $0.map { .text($0) } } ?? []
+        for table in ["rollup_requests", "rollup_findings"] { try database.change("DELETE FROM \(table) WHERE 1 = 1\(scope)", named) }
         while true {
-            let rows = try database.select("SELECT id, \(columns) FROM requests WHERE id > ? ORDER BY id LIMIT \(chunk)", [.integer(lastId)])
+            let rows = try database.select("SELECT id, \(columns) FROM requests WHERE id > ?\(scope) ORDER BY id LIMIT \(chunk)", [.integer(lastId)] + named)
             for values in rows { fold.add(row(Array(values.dropFirst())).1) }
             guard rows.count == chunk, let last = rows.last?.first?.integerValue else { break }
             lastId = last
@@ -48,8 +52,8 @@ enum AuditRollupRows {
         while true {
             let rows = try database.select("""
                 SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
-                WHERE f.request_id > ? ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
-                """, [.text(lastRequest)])
+                WHERE f.request_id > ?\(scope.replacingOccurrences(of: "instance_name", with: "f.instance_name")) ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
+                """, [.text(lastRequest)] + named)
             // A full chunk may end inside a request: that request is read again with the next.
             let complete = rows.count == chunk ? Array(rows.prefix { $0[0].textValue != rows.last?[0].textValue }) : rows
             guard !complete.isEmpty || rows.count < chunk else { throw AuditError.wrap(SQLiteError(code: 1, message: "a request has more than \(chunk) findings")) }
@@ -68,7 +72,8 @@ enum AuditRollupRows {
     }
 
     /// PostgreSQL: fills the rollups once, by the first writer that finds the migration's
-    /// mark (the mark's row lock makes a second instance starting at once wait, then skip).
+    /// mark (the mark's row lock makes a second instance starting at once wait, then skip);
+    /// a recount, so rows an `audit copy` counted before are not counted twice.
     static func fillIfMarked(_ database: any AuditSQL) throws {
         try database.inTransaction {
             guard try database.change("DELETE FROM rollup_backfill WHERE pending = 1", []) == 1 else { return }
@@ -93,16 +98,29 @@ enum AuditRollupRows {
         guard !rows.isEmpty else { return }
         for values in rows { fold.add(row(values).1, sign: -1) }
         let ids = rows.compactMap { $0[0].textValue }
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        foldFindings(try database.select("""
-            SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
-            WHERE f.request_id IN (\(marks)) ORDER BY f.request_id, f.ordinal
-            """, ids.map { .text($0) }), into: &fold, sign: -1)
+        try foldFindings(of: ids, into: &fold, in: database)
         for statement in fold.statements() { try statement.run(on: database) }
         for minute in Set(fold.requests.keys.map(\.minute)).sorted() {
             try database.change("DELETE FROM rollup_requests WHERE minute = ? AND requests = 0", [.integer(minute)])
             try database.change("DELETE FROM rollup_findings WHERE minute = ? AND findings = 0", [.integer(minute)])
         }
+    }
+
+    /// Counts the rows `condition` selects with `sign` in `rollup_requests` only (a change to
+    /// a row's completion leaves its findings as they are).
+    static func count(where condition: String, _ values: [SQLiteValue], sign: Int64, in database: any AuditSQL) throws {
+        var fold = AuditRollupFold()
+        for values in try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values) { fold.add(row(values).1, sign: sign) }
+        for statement in fold.statements() { try statement.run(on: database) }
+    }
+
+    /// Takes the findings of `ids` out of `fold`.
+    private static func foldFindings(of ids: [String], into fold: inout AuditRollupFold, in database: any AuditSQL) throws {
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        foldFindings(try database.select("""
+            SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
+            WHERE f.request_id IN (\(marks)) ORDER BY f.request_id, f.ordinal
+            """, ids.map { .text($0) }), into: &fold, sign: -1)
     }
 
     /// Moves the rows `scope` (a condition on `instance_name`, or nil for all) leaves
@@ -113,7 +131,7 @@ enum AuditRollupRows {
         let dimensions = "received_at / 60000, coalesce(instance_name, ''), coalesce(source_app, ''), coalesce(app_name, ''), coalesce(target_app, ''), "
             + "coalesce(dialect, ''), coalesce(route, '')"
         let condition = "outcome = 'pending'" + (scope.map { " AND instance_name = \($0)" } ?? "")
-        let update = AuditRollupSchema.upsertRequestsSQL.components(separatedBy: " ON CONFLICT ").last ?? ""
+        let update = AuditRollupSchema.requestsConflict
         let columns = (AuditRollupSchema.requestKey + AuditRollupSchema.requestCounters).joined(separator: ", ")
         return [("'unknown'", ""), ("'pending'", "-")].map { outcome, sign in
             """

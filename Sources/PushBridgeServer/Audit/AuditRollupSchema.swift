@@ -38,8 +38,20 @@ enum AuditRollupSchema {
         return table("rollup_requests", requestKey, requestCounters) + table("rollup_findings", findingKey, findingCounters)
     }
 
-    /// Adds one counter row's figures to `rollup_requests` (the first and last time widened).
-    static let upsertRequestsSQL = upsert("rollup_requests", requestKey, requestCounters) { column in
+    /// Adds `rows` counter rows' figures to `rollup_requests` (the first and last time widened).
+    static func upsertRequestsSQL(rows: Int) -> String { "INSERT INTO rollup_requests \(values(requestKey + requestCounters, rows: rows)) ON CONFLICT \(requestsConflict)" }
+
+    /// Adds `rows` counter rows' figures to `rollup_findings`.
+    static func upsertFindingsSQL(rows: Int) -> String { "INSERT INTO rollup_findings \(values(findingKey + findingCounters, rows: rows)) ON CONFLICT \(findingsConflict)" }
+
+    /// `(columns) VALUES (?, …), …`.
+    private static func values(_ columns: [String], rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        return "(\(columns.joined(separator: ", "))) VALUES " + Array(repeating: row, count: max(1, rows)).joined(separator: ", ")
+    }
+
+    /// What follows `ON CONFLICT` in an upsert of `rollup_requests`: the counters added.
+    static let requestsConflict = conflict("rollup_requests", requestKey, requestCounters) { column in
         switch column {
         case "first_at": earlier("rollup_requests", column)
         case "last_at": later("rollup_requests", column)
@@ -47,8 +59,8 @@ enum AuditRollupSchema {
         }
     }
 
-    /// Adds one counter row's figures to `rollup_findings`; the example is the newest request's.
-    static let upsertFindingsSQL = upsert("rollup_findings", findingKey, findingCounters) { column in
+    /// What follows `ON CONFLICT` in an upsert of `rollup_findings`; the example is the newest request's.
+    static let findingsConflict = conflict("rollup_findings", findingKey, findingCounters) { column in
         switch column {
         case "first_at": earlier("rollup_findings", column)
         case "last_at": later("rollup_findings", column)
@@ -67,10 +79,8 @@ enum AuditRollupSchema {
         "CASE WHEN excluded.\(column) > \(table).\(column) THEN excluded.\(column) ELSE \(table).\(column) END"
     }
 
-    private static func upsert(_ table: String, _ key: [String], _ counters: [String], _ update: (String) -> String) -> String {
-        let columns = key + counters
-        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-            + " ON CONFLICT (\(key.joined(separator: ", "))) DO UPDATE SET " + counters.map { "\($0) = \(update($0))" }.joined(separator: ", ")
+    private static func conflict(_ table: String, _ key: [String], _ counters: [String], _ update: (String) -> String) -> String {
+        "(\(key.joined(separator: ", "))) DO UPDATE SET " + counters.map { "\($0) = \(update($0))" }.joined(separator: ", ")
     }
 
     /// SQLite's migration: the tables, filled from the rows the audit already has.

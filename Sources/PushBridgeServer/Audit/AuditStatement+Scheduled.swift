@@ -44,6 +44,9 @@ extension AuditStatement {
     static func completeScheduled(_ requestId: String, _ completion: AuditCompletion, onlyWhileScheduled: Bool, bodyLimit: Int) -> AuditStatement {
         let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: bodyLimit)
         let condition = onlyWhileScheduled ? "request_id = ? AND outcome = '\(AuditOutcome.scheduled.rawValue)'" : "request_id = ?"
-        return .update("complete scheduled request", table: "requests", set: columns.afterAnswer, where: condition, [.text(requestId)], requestId: requestId)
+        var statement = AuditStatement.update("complete scheduled request", table: "requests", set: columns.afterAnswer, where: condition, [.text(requestId)],
+                                              requestId: requestId)
+        statement.rollupCondition = (condition, [.text(requestId)])
+        return statement
     }
 }

@@ -11,6 +11,10 @@ struct AuditStatement: Sendable {
     /// When set, the statement must change exactly this request's row; changing none throws
     /// ``AuditError/unknownRequest(_:)``.
     var requestId: String?
+    /// When set, the statement changes the completion of the rows this condition (on
+    /// `requests`, with its values) selects: they leave their rollup counters before it runs
+    /// and join their new ones after (a scheduled start's completion, a rare path).
+    var rollupCondition: (sql: String, values: [SQLiteValue])? = nil
 
     /// `UPDATE table SET column = ?, … WHERE condition`: the columns and their values come as
     /// pairs, so that a column added to the list can never shift another's value.
@@ -35,7 +39,14 @@ struct AuditStatement: Sendable {
     func run(on database: any AuditSQL) throws(AuditError) {
         let changed: Int
         do {
-            changed = try database.change(sql, values)
+            if let condition = rollupCondition, let requestId, try AuditRollupRows.exist(in: database) {
+                // The same condition as the change's: when it changes no row, neither does this.
+                try AuditRollupRows.count(where: condition.sql, condition.values, sign: -1, in: database)
+                changed = try database.change(sql, values)
+                if changed == 1 { try AuditRollupRows.count(where: "request_id = ?", [.text(requestId)], sign: 1, in: database) }
+            } else {
+                changed = try database.change(sql, values)
+            }
         } catch {
             throw AuditError.wrap(error)
         }

@@ -18,7 +18,7 @@ extension AuditWriter {
                 intents = rollups.intents
                 let applied = try engine.apply(remaining + rollups.work.enumerated().map { (index: batch.count + $0, work: $1) })
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
-                let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil }
+                let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }
                 guard applied.aborted || failedAlone else {
                     if !applied.committed { try engine.commit() }
