@@ -48,9 +48,12 @@ import Testing
         }
     }
 
-    /// Compares the two reports, rendered too, for every filter; returns how many differed.
-    static func compare(_ reader: AuditReader, _ label: String) throws {
+    /// Compares the two reports, rendered too, and readiness (judged from the rollups, and from
+    /// the rows by a reader that ignores them), for every filter.
+    static func compare(_ reader: AuditReader, path: String, _ label: String) throws {
+        let rows = try AuditReader.rowsOnly(path)
         for filter in filters() {
+            #expect(try reader.readiness(filter) == (try rows.readiness(filter)), "\(label) readiness \(filter.summary)")
             let fromRollups = try reader.report(filter)
             let fromRows = try reader.oracleReport(filter)
             #expect(fromRollups == fromRows, "\(label) \(filter.summary)")
@@ -75,13 +78,13 @@ import Testing
             // Folded fields count requests, once each however many elements had the finding.
             let sound = try reader.report().dropped.filter { $0.field == "notifications[].rollup_probe" }
             #expect(sound.reduce(0) { $0 + $1.requests } == Self.rows / 6 + 1, "\(sound)")
-            try Self.compare(reader, "\(engine) live")
+            try Self.compare(reader, path: path, "\(engine) live")
             await store.close()
             // Recovery turns the in-flight ones unknown, in the rollups too.
             let reopened = try AuditStore(path: path)
             await reopened.close()
             #expect(try reader.report().upstream.outcomes.contains(Count("unknown", Self.rows / 25)))
-            try Self.compare(reader, "\(engine) recovered")
+            try Self.compare(reader, path: path, "\(engine) recovered")
         }
     }
 
@@ -102,7 +105,7 @@ import Testing
             let migrated = try AuditReader(path: path)
             #expect(migrated.hasRollups)
             #expect(try migrated.query("SELECT sum(requests) FROM rollup_requests").first?.first?.integerValue == Int64(Self.rows))
-            try Self.compare(migrated, "migrated")
+            try Self.compare(migrated, path: path, "migrated")
         }
     }
 
@@ -117,7 +120,7 @@ import Testing
             let pruned = try reader.prune(olderThanDays: 30, now: now)
             #expect(pruned > 0)
             #expect(try reader.report().totalRequests < Self.rows)
-            try Self.compare(reader, "pruned")
+            try Self.compare(reader, path: path, "pruned")
         }
     }
 

@@ -9,15 +9,9 @@ extension AuditReader {
             try tallyRows(filter, since: filter.since, until: filter.until, into: &tally)
             return tally
         }
-        // Whole minutes: [first, last) in minutes.
-        let first = filter.since.map { ($0 + 59_999) / 60_000 }, last = filter.until.map { $0 / 60_000 }
-        if let first, let last, first >= last {
-            try tallyRows(filter, since: filter.since, until: filter.until, into: &tally)
-            return tally
-        }
-        try tallyRollups(filter, from: first, to: last, into: &tally)
-        if let since = filter.since, let first, since < first * 60_000 { try tallyRows(filter, since: since, until: first * 60_000, into: &tally) }
-        if let until = filter.until, let last, last * 60_000 < until { try tallyRows(filter, since: last * 60_000, until: until, into: &tally) }
+        let window = RollupWindow(since: filter.since, until: filter.until)
+        if let minutes = window.minutes { try tallyRollups(filter, from: minutes.from, to: minutes.to, into: &tally) }
+        for edge in window.edges { try tallyRows(filter, since: edge.since, until: edge.until, into: &tally) }
         return tally
     }
 
