@@ -78,9 +78,10 @@ extension AuditReader {
             tally.waitMs += counters.waitMs
         }
         fold = AuditRollupFold()
+        // Along the findings' key, by the requests the window selects (by time, no findings index).
         let rows = try query("""
             SELECT request_id, ordinal, dialect, route, source_app, received_at, field, kind, severity, message, instance_name
-            FROM findings \(clause) ORDER BY request_id, ordinal
+            FROM findings WHERE request_id IN (SELECT request_id FROM requests \(clause)) ORDER BY request_id, ordinal
             """, arguments)
         var start = 0
         while start < rows.count {
