@@ -16,10 +16,10 @@ extension AuditReader {
     }
 
     /// The filter's dialect, route and app conditions on a rollup table, with the minutes.
-    private func rollupClause(_ filter: ReportFilter, from: Int64?, to: Int64?) -> (String, [SQLiteValue]) {
+    private func rollupClause(_ filter: ReportFilter, from: Int64?, to: Int64?, extra more: [String] = []) -> (String, [SQLiteValue]) {
         var bounded = filter
         (bounded.since, bounded.until) = (nil, nil)
-        var extra: [String] = []
+        var extra = more
         if let from { extra.append("minute >= \(from)") }
         if let to { extra.append("minute < \(to)") }
         return bounded.whereClause(extra: extra)
@@ -27,13 +27,21 @@ extension AuditReader {
 
     private func tallyRollups(_ filter: ReportFilter, from: Int64?, to: Int64?, into tally: inout ReportTally) throws(AuditError) {
         let (clause, arguments) = rollupClause(filter, from: from, to: to)
+        // Few groups each; the per-minute sums stream in the key's order (minute first), unsorted.
         for row in try query("""
-            SELECT outcome, upstream_status, dialect, route, minute, sum(requests), min(first_at), max(last_at)
-            FROM rollup_requests \(clause) GROUP BY outcome, upstream_status, dialect, route, minute
+            SELECT outcome, upstream_status, dialect, route, sum(requests), min(first_at), max(last_at)
+            FROM rollup_requests \(clause) GROUP BY outcome, upstream_status, dialect, route
             """, arguments) {
             let status = row[1].integerValue ?? 0
             tally.add(ReportTally.Cell(outcome: row[0].textValue ?? "", status: status == 0 ? nil : status, dialect: row[2].textValue ?? "", route: row[3].textValue ?? ""),
-                      minute: row[4].integerValue ?? 0, count: Int(row[5].integerValue ?? 0), first: row[6].integerValue, last: row[7].integerValue)
+                      minute: nil, count: Int(row[4].integerValue ?? 0), first: row[5].integerValue, last: row[6].integerValue)
+        }
+        for row in try query("SELECT minute, sum(requests) FROM rollup_requests \(clause) GROUP BY minute", arguments) where row[1].integerValue != 0 {
+            tally.perMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
+        }
+        let (dropped, droppedArguments) = rollupClause(filter, from: from, to: to, extra: ["kind = 'dropped'"])
+        for row in try query("SELECT minute, sum(findings) FROM rollup_findings \(dropped) GROUP BY minute", droppedArguments) where row[1].integerValue != 0 {
+            tally.droppedPerMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
         }
         if let row = try query("""
             SELECT coalesce(sum(retried_requests), 0), coalesce(sum(retries), 0), coalesce(sum(rate_limited_attempts), 0), coalesce(sum(rate_limit_wait_ms), 0)
@@ -45,12 +53,12 @@ extension AuditReader {
             tally.waitMs += Self.double(row[3])
         }
         for row in try query("""
-            SELECT dialect, route, field, kind, minute, source_app, sum(requests), sum(findings), max(indexed), min(first_at), max(last_at), max(example_request_id)
-            FROM rollup_findings \(clause) GROUP BY dialect, route, field, kind, minute, source_app
+            SELECT dialect, route, field, kind, source_app, sum(requests), sum(findings), max(indexed), min(first_at), max(last_at), max(example_request_id)
+            FROM rollup_findings \(clause) GROUP BY dialect, route, field, kind, source_app
             """, arguments) {
             let key = ReportTally.GroupKey(dialect: row[0].textValue ?? "", route: row[1].textValue ?? "", field: row[2].textValue ?? "", kind: row[3].textValue ?? "")
-            tally.add(key, minute: row[4].integerValue ?? 0, app: row[5].textValue ?? "", requests: row[6].integerValue ?? 0, findings: row[7].integerValue ?? 0,
-                      indexed: row[8].integerValue == 1, first: row[9].integerValue ?? 0, last: row[10].integerValue ?? 0, example: row[11].textValue ?? "")
+            tally.add(key, minute: nil, app: row[4].textValue ?? "", requests: row[5].integerValue ?? 0, findings: row[6].integerValue ?? 0,
+                      indexed: row[7].integerValue == 1, first: row[8].integerValue ?? 0, last: row[9].integerValue ?? 0, example: row[10].textValue ?? "")
         }
     }
 

@@ -33,17 +33,19 @@ struct ReportTally {
     /// The first and last request received, Unix ms.
     var firstAt: Int64?, lastAt: Int64?
 
-    /// Adds one cell's count in one minute, with the first and last request it saw.
-    mutating func add(_ cell: Cell, minute: Int64, count: Int, first: Int64?, last: Int64?) {
+    /// Adds one cell's count (in one minute, when known: else ``perMinute`` is added to
+    /// apart), with the first and last request it saw.
+    mutating func add(_ cell: Cell, minute: Int64?, count: Int, first: Int64?, last: Int64?) {
         guard count != 0 else { return }
         requests[cell, default: 0] += count
-        perMinute[minute, default: 0] += count
+        if let minute { perMinute[minute, default: 0] += count }
         if let first { firstAt = min(firstAt ?? first, first) }
         if let last { lastAt = max(lastAt ?? last, last) }
     }
 
-    /// Adds one finding group's figures in one minute, from one source app.
-    mutating func add(_ key: GroupKey, minute: Int64, app: String, requests: Int64, findings: Int64, indexed: Bool, first: Int64, last: Int64, example: String) {
+    /// Adds one finding group's figures (in one minute, when known: else
+    /// ``droppedPerMinute`` is added to apart), from one source app.
+    mutating func add(_ key: GroupKey, minute: Int64?, app: String, requests: Int64, findings: Int64, indexed: Bool, first: Int64, last: Int64, example: String) {
         guard findings != 0 else { return }
         var group = groups[key] ?? Group()
         group.requests += requests
@@ -54,7 +56,7 @@ struct ReportTally {
         if example > group.exampleId { group.exampleId = example }
         if !app.isEmpty { group.apps.insert(app) }
         groups[key] = group
-        if key.kind == "dropped" { droppedPerMinute[minute, default: 0] += Int(findings) }
+        if key.kind == "dropped", let minute { droppedPerMinute[minute, default: 0] += Int(findings) }
     }
 
     /// Adds what a fold of the log's rows counted (the edges of a window, or an audit without rollups).
