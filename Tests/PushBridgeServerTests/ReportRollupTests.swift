@@ -149,3 +149,15 @@ import Testing
         }
     }
 }
+
+/// The send count the rollups keep per row: a translated array's elements, counted without parsing it.
+@Suite struct RollupSendCountTests {
+    @Test(arguments: [
+        (#"[{"method":"POST"}]"#, 1), (#"[{"a":[1,2],"b":"x,]"},{"c":{"d":","}},{}]"#, 3), ("[]", 0), (#"[ 1 , "\"]," , null ]"#, 3),
+    ] as [(String, Int64)])
+    func aTranslatedArrayCountsItsElements(_ text: String, _ count: Int64) throws {
+        #expect(AuditRollupRow.sends(translated: text) == count)
+        let parsed = try #require(try JSONParser.parse(Array(text.utf8)).arrayValue)
+        #expect(Int64(parsed.count) == count)
+    }
+}

@@ -26,7 +26,9 @@ struct AuditRollupRow: Sendable {
     /// The figures the attempts give: requests retried (0 or 1), retries, 429s followed by
     /// another attempt, and the wait after them (ms), as the report's SQL read them.
     var retryFigures: (retried: Int64, retries: Int64, rateLimited: Int64, waitMs: Double) {
-        guard let attempts, attempts.hasPrefix("["), let array = (try? JSONParser.parse(Array(attempts.utf8)))?.arrayValue, array.count > 1 else {
+        // One attempt (the writer's JSON has no `},{` between objects then) needs no parse.
+        guard let attempts, attempts.hasPrefix("["), attempts.contains("},{"),
+              let array = (try? JSONParser.parse(Array(attempts.utf8)))?.arrayValue, array.count > 1 else {
             return (0, 0, 0, 0)
         }
         var limited: Int64 = 0, wait = 0.0
@@ -44,8 +46,30 @@ struct AuditRollupRow: Sendable {
 
     /// OpenPush sends of a `translated` column: a JSON array's element count, else 1.
     static func sends(translated: String?) -> Int64 {
-        guard let translated, translated.hasPrefix("["), let array = (try? JSONParser.parse(Array(translated.utf8)))?.arrayValue else { return 1 }
-        return Int64(array.count)
+        guard let translated, translated.hasPrefix("[") else { return 1 }
+        return topLevelElements(translated) ?? (try? JSONParser.parse(Array(translated.utf8)))?.arrayValue.map { Int64($0.count) } ?? 1
+    }
+
+    /// The elements of a JSON array counted by one pass over its bytes (commas outside strings
+    /// at depth 1), without building it; nil when the text does not end as an array does.
+    static func topLevelElements(_ text: String) -> Int64? {
+        var depth = 0, commas: Int64 = 0, inString = false, escaped = false, sawValue = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; sawValue = sawValue || depth == 1
+            case UInt8(ascii: "["), UInt8(ascii: "{"): if depth >= 1 { sawValue = true }; depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            case UInt8(ascii: ","): if depth == 1 { commas += 1 }
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): break
+            default: if depth == 1 { sawValue = true }
+            }
+        }
+        guard depth == 0, !inString else { return nil }
+        return sawValue ? commas + 1 : 0
     }
 
     /// The row as ``AuditStatements/requestColumns`` lists its values (an intent, or a
