@@ -149,6 +149,7 @@ import Testing
                 try await group.waitForAll()
             }
             try await store.begin(sampleEntry("LATE", receivedAt: 1_700_000_002_000))
+            #expect(try RollupRecoveryTests.counts(store.reader).rollups == ["forwarded=\(AuditStatements.markEvery + 100)", "pending=2"])
             // The process "dies" here: its file and WAL as they are on disk, with no close.
             for suffix in ["", "-wal"] {
                 try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
@@ -161,6 +162,10 @@ import Testing
             let plan = try image.rows("EXPLAIN QUERY PLAN " + AuditRecovery.settleOpenIntentsSQL, [.integer(0), .text(""), .integer(0)])
                 .compactMap { $0.last?.textValue }
             #expect(plan.contains { $0.contains("SEARCH l USING INTEGER PRIMARY KEY (rowid>?)") }, "\(plan)")
+            // The rollups count exactly those intents `unknown`, read the same way (no scan for `pending`).
+            let rollupPlan = try image.rows("EXPLAIN QUERY PLAN " + AuditRecovery.countOpenIntentsUnknownSQL, [.integer(0)]).compactMap { $0.last?.textValue }
+            #expect(rollupPlan.contains { $0.contains("SEARCH l USING INTEGER PRIMARY KEY (rowid>?)") }, "\(rollupPlan)")
+            #expect(!rollupPlan.contains { $0.hasPrefix("SCAN l") }, "\(rollupPlan)")
 
             let reopened = try AuditStore(path: crashed, configuration: configuration)
             #expect(reopened.recoveredPendingCount == 2)
@@ -171,6 +176,9 @@ import Testing
                 #expect(row.errorMessage?.hasPrefix("the process stopped") == true)
             }
             #expect(try reopened.reader.show(requestId: "SETTLED-0")?.outcome == "forwarded")
+            let (rollups, rows) = try RollupRecoveryTests.counts(reopened.reader)
+            #expect(rollups == ["forwarded=\(AuditStatements.markEvery + 100)", "unknown=2"])
+            #expect(rollups == rows)
             await reopened.close()
             // A clean close leaves the mark at the last row: the next start reads nothing.
             let closed = try SQLiteDatabase(path: crashed)

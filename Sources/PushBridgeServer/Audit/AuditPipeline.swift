@@ -38,7 +38,7 @@ enum AuditPipeline {
     static func carries(_ work: [AuditOperation.Work], statements: Bool = false) -> Bool {
         work.allSatisfy { work in
             switch work {
-            case .insert, .finish: true
+            case .insert, .finish, .rollup: true
             case .statement: statements
             case .prune, .background: false
             }
@@ -129,7 +129,7 @@ enum AuditPipeline {
                                   parameters: (values + (time.map { [SQLiteValue.integer($0)] } ?? [])).map(PostgresConnection.text),
                                   owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
-            case .statement(let statement):
+            case .statement(let statement), .rollup(let statement):
                 return [pipelined(statement, index)]
             case .prune, .background:
                 return []
