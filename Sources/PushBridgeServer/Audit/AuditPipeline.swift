@@ -33,13 +33,14 @@ enum AuditPipeline {
     }
 
     /// Whether `work` is only what a pipeline carries: request rows and completions and, with
-    /// `statements`, named statements (the multi-row plan sends each as it is); pruning and
-    /// background work never.
+    /// `statements`, named statements (the multi-row plan sends each as it is); pruning,
+    /// background work and a statement that moves its row's rollup count (it reads its row
+    /// before and after its change) never.
     static func carries(_ work: [AuditOperation.Work], statements: Bool = false) -> Bool {
         work.allSatisfy { work in
             switch work {
             case .insert, .finish, .rollup: true
-            case .statement: statements
+            case .statement(let statement): statements && statement.rollupCondition == nil
             case .prune, .background: false
             }
         }
