@@ -60,7 +60,7 @@ import Testing
             #expect(before[0].contains("OLD-PENDING") && before[0].contains("pending"), "\(before[0])")
 
             let database = try SQLiteDatabase(path: path)
-            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number])
+            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber])
             #expect(try database.isAuditLog())
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
             #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'requests%'").isEmpty)
@@ -79,6 +79,10 @@ import Testing
             #expect(recovered.outcome == "unknown")
             #expect(recovered.entry.translated == #"[{"method":"POST"}]"#)
             #expect(try store.reader.show(requestId: "OLD-SCHEDULED")?.outcome == "scheduled")
+            // Migration 13 counted the old rows; recovery moved the old pending one to `unknown` there too.
+            let (rollups, rows) = try RollupRecoveryTests.counts(store.reader)
+            #expect(rollups.contains("unknown=1") && !rollups.contains { $0.hasPrefix("pending=") }, "\(rollups)")
+            #expect(rollups == rows)
             await store.close()
         }
     }
@@ -149,6 +153,7 @@ import Testing
                 try await group.waitForAll()
             }
             try await store.begin(sampleEntry("LATE", receivedAt: 1_700_000_002_000))
+            #expect(try RollupRecoveryTests.counts(store.reader).rollups == ["forwarded=\(AuditStatements.markEvery + 100)", "pending=2"])
             // The process "dies" here: its file and WAL as they are on disk, with no close.
             for suffix in ["", "-wal"] {
                 try FileManager.default.copyItem(atPath: path + suffix, toPath: crashed + suffix)
@@ -161,6 +166,10 @@ import Testing
             let plan = try image.rows("EXPLAIN QUERY PLAN " + AuditRecovery.settleOpenIntentsSQL, [.integer(0), .text(""), .integer(0)])
                 .compactMap { $0.last?.textValue }
             #expect(plan.contains { $0.contains("SEARCH l USING INTEGER PRIMARY KEY (rowid>?)") }, "\(plan)")
+            // The rollups count exactly those intents `unknown`, read the same way (no scan for `pending`).
+            let rollupPlan = try image.rows("EXPLAIN QUERY PLAN " + AuditRecovery.countOpenIntentsUnknownSQL, [.integer(0)]).compactMap { $0.last?.textValue }
+            #expect(rollupPlan.contains { $0.contains("SEARCH l USING INTEGER PRIMARY KEY (rowid>?)") }, "\(rollupPlan)")
+            #expect(!rollupPlan.contains { $0.hasPrefix("SCAN l") }, "\(rollupPlan)")
 
             let reopened = try AuditStore(path: crashed, configuration: configuration)
             #expect(reopened.recoveredPendingCount == 2)
@@ -171,6 +180,9 @@ import Testing
                 #expect(row.errorMessage?.hasPrefix("the process stopped") == true)
             }
             #expect(try reopened.reader.show(requestId: "SETTLED-0")?.outcome == "forwarded")
+            let (rollups, rows) = try RollupRecoveryTests.counts(reopened.reader)
+            #expect(rollups == ["forwarded=\(AuditStatements.markEvery + 100)", "unknown=2"])
+            #expect(rollups == rows)
             await reopened.close()
             // A clean close leaves the mark at the last row: the next start reads nothing.
             let closed = try SQLiteDatabase(path: crashed)

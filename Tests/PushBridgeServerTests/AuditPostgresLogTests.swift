@@ -13,7 +13,8 @@ import Testing
     @Test func anOldSchemaAuditMigratesAndReadsTheSame() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
         let admin = try PostgresConnection(uri)
-        try PostgresMigrator(PostgresSchema.migrations.filter { $0.number != PostgresAuditLogSchema.number }).migrate(admin)
+        // Before 9, and so before the rollups (10) too: the report before reads the rows.
+        try PostgresMigrator(PostgresSchema.migrations.filter { $0.number < PostgresAuditLogSchema.number }).migrate(admin)
         let base: Int64 = 1_700_000_000_000
         let insert = PostgresConnection.numberingMarks(AuditStatements.insertRequestSQL)
         for index in 0..<12 {
@@ -98,10 +99,12 @@ import Testing
         if case .unknownRequest("NOPE")? = results.last as? AuditError {} else { Issue.record("NOPE: \(String(describing: results.last))") }
         let after = store.statistics
         #expect(after.transactions - before.transactions == 2)
-        // FIRST: BEGIN, its settings, its completion, the mark at most, COMMIT. Then BEGIN, its
-        // settings, one INSERT of 30 intents, one of their 90 findings, one of 31 completions,
-        // 30 comparisons, the mark at most, COMMIT: 37, where one statement per row would be 151.
-        #expect(after.statementsSent - before.statementsSent <= 5 + 37, "\(after.statementsSent - before.statementsSent) statements")
+        // FIRST: BEGIN, its settings, its completion, the requests rollup's upsert, the mark at
+        // most, COMMIT. Then BEGIN, its settings, one INSERT of 30 intents, one of their 90
+        // findings, one of 31 completions, 30 comparisons, the two rollups' upserts, the mark at
+        // most, COMMIT, and the look-up of NOPE (the writer holds no intent for it): 40, where
+        // one statement per row would be 151.
+        #expect(after.statementsSent - before.statementsSent <= 6 + 40, "\(after.statementsSent - before.statementsSent) statements")
         #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'forwarded'") == [[.integer(31)]])
         #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'pending'") == [[.integer(31)]])
         #expect(try store.reader.query("SELECT count(*) FROM request_outcomes") == [[.integer(31)]])

@@ -79,6 +79,15 @@ import Testing
         #expect(stuck.errorMessage == "the instance dead stopped before this request was completed; whether it reached OpenPush is unknown")
         #expect(try survivorStore.reader.show(requestId: "SETTLED")?.outcome == "forwarded")
         #expect(try survivorStore.reader.show(requestId: "RUNNING")?.outcome == "pending")
+        // The rollups count the dead instance's intent `unknown`, in the takeover's transaction.
+        let (rollups, rows) = try RollupRecoveryTests.counts(survivorStore.reader)
+        #expect(rollups == ["forwarded=1", "pending=1", "unknown=1"])
+        #expect(rollups == rows)
+        let perInstance = try survivorStore.reader.query("""
+            SELECT instance_name, outcome, sum(requests) FROM rollup_requests GROUP BY instance_name, outcome HAVING sum(requests) != 0
+            ORDER BY instance_name, outcome
+            """).map { "\($0[0].textValue ?? "") \($0[1].textValue ?? "")=\($0[2].integerValue ?? -1)" }
+        #expect(perInstance == ["alive pending=1", "dead forwarded=1", "dead unknown=1"])
         await store.close()
         await survivorStore.close()
     }

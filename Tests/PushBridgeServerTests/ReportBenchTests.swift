@@ -30,6 +30,9 @@ import Testing
         #expect(result.readiness.apps.flatMap(\.routes).reduce(0) { $0 + $1.requests } == Self.rows)
         #expect(result.report.dropped.contains { $0.field == "ios_interruption_level" && $0.requests > 0 })
         #expect(result.lines.contains("report total: \(Self.rows) requests, \(written.comparisons) shadow comparisons"))
+        // The rows `make bench` reads for issue 30's report targets.
+        #expect(result.lines.contains { $0.hasPrefix("report over 2,000 rows, text (s): ") })
+        #expect(result.lines.contains { $0.hasPrefix("readiness over 2,000 rows (s): ") })
     }
 
     /// An audit reused from an earlier run is reported on without being written again, and

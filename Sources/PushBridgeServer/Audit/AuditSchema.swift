@@ -18,6 +18,7 @@ enum AuditSchema {
         migrator.register(10, "activity records keyed by OpenPush app", sql: ActivityLedgerSQL.keyedByOpenPushApp(sqlite: true))
         migrator.register(StageSchema.sqliteNumber, StageSchema.name, sql: StageSchema.sql(sqlite: true))
         migrator.register(AuditLogSchema.number, AuditLogSchema.name, sql: AuditLogSchema.sql)
+        migrator.register(AuditRollupSchema.sqliteNumber, AuditRollupSchema.name, AuditRollupSchema.migrateSQLite)
         return migrator
     }
 

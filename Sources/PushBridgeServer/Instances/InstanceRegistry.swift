@@ -114,7 +114,8 @@ public final class InstanceRegistry: Sendable {
                     // Dead, by the registry's rule, from its last heartbeat plus dead_after on: its grants
                     // timed after that are sends it will never make.
                     let slots = try PostgresSendPacer.releaseGrants(of: instance, laterThan: String(heartbeatAt + deadAfter), on: db)
-                    let rows = try statements.reduce(0) { $0 + (try db.execute($1, [instance]).affectedRows) }
+                    // The last statement marks the rows; those before it count them in the rollups.
+                    let rows = try statements.reduce(0) { _, sql in try db.execute(sql, [instance]).affectedRows }
                     try db.execute(InstanceSQL.remove, [instance])
                     return Takeover(instance: instance, starts: starts, rows: rows, slots: slots)
                 }

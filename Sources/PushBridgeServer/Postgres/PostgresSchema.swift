@@ -100,6 +100,7 @@ enum PostgresSchema {
         .init(7, "activity records keyed by OpenPush app", sql: ActivityLedgerSQL.keyedByOpenPushApp(sqlite: false)),
         .init(StageSchema.postgresNumber, StageSchema.name, sql: StageSchema.sql(sqlite: false)),
         PostgresAuditLogSchema.migration,
+        .init(AuditRollupSchema.postgresNumber, AuditRollupSchema.name, sql: AuditRollupSchema.postgresSQL),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

@@ -94,8 +94,13 @@ extension AuditReader {
 
     /// Requests the filter selects that were refused before admission: reported apart.
     private func refusedBeforeAdmission(_ scope: ReadinessScope) throws(AuditError) -> Int {
-        let (clause, arguments) = readinessClause(scope, admitted: false)
-        return Int(try query("SELECT count(*) FROM requests r \(clause)", arguments).first?.first?.integerValue ?? 0)
+        try fromRollups(scope, 0, +) { minutes throws(AuditError) in
+            let (clause, arguments) = readinessRollupClause(scope, minutes, admitted: false)
+            return Int(try query("SELECT coalesce(sum(requests), 0) FROM rollup_requests \(clause)", arguments).first?.first?.integerValue ?? 0)
+        } rows: { scope throws(AuditError) in
+            let (clause, arguments) = readinessClause(scope, admitted: false)
+            return Int(try query("SELECT count(*) FROM requests r \(clause)", arguments).first?.first?.integerValue ?? 0)
+        }
     }
 
     /// The app a row belongs to: its configured name, else its source app id.
@@ -106,11 +111,30 @@ extension AuditReader {
     }
 
     private func readinessRequests(_ scope: ReadinessScope) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
-        let (clause, arguments) = readinessClause(scope)
+        let merge: ([ReadinessKey: RouteReadiness], [ReadinessKey: RouteReadiness]) -> [ReadinessKey: RouteReadiness] = { a, b in
+            a.merging(b) { x, y in
+                var sum = x
+                (sum.requests, sum.openPushGaps, sum.legacyGaps) = (x.requests + y.requests, x.openPushGaps + y.openPushGaps, x.legacyGaps + y.legacyGaps)
+                return sum
+            }
+        }
+        return try fromRollups(scope, [:], merge) { minutes throws(AuditError) in
+            let (clause, arguments) = readinessRollupClause(scope, minutes)
+            let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN outcome = '\(outcome.rawValue)' THEN requests ELSE 0 END)" }
+            return readinessRoutes(try query("SELECT \(Self.rollupAppKey), dialect, route, sum(requests), \(gap(.notOnOpenPush)), \(gap(.notOnLegacy)) "
+                                             + "FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(requests) != 0", arguments))
+        } rows: { scope throws(AuditError) in
+            let (clause, arguments) = readinessClause(scope)
+            let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN r.outcome = '\(outcome.rawValue)' THEN 1 ELSE 0 END)" }
+            return readinessRoutes(try query("SELECT \(appKey), r.dialect, r.route, count(*), \(gap(.notOnOpenPush)), \(gap(.notOnLegacy)) FROM requests r \(clause) GROUP BY 1, 2, 3",
+                                             arguments))
+        }
+    }
+
+    /// Routes from rows of (app, dialect, route, requests, OpenPush gaps, legacy gaps).
+    private func readinessRoutes(_ rows: [[SQLiteValue]]) -> [ReadinessKey: RouteReadiness] {
         var routes: [ReadinessKey: RouteReadiness] = [:]
-        let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN r.outcome = '\(outcome.rawValue)' THEN 1 ELSE 0 END)" }
-        for row in try query("SELECT \(appKey), r.dialect, r.route, count(*), \(gap(.notOnOpenPush)), \(gap(.notOnLegacy)) FROM requests r \(clause) GROUP BY 1, 2, 3",
-                             arguments) {
+        for row in rows {
             var route = RouteReadiness(dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
             route.requests = Int(row[3].integerValue ?? 0)
             route.openPushGaps = Int(row[4].integerValue ?? 0)
@@ -132,12 +156,17 @@ extension AuditReader {
         var whole = scope
         whole.appNames = []
         (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
-        let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
-        let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
+        let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { window throws(AuditError) in
+            let (clause, arguments) = readinessRollupClause(whole, window, extra: ["outcome <> 'rejected'"])
+            return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, sum(openpush_sends) "
+                             + "FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(requests) != 0", arguments)
+        } rows: { whole throws(AuditError) in
+            let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
+            let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
+            return try query("SELECT r.target_app, \(appKey), r.received_at / 60000, sum(\(sends)) FROM requests r \(clause) GROUP BY 1, 2, 3", arguments)
+        }
         var minutes: [String: [Int64: BusiestMinute]] = [:], senders: [String: Set<String>] = [:]
-        for row in try query("""
-            SELECT r.target_app, \(appKey), r.received_at / 60000, sum(\(sends)) FROM requests r \(clause) GROUP BY 1, 2, 3
-            """, arguments) {
+        for row in sums {
             let app = row[1].textValue ?? "", target = row[0].textValue
             let group = target.map { "openpush:" + $0 } ?? "app:" + app, start = (row[2].integerValue ?? 0) * 60_000
             var minute = minutes[group, default: [:]][start] ?? BusiestMinute(start: start, requests: 0, openPushApp: target)

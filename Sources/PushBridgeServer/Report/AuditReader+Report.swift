@@ -1,17 +1,36 @@
 import PushBridgeCore
 
 extension AuditReader {
-    /// The report over the rows `filter` selects, from SQL aggregates (GROUP BY on the indexed
-    /// `findings` table; no per-row work in Swift), its readiness judged with `readiness`.
-    /// Apps are named as the configuration names them (`--app` takes either the name or the
-    /// source app id); `inFlight` is the activity ledger's counts for the readiness section.
+    /// The report over the rows `filter` selects, its totals from the per-minute rollups (the
+    /// log's rows for a window's partial edge minutes, ``reportTally(_:fromRows:)``), its
+    /// readiness judged with `settings`. Apps are named as the configuration names them
+    /// (`--app` takes either the name or the source app id); `inFlight` is the activity
+    /// ledger's counts for the readiness section.
     public func report(_ reportFilter: ReportFilter = ReportFilter(), readiness settings: ReadinessSettings = ReadinessSettings(),
                        inFlight: [ActivityCount]? = nil) throws(AuditError) -> Report {
+        try report(reportFilter, readiness: settings, inFlight: inFlight, fromRows: false)
+    }
+
+    /// The report, its totals read from the rows alone with `fromRows` (what an audit without
+    /// rollups gives; the tests compare the two).
+    func report(_ reportFilter: ReportFilter, readiness settings: ReadinessSettings, inFlight: [ActivityCount]?, fromRows: Bool) throws(AuditError) -> Report {
         var filter = reportFilter
         if let app = filter.app { filter.app = settings.apps.first { $0.name == app }?.sourceAppId ?? app }
-        let (routes, unhandled, upstream) = try routesAndUpstream(filter)
+        let tally = try reportTally(filter, fromRows: fromRows)
+        let (routes, unhandled, upstream) = try routesAndUpstream(filter, tally)
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
-        var (groups, droppedPaths) = try findingGroups(filter, denominators: denominators)
+        let groups = try findingGroups(tally, denominators: denominators)
+        return try assemble(reportFilter, settings: settings, inFlight: inFlight, routes: routes, unhandled: unhandled, upstream: upstream, groups: groups,
+                            droppedOverTime: droppedOverTime(tally))
+    }
+
+    /// The report from its parts: groups named by app and sorted by impact, with the shadow
+    /// summary and readiness over the same filter.
+    func assemble(_ reportFilter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, routes: [RouteTotal], unhandled: [RouteTotal],
+                  upstream: UpstreamSummary, groups found: [FindingGroup], droppedOverTime: [TimeBucket]) throws(AuditError) -> Report {
+        var filter = reportFilter
+        if let app = filter.app { filter.app = settings.apps.first { $0.name == app }?.sourceAppId ?? app }
+        var groups = found
         for index in groups.indices {
             var names: [String] = []
             for app in groups[index].apps.map(settings.displayName(of:)) where !names.contains(app) { names.append(app) }
@@ -29,84 +48,41 @@ extension AuditReader {
             changes: groups.filter { changeKinds.contains($0.kind) }.sorted(by: byImpact),
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
-            droppedOverTime: try droppedOverTime(filter, droppedPaths: droppedPaths),
+            droppedOverTime: droppedOverTime,
             shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled, readiness: try readiness(reportFilter, settings: settings, inFlight: inFlight))
     }
 
-    /// One pass over the covering index `findings_by_field` in its own order (no sort), apps
-    /// gathered with `group_concat(DISTINCT …)` (so an app id must not contain a comma); merged in
-    /// Swift by folded field; groups that folded several paths are recounted by distinct request.
-    /// Also returns the raw (dialect, route, field) of every dropped group, for ``droppedOverTime(_:droppedPaths:)``.
-    func findingGroups(_ filter: ReportFilter, denominators: [String: Int]) throws(AuditError) -> ([FindingGroup], [[String]]) {
-        let (clause, arguments) = filter.whereClause()
-        let rows = try query("""
-            SELECT dialect, route, field, kind, group_concat(DISTINCT source_app), count(*), min(received_at), max(received_at), max(request_id)
-            FROM findings \(clause) GROUP BY dialect, route, field, kind
-            """, arguments)
-        struct Key: Hashable { var dialect, route, field, kind: String }
-        var merged: [Key: (group: FindingGroup, paths: Set<String>, appCounts: Int)] = [:]
-        for row in rows {
-            let field = row[2].textValue ?? ""
-            let key = Key(dialect: row[0].textValue ?? "", route: row[1].textValue ?? "", field: FieldPath.folded(field), kind: row[3].textValue ?? "")
-            let count = Int(row[5].integerValue ?? 0), first = row[6].integerValue ?? 0, last = row[7].integerValue ?? 0
-            let example = row[8].textValue ?? ""
-            var entry = merged[key] ?? (FindingGroup(dialect: key.dialect, route: key.route, field: key.field, kind: key.kind, requests: 0, share: 0,
-                                                     firstSeen: first, lastSeen: last, apps: [], exampleRequestId: example, exampleMessage: ""), [], 0)
-            entry.group.requests += count
-            entry.group.firstSeen = min(entry.group.firstSeen, first)
-            entry.group.lastSeen = max(entry.group.lastSeen, last)
-            if example > entry.group.exampleRequestId { entry.group.exampleRequestId = example }
-            for app in (row[4].textValue ?? "").split(separator: ",") where !entry.group.apps.contains(String(app)) { entry.group.apps.append(String(app)) }
-            entry.paths.insert(field)
-            merged[key] = entry
-        }
+    /// The finding groups of `tally`: a group that folded array indices counts requests (each
+    /// once), any other its findings, as the report always has; its example's message read
+    /// from the log (the example request's first finding in the group).
+    func findingGroups(_ tally: ReportTally, denominators: [String: Int]) throws(AuditError) -> [FindingGroup] {
         var groups: [FindingGroup] = []
-        var droppedPaths: [[String]] = []
-        for (key, entry) in merged {
-            if key.kind == "dropped" { droppedPaths += entry.paths.sorted().map { [key.dialect, key.route, $0] } }
-            var group = entry.group
-            group.apps.sort()
-            if entry.paths.count > 1 || key.field != entry.paths.first {
-                group.requests = try distinctRequests(filter, key.dialect, key.route, key.kind, paths: Array(entry.paths))
-            }
+        for (key, figures) in tally.groups {
+            let requests = Int(figures.indexed ? figures.requests : figures.findings)
             let denominator = denominators["\(key.dialect)\u{1}\(key.route)"] ?? 0
-            group.share = denominator > 0 ? Double(group.requests) / Double(denominator) : 0
-            group.exampleMessage = try query("SELECT message FROM findings WHERE request_id = ? AND kind = ? AND field IN (\(placeholders(entry.paths.count))) ORDER BY ordinal LIMIT 1",
-                                             [.text(group.exampleRequestId), .text(key.kind)] + entry.paths.sorted().map { .text($0) }).first?.first?.textValue ?? ""
-            groups.append(group)
+            let message = try query("SELECT field, message FROM findings WHERE request_id = ? AND kind = ? ORDER BY ordinal", [.text(figures.exampleId), .text(key.kind)])
+                .first { FieldPath.folded($0[0].textValue ?? "") == key.field }?[1].textValue ?? ""
+            groups.append(FindingGroup(dialect: key.dialect, route: key.route, field: key.field, kind: key.kind, requests: requests,
+                                       share: denominator > 0 ? Double(requests) / Double(denominator) : 0, firstSeen: figures.firstAt, lastSeen: figures.lastAt,
+                                       apps: figures.apps.sorted(), exampleRequestId: figures.exampleId, exampleMessage: message))
         }
-        return (groups, droppedPaths)
+        return groups
     }
 
-    private func distinctRequests(_ filter: ReportFilter, _ dialect: String, _ route: String, _ kind: String, paths: [String]) throws(AuditError) -> Int {
-        let (clause, arguments) = filter.whereClause(extra: ["kind = ?", "field IN (\(placeholders(paths.count)))"])
-        let sql = "SELECT count(DISTINCT request_id) FROM findings \(clause) AND dialect = ? AND route = ?"
-        let values: [SQLiteValue] = [.text(kind)] + paths.map { .text($0) } + arguments + [.text(dialect), .text(route)]
-        return Int(try query(sql, values).first?.first?.integerValue ?? 0)
-    }
-
-    /// Requests and dropped findings per bucket (about 24 over the filtered span), by range
-    /// counts: each dropped path's findings are contiguous and time-ordered in `findings_by_field`.
-    func droppedOverTime(_ filter: ReportFilter, droppedPaths: [[String]]) throws(AuditError) -> [TimeBucket] {
-        let (clause, arguments) = filter.whereClause()
-        guard let span = try query("SELECT min(received_at), max(received_at) FROM requests \(clause)", arguments).first,
-              let low = span[0].integerValue, let high = span[1].integerValue else { return [] }
+    /// Requests and dropped findings per bucket (about 24 over the span of the requests), from
+    /// the tally's minutes (every bucket width is whole minutes).
+    func droppedOverTime(_ tally: ReportTally) -> [TimeBucket] {
+        guard let low = tally.firstAt, let high = tally.lastAt else { return [] }
         let width = Self.bucketWidth(high - low)
         let start = low - low % width
         let bucketCount = Int((high - start) / width) + 1
         var buckets = (0..<bucketCount).map { TimeBucket(start: start + Int64($0) * width, requests: 0, droppedFindings: 0) }
-        for index in buckets.indices {
-            let (range, rangeArguments) = filter.whereClause(extra: ["received_at >= \(buckets[index].start)", "received_at < \(buckets[index].start + width)"])
-            buckets[index].requests = Int(try query("SELECT count(*) FROM requests \(range)", rangeArguments).first?.first?.integerValue ?? 0)
+        func index(_ minute: Int64) -> Int? {
+            let position = Int((minute * 60_000 - start) / width)
+            return buckets.indices.contains(position) ? position : nil
         }
-        for path in droppedPaths {
-            for index in buckets.indices {
-                let (range, rangeArguments) = filter.whereClause(extra: ["kind = 'dropped'", "dialect = ?", "route = ?", "field = ?",
-                                                                         "received_at >= \(buckets[index].start)", "received_at < \(buckets[index].start + width)"])
-                let count = try query("SELECT count(*) FROM findings \(range)", path.map { .text($0) } + rangeArguments).first?.first?.integerValue ?? 0
-                buckets[index].droppedFindings += Int(count)
-            }
-        }
+        for (minute, count) in tally.perMinute { if let i = index(minute) { buckets[i].requests += count } }
+        for (minute, count) in tally.droppedPerMinute { if let i = index(minute) { buckets[i].droppedFindings += count } }
         return buckets
     }
 

@@ -1,52 +1,41 @@
 extension AuditReader {
     /// Requests per route (unhandled routes apart, most frequent first, at most
-    /// ``unhandledRouteLimit``), outcomes and statuses in one pass over the covering index
-    /// `requests_outcomes`; retries and rate-limit waits (partial index `requests_retried`: only
-    /// rows with more than one attempt are read); scheduled sends by state.
-    func routesAndUpstream(_ filter: ReportFilter) throws(AuditError) -> ([RouteTotal], [RouteTotal], UpstreamSummary) {
+    /// ``unhandledRouteLimit``), outcomes, statuses, retries and rate-limit waits from
+    /// `tally`; scheduled sends by state.
+    func routesAndUpstream(_ filter: ReportFilter, _ tally: ReportTally) throws(AuditError) -> ([RouteTotal], [RouteTotal], UpstreamSummary) {
         var summary = UpstreamSummary()
-        let (clause, arguments) = filter.whereClause()
         var outcomes: [String: Int] = [:], statuses: [String: Int] = [:], routes: [String: Int] = [:], unhandled: [String: Int] = [:]
-        for row in try query("SELECT outcome, upstream_status, dialect, route, count(*) FROM requests \(clause) GROUP BY outcome, upstream_status, dialect, route", arguments) {
-            let count = Int(row[4].integerValue ?? 0)
-            outcomes[row[0].textValue ?? "", default: 0] += count
-            statuses[row[1].integerValue.map { String($0) } ?? "none", default: 0] += count
-            let key = (row[2].textValue ?? "") + "\u{1}" + (row[3].textValue ?? "")
-            if row[0].textValue == AuditOutcome.unhandled.rawValue { unhandled[key, default: 0] += count } else { routes[key, default: 0] += count }
+        for (cell, count) in tally.requests where count != 0 {
+            outcomes[cell.outcome, default: 0] += count
+            statuses[cell.status.map { String($0) } ?? "none", default: 0] += count
+            let key = cell.dialect + "\u{1}" + cell.route
+            if cell.outcome == AuditOutcome.unhandled.rawValue { unhandled[key, default: 0] += count } else { routes[key, default: 0] += count }
         }
         let totals: ([String: Int]) -> [RouteTotal] = { counts in
-            counts.map { key, count in
+            counts.compactMap { key, count in
+                guard count != 0 else { return nil }
                 let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
                 return RouteTotal(dialect: parts[0], route: parts[1], requests: count)
             }
         }
         let routeTotals = totals(routes).sorted { ($0.dialect, $0.route) < ($1.dialect, $1.route) }
         let unhandledTotals = totals(unhandled).sorted { ($1.requests, $0.dialect, $0.route) < ($0.requests, $1.dialect, $1.route) }.prefix(Self.unhandledRouteLimit)
-        summary.outcomes = Self.counts(outcomes)
-        summary.statuses = Self.counts(statuses)
-        // One pass over the rows with retries (partial index): retries, 429s followed by another attempt, the wait after them.
-        let (retried, retriedArguments) = filter.whereClause(extra: ["json_array_length(attempts) > 1"])
-        let limited = "json_extract(a.value, '$.status') = 429 AND a.key < json_array_length(attempts) - 1"
-        let wait = "max(0, json_extract(attempts, '$[' || (a.key + 1) || '].at') - json_extract(a.value, '$.at') - json_extract(a.value, '$.latency_ms'))"
-        if let row = try query("""
-            SELECT count(*), coalesce(sum(json_array_length(attempts) - 1), 0),
-                   coalesce(sum((SELECT count(*) FROM json_each(attempts) AS a WHERE \(limited))), 0),
-                   coalesce(sum((SELECT sum(\(wait)) FROM json_each(attempts) AS a WHERE \(limited))), 0)
-            FROM requests \(retried)
-            """, retriedArguments).first {
-            summary.retriedRequests = Int(row[0].integerValue ?? 0)
-            summary.retries = Int(row[1].integerValue ?? 0)
-            summary.rateLimitedAttempts = Int(row[2].integerValue ?? 0)
-            summary.rateLimitWaitMs = Self.double(row[3])
-        }
+        summary.outcomes = Self.counts(outcomes.filter { $0.value != 0 })
+        summary.statuses = Self.counts(statuses.filter { $0.value != 0 })
+        (summary.retriedRequests, summary.retries, summary.rateLimitedAttempts, summary.rateLimitWaitMs) = (tally.retried, tally.retries, tally.rateLimited, tally.waitMs)
+        summary.scheduledSends = try scheduledSends(filter)
+        return (routeTotals, Array(unhandledTotals), summary)
+    }
+
+    /// Scheduled sends created in the filter's window, by state, most first.
+    func scheduledSends(_ filter: ReportFilter) throws(AuditError) -> [Count] {
         var scheduledConditions: [String] = []
         var scheduledArguments: [SQLiteValue] = []
         if let since = filter.since { scheduledConditions.append("created_at >= ?"); scheduledArguments.append(.integer(since)) }
         if let until = filter.until { scheduledConditions.append("created_at < ?"); scheduledArguments.append(.integer(until)) }
         let scheduledClause = scheduledConditions.isEmpty ? "" : "WHERE " + scheduledConditions.joined(separator: " AND ")
-        summary.scheduledSends = try query("SELECT state, count(*) FROM scheduled_sends \(scheduledClause) GROUP BY state ORDER BY 2 DESC, 1", scheduledArguments)
+        return try query("SELECT state, count(*) FROM scheduled_sends \(scheduledClause) GROUP BY state ORDER BY 2 DESC, 1", scheduledArguments)
             .map { Count($0[0].textValue ?? "", Int($0[1].integerValue ?? 0)) }
-        return (routeTotals, Array(unhandledTotals), summary)
     }
 
     /// Verdicts, the status-class matrix, disagreements (the expected ones, OpenPush's

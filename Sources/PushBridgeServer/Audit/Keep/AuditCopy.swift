@@ -74,6 +74,11 @@ public struct AuditCopy: Sendable {
                 }
             }
             try partitionCopiedDays(target)
+            // The copied instances' rollups, recounted from their rows in PostgreSQL (a copy run
+            // again inserts no row twice, and the recount counts none twice).
+            let copied = counts.first { $0.table == AuditCopyTable.requests.name }
+            let instances = Set((copied?.instanceNames.keys).map(Array.init) ?? []).union((copied?.labelled ?? 0) > 0 ? [instance] : [])
+            if !instances.isEmpty { try target.inTransaction { try AuditRollupRows.fill(target, instances: instances.sorted()) } }
             return counts
         }
     }

@@ -69,7 +69,7 @@ enum AuditPostgresPartitions {
     /// Drops, whole, each day partition that ends at or before `cutoff` and holds no request
     /// still open (`pending`) or `scheduled` (those days are left to the row-by-row pass,
     /// which keeps such rows), with the findings, shadow comparisons and scheduled sends of
-    /// its requests; each day in one transaction. Returns how many requests went.
+    /// its requests and the day's rollup counters; each day in one transaction. Returns how many requests went.
     static func drop(before cutoff: Int64, on connection: PostgresConnection) throws(PostgresError) -> Int {
         var dropped = 0
         for (suffix, day) in try days(on: connection) where (day + 1) * dayMs <= cutoff {
@@ -90,6 +90,10 @@ enum AuditPostgresPartitions {
                     try connection.execute("DELETE FROM \(table) WHERE request_id IN (SELECT request_id FROM \(log))")
                 }
                 try connection.execute("DROP TABLE \(outcomes), \(log)")
+                // The day's per-minute counters go with it: every one counts rows of this day only.
+                for table in ["rollup_requests", "rollup_findings"] {
+                    try connection.execute("DELETE FROM \(table) WHERE minute >= \(day * dayMs / 60_000) AND minute < \((day + 1) * dayMs / 60_000)")
+                }
                 try connection.execute("COMMIT")
                 dropped += rows
             } catch {

@@ -26,11 +26,22 @@ enum AuditPostgresRecovery {
         """
         INSERT INTO request_outcomes (request_id, received_at, finished_at, outcome, error_message)
         SELECT l.request_id, l.received_at, \(finishedAt), 'unknown', \(message) FROM request_log l
-        WHERE l.instance_name = \(instance)
+        WHERE \(openIntents(instance: instance))
+        """
+    }
+
+    /// Instance `instance`'s intents (`l`, of `request_log`) from its mark on without a completion.
+    private static func openIntents(instance: String) -> String {
+        """
+        l.instance_name = \(instance)
             AND l.received_at >= coalesce((SELECT complete_before FROM audit_marks WHERE instance_name = \(instance)), 0)
             AND NOT EXISTS (SELECT 1 FROM request_outcomes o WHERE o.request_id = l.request_id AND o.received_at = l.received_at)
         """
     }
+
+    /// The rollups' side of ``insertUnknown(instance:finishedAt:message:)``, run just before it
+    /// in its transaction: exactly the intents it completes leave `pending` for `unknown`.
+    private static let countUnknownSQL = AuditRollupRows.moveToUnknownSQL(intents: openIntents(instance: "$1"))
 
     /// The upsert of `instance`'s mark (`$1`) to `$2`.
     private static let setMarkSQL = """
@@ -41,6 +52,7 @@ enum AuditPostgresRecovery {
     /// What a survivor runs for a dead instance (`$1` its name) in the takeover's transaction
     /// (``InstanceRegistry/takeOverDead()``); PostgreSQL's clock is the time.
     static let takeoverStatements = [
+        countUnknownSQL,
         insertUnknown(instance: "$1", finishedAt: InstanceSQL.serverNow, message: "'the instance ' || $1 || ' stopped \(unknownReason)'"),
     ]
 
@@ -48,6 +60,7 @@ enum AuditPostgresRecovery {
     /// `unknown`, and its mark moves to `now` less the slack. Returns how many it marked.
     static func recover(_ connection: PostgresConnection, instance: String, now: Int64) throws -> Int {
         try connection.transaction {
+            try connection.execute(countUnknownSQL, [instance])
             let marked = try connection.execute(insertUnknown(instance: "$1", finishedAt: "CAST($2 AS BIGINT)", message: "'the process stopped \(unknownReason)'"),
                                                 [instance, String(now)]).affectedRows
             try connection.execute(setMarkSQL, [instance, String(now - slackMs)])

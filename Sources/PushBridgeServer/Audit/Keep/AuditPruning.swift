@@ -28,6 +28,11 @@ enum AuditPruning {
     static func delete(_ requestIds: [String], in database: any AuditSQL) throws -> Int {
         let log = try database.isAuditLog()
         var deleted = 0
+        if !requestIds.isEmpty {
+            // Out of the rollups first, exactly the rows the deletes below remove.
+            let marks = Array(repeating: "?", count: requestIds.count).joined(separator: ", ")
+            try AuditRollupRows.subtract(where: "request_id IN (\(marks)) AND outcome NOT IN ('pending', 'scheduled')", requestIds.map { .text($0) }, in: database)
+        }
         for id in requestIds {
             if log {
                 guard try database.change(deleteOutcomeSQL, [.text(id)]) == 1 else { continue }

@@ -8,9 +8,16 @@ extension AuditRecovery {
     static let settleOpenIntentsSQL = """
         INSERT INTO request_outcomes (request_id, received_at, finished_at, outcome, error_message)
         SELECT l.request_id, l.received_at, ?, 'unknown', ? FROM request_log l
-        WHERE l.id > ? AND NOT EXISTS (SELECT 1 FROM request_outcomes o WHERE o.request_id = l.request_id)
+        WHERE \(openIntentsAfter)
         ORDER BY l.id
         """
+
+    /// The intents (`l`, of `request_log`) after log id `?` without an outcome.
+    private static let openIntentsAfter = "l.id > ? AND NOT EXISTS (SELECT 1 FROM request_outcomes o WHERE o.request_id = l.request_id)"
+
+    /// The rollups' side of ``settleOpenIntentsSQL``, run just before it (after log id `?`):
+    /// exactly the intents it settles leave `pending` for `unknown`.
+    static let countOpenIntentsUnknownSQL = AuditRollupRows.moveToUnknownSQL(intents: openIntentsAfter)
 
     /// Writes `instance`'s mark (`?1`): every intent through log id `?2` has its outcome, as of `?3`.
     static let markSQL = """
@@ -25,6 +32,7 @@ extension AuditRecovery {
     static func recoverLog(_ database: SQLiteDatabase, instance: String, now: Int64) throws -> (recovered: Int, settledThrough: Int64) {
         try database.transaction(.immediate) {
             let from = try database.rows("SELECT coalesce(min(settled_through), 0) FROM audit_marks").first?.first?.integerValue ?? 0
+            try database.execute(countOpenIntentsUnknownSQL, [.integer(from)])
             try database.execute(settleOpenIntentsSQL, [.integer(now), .text("the process stopped \(unknownReason)"), .integer(from)])
             let recovered = database.changes
             let last = try database.rows("SELECT coalesce(max(id), 0) FROM request_log").first?.first?.integerValue ?? 0

@@ -11,6 +11,9 @@ public final class AuditReader: Sendable {
     private let source: any AuditReadSource
     /// `requests.app_name`, or `NULL` in a file no proxy of this build has migrated yet.
     let appNameColumn: String
+    /// Whether the audit has the per-minute rollups (a file no proxy of this build has
+    /// migrated has not: its reports read the rows).
+    let hasRollups: Bool
 
     /// Opens the existing audit at `path`: an SQLite file, or a `postgresql://` URI. Throws
     /// ``AuditError/notAnAudit(_:)`` for a database that holds none.
@@ -24,21 +27,36 @@ public final class AuditReader: Sendable {
         }
     }
 
-    private init(sqlitePath path: String, busyTimeout: Duration) throws(AuditError) {
+    /// A reader of the audit at `path` (a file or a PostgreSQL URI) that reads every figure
+    /// from the rows, as an audit without rollups is read (the tests' oracle for the rollups').
+    static func rowsOnly(_ path: String) throws(AuditError) -> AuditReader {
+        guard PostgresURI.isPostgres(path) else { return try AuditReader(sqlitePath: path, busyTimeout: .seconds(5), ignoringRollups: true) }
+        let uri: PostgresURI
+        do throws(PostgresError) { uri = try PostgresURI(path) } catch { throw .postgres(error) }
+        return try AuditReader(pool: PostgresPool(uri: uri), ignoringRollups: true)
+    }
+
+    private init(sqlitePath path: String, busyTimeout: Duration, ignoringRollups: Bool = false) throws(AuditError) {
         self.path = path
         let database = try AuditDatabase.openForReading(path: path, busyTimeout: busyTimeout)
-        do { appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL" } catch { throw AuditError.wrap(error) }
+        do {
+            appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL"
+            hasRollups = try !ignoringRollups && AuditRollupRows.exist(in: database)
+        } catch {
+            throw AuditError.wrap(error)
+        }
         source = SQLiteReadSource(database)
     }
 
     /// Reads the PostgreSQL audit behind `pool` (migrated by a proxy or ``AuditStore``).
-    init(pool: PostgresPool) throws(AuditError) {
+    init(pool: PostgresPool, ignoringRollups: Bool = false) throws(AuditError) {
         path = pool.uri.redacted
         appNameColumn = "app_name"
         source = pool
         let exists: Bool
         do {
             exists = try pool.withSQL { try $0.select("SELECT to_regclass('requests') IS NOT NULL", []).first?.first?.integerValue == 1 }
+            hasRollups = try !ignoringRollups && pool.withSQL { try AuditRollupRows.exist(in: $0) }
         } catch {
             throw AuditError.wrap(error)
         }

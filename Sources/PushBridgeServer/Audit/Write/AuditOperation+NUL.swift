@@ -16,6 +16,8 @@ extension AuditOperation.Work {
             return .statement(statement.escapingNUL)
         case .background(let statement):
             return .background(statement.escapingNUL)
+        case .rollup(let statement):
+            return .rollup(statement.escapingNUL)
         case .prune:
             return self
         }
@@ -27,6 +29,7 @@ extension AuditStatement {
     var escapingNUL: AuditStatement {
         var escaped = self
         escaped.values = values.map(\.escapingNUL)
+        escaped.rollupCondition = rollupCondition.map { ($0.sql, $0.values.map(\.escapingNUL)) }
         return escaped
     }
 }

@@ -21,13 +21,17 @@ struct AuditOperation: Sendable {
         /// A named statement run as background work, like ``prune(requestIds:)``: the activity
         /// ledger's upkeep (``ActivityLedgerUpkeep``), one small batch per operation.
         case background(AuditStatement)
+        /// One upsert of the per-minute rollups (``AuditRollupFold``), folded by the writer
+        /// from the batch it joins (``AuditWriter/rollupWork(_:on:)``): runs after the
+        /// batch's own operations, in their transaction and, on PostgreSQL, their pipeline.
+        case rollup(AuditStatement)
 
         /// Whether this is background work, which yields to the request path's operations
         /// and never shares their transaction.
         var isBackground: Bool {
             switch self {
             case .prune, .background: true
-            case .insert, .finish, .statement: false
+            case .insert, .finish, .statement, .rollup: false
             }
         }
     }

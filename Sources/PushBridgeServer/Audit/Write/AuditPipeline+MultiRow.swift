@@ -14,7 +14,7 @@ extension AuditPipeline {
                 inserts += 1
                 findings += rowFindings.count
             case .finish: finishes += 1
-            case .statement, .prune, .background: break
+            case .statement, .prune, .background, .rollup: break
             }
         }
         return inserts > 1 || findings > 1 || finishes > 1
@@ -60,7 +60,10 @@ extension AuditPipeline {
                     completed.append((index, requestId))
                 }
                 finishLedger += ledger.map { pipelined($0, index) }
-            case .statement(let statement):
+            case .statement(let statement) where statement.rollupCondition != nil:
+                // It reads its row before and after its change: not in a pipeline.
+                return nil
+            case .statement(let statement), .rollup(let statement):
                 named.append(pipelined(statement, index))
             case .prune, .background:
                 return nil

@@ -33,13 +33,14 @@ enum AuditPipeline {
     }
 
     /// Whether `work` is only what a pipeline carries: request rows and completions and, with
-    /// `statements`, named statements (the multi-row plan sends each as it is); pruning and
-    /// background work never.
+    /// `statements`, named statements (the multi-row plan sends each as it is); pruning,
+    /// background work and a statement that moves its row's rollup count (it reads its row
+    /// before and after its change) never.
     static func carries(_ work: [AuditOperation.Work], statements: Bool = false) -> Bool {
         work.allSatisfy { work in
             switch work {
-            case .insert, .finish: true
-            case .statement: statements
+            case .insert, .finish, .rollup: true
+            case .statement(let statement): statements && statement.rollupCondition == nil
             case .prune, .background: false
             }
         }
@@ -129,7 +130,7 @@ enum AuditPipeline {
                                   parameters: (values + (time.map { [SQLiteValue.integer($0)] } ?? [])).map(PostgresConnection.text),
                                   owner: .one(index, completes: requestId))]
                     + ledger.map { pipelined($0, index) }
-            case .statement(let statement):
+            case .statement(let statement), .rollup(let statement):
                 return [pipelined(statement, index)]
             case .prune, .background:
                 return []

@@ -69,6 +69,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
         let now = AuditClock.nowMilliseconds()
         let (recovered, partitioned) = try pool.withConnection { connection in
             try PostgresSchema.migrator.migrate(connection)
+            try AuditRollupRows.fillIfMarked(connection)
             // Days not made now (a lock not had in time) are made by the writer's first batches.
             let partitioned = (try? AuditPostgresPartitions.ensure(on: connection, now: now)) != nil
             return (try AuditPostgresRecovery.recover(connection, instance: configuration.instanceName, now: now), partitioned)
@@ -89,6 +90,8 @@ final class AuditPostgresEngine: AuditWriteEngine {
         self.partitionsDay = partitionsDay
         self.mark = mark
     }
+
+    var reads: (any AuditSQL)? { connection }
 
     var statementsSent: Int { sentBefore + (connection.map { $0.statementsSent - sentAtBorrow } ?? 0) }
 
@@ -223,7 +226,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
                 if openIntents.count < Self.openIntentLimit { openIntents[requestId] = receivedAt }
             case .finish(let requestId, _, _):
                 openIntents[requestId] = nil
-            case .statement, .prune, .background:
+            case .statement, .prune, .background, .rollup:
                 break
             }
         }

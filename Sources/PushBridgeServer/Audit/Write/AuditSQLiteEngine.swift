@@ -47,6 +47,8 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         self.statements = statements
     }
 
+    var reads: (any AuditSQL)? { database }
+
     func begin() throws(AuditError) {
         do { try statements.beginTransaction() } catch { throw AuditError.wrap(error) }
     }

@@ -48,6 +48,7 @@ extension AuditStatement {
                                               [.text(requestId)], requestId: requestId)
         // On a log, the outcome row a `scheduled` answer wrote (with its intent) is the one that changes.
         statement.logSQL = AuditStatement.update("", table: "request_outcomes", set: columns.afterAnswer, where: condition, [], requestId: nil).sql
+        statement.rollupCondition = (condition, [.text(requestId)])
         return statement
     }
 }

@@ -15,6 +15,10 @@ struct AuditStatement: Sendable {
     /// and values, for a statement that writes the `requests` table (a view there); nil when
     /// ``sql`` is the same on both shapes.
     var logSQL: String? = nil
+    /// When set, the statement changes the completion of the rows this condition (on
+    /// `requests`, with its values) selects: they leave their rollup counters before it runs
+    /// and join their new ones after (a scheduled start's completion, a rare path).
+    var rollupCondition: (sql: String, values: [SQLiteValue])? = nil
 
     /// `UPDATE table SET column = ?, … WHERE condition`: the columns and their values come as
     /// pairs, so that a column added to the list can never shift another's value.
@@ -40,7 +44,14 @@ struct AuditStatement: Sendable {
         let changed: Int
         do {
             let text = if let logSQL, try database.isAuditLog() { logSQL } else { sql }
-            changed = try database.change(text, values)
+            if let condition = rollupCondition, let requestId, try AuditRollupRows.exist(in: database) {
+                // The same condition as the change's: when it changes no row, neither does this.
+                try AuditRollupRows.count(where: condition.sql, condition.values, sign: -1, in: database)
+                changed = try database.change(text, values)
+                if changed == 1 { try AuditRollupRows.count(where: "request_id = ?", [.text(requestId)], sign: 1, in: database) }
+            } else {
+                changed = try database.change(text, values)
+            }
         } catch {
             throw AuditError.wrap(error)
         }

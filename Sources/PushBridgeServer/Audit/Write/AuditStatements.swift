@@ -89,7 +89,7 @@ final class AuditStatements {
         case .finish(let requestId, let values, let ledger):
             guard try database.change(finishSQL, values) == 1 else { throw AuditError.unknownRequest(requestId) }
             for statement in ledger { try statement.run(on: database) }
-        case .statement(let statement), .background(let statement):
+        case .statement(let statement), .background(let statement), .rollup(let statement):
             try statement.run(on: database)
         case .prune(let requestIds):
             _ = try AuditPruning.delete(requestIds, in: database)
@@ -146,6 +146,8 @@ final class AuditStatements {
                 try runLedger(ledger)
             case .statement(let statement), .background(let statement):
                 try statement.run(on: database)
+            case .rollup(let statement):
+                try runLedger([statement])
             case .prune(let requestIds):
                 _ = try AuditPruning.delete(requestIds, in: database)
             }
@@ -156,8 +158,8 @@ final class AuditStatements {
         }
     }
 
-    /// Runs the ledger's statements, each prepared once (their SQL is fixed but for the
-    /// number of keys a prune deletes, which never comes here).
+    /// Runs the ledger's statements (and the rollups' upserts), each prepared once (their SQL
+    /// is fixed but for the number of keys a prune deletes, which never comes here).
     private func runLedger(_ statements: [AuditStatement]) throws {
         for statement in statements {
             let prepared: SQLiteStatement

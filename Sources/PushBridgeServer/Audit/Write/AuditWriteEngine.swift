@@ -38,6 +38,10 @@ protocol AuditWriteEngine: AnyObject {
     /// Statements sent to the database server so far (PostgreSQL); 0 where there is none.
     var statementsSent: Int { get }
 
+    /// The open transaction's connection, for the few reads a batch needs (a completion's
+    /// row the writer does not hold, ``AuditWriter/rollupWork(_:on:)``); nil when none is open.
+    var reads: (any AuditSQL)? { get }
+
     /// Everything handed off acknowledged, then the connection closed; returns why the last
     /// step that finishes the database (SQLite's WAL checkpoint) did not complete, if it did not.
     func close() -> String?

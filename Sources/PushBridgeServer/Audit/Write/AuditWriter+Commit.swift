@@ -7,13 +7,20 @@ extension AuditWriter {
         let start = ContinuousClock.now
         var failures: [Int: AuditError] = [:]
         var batchError: AuditError?
+        var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
         do throws(AuditError) {
             try engine.begin()
             while true {
                 let remaining = batch.indices.filter { failures[$0] == nil }.map { (index: $0, work: batch[$0].work) }
-                let applied = try engine.apply(remaining)
+                // The rollups' upserts follow the operations, counted from them: an operation
+                // that fails alone is written again without them, so none counts a failed one.
+                let rollups = try rollupWork(remaining, on: engine)
+                intents = rollups.intents
+                let applied = try engine.apply(remaining + rollups.work.enumerated().map { (index: batch.count + $0, work: $1) })
+                if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
+                let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }
-                guard applied.aborted else {
+                guard applied.aborted || failedAlone else {
                     if !applied.committed { try engine.commit() }
                     break
                 }
@@ -21,6 +28,7 @@ extension AuditWriter {
                 engine.rollBack()
                 try engine.begin()
             }
+            holdIntents(batch, intents, failures: failures)
         } catch {
             batchError = error
             engine.rollBack()

@@ -33,6 +33,8 @@ final class AuditWriter: @unchecked Sendable {
 
     let configuration: AuditStoreConfiguration
     let state = Mutex(State())
+    /// The open intents the rollups count completions under; used on the writer thread only.
+    var rollupIntents = AuditRollupIntents()
     let wake = DispatchSemaphore(value: 0)
 
     init(configuration: AuditStoreConfiguration) {

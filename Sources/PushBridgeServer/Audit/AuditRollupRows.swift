@@ -1,0 +1,145 @@
+/// The rollups' side of work on rows already written: filling the rollups from an existing
+/// audit (the migration), looking up the rows a batch completes when the writer does not
+/// hold their intent (``AuditRollupIntents``), taking pruned rows out, and moving rows left
+/// pending to `unknown` at recovery. Reads with plain indexed queries, on either engine.
+enum AuditRollupRows {
+    /// The columns a row is counted from, in ``row(_:)``'s order.
+    private static let columns = "request_id, received_at, instance_name, source_app, app_name, target_app, dialect, route, translated, outcome, "
+        + "upstream_status, upstream_latency_ms, attempts"
+    private static let findingColumns = "f.request_id, f.ordinal, f.dialect, f.route, f.source_app, f.received_at, f.field, f.kind, f.severity, f.message, "
+        + "f.instance_name, coalesce(r.app_name, '')"
+    /// Rows read per query while filling.
+    static let chunk = 5_000
+
+    private static func row(_ values: [SQLiteValue]) -> (String, AuditRollupRow) {
+        let intent = AuditRollupRow.Intent(receivedAt: values[1].integerValue ?? 0, instance: values[2].textValue ?? "", sourceApp: values[3].textValue ?? "",
+                                           appName: values[4].textValue ?? "", targetApp: values[5].textValue ?? "", dialect: values[6].textValue ?? "",
+                                           route: values[7].textValue ?? "", translated: values[8].textValue != nil,
+                                           sends: AuditRollupRow.sends(translated: values[8].textValue))
+        return (values[0].textValue ?? "", AuditRollupRow(intent: intent, outcome: values[9].textValue ?? AuditOutcome.pending.rawValue,
+                                                         upstreamStatus: values[10].integerValue, latencyMs: AuditRollupRow.real(values[11]),
+                                                         attempts: values[12].textValue))
+    }
+
+    /// Folds findings rows (``findingColumns`` order, by request and ordinal) request by request.
+    private static func foldFindings(_ rows: [[SQLiteValue]], into fold: inout AuditRollupFold, sign: Int64) {
+        var start = 0
+        while start < rows.count {
+            let id = rows[start][0].textValue
+            var end = start + 1
+            while end < rows.count, rows[end][0].textValue == id { end += 1 }
+            fold.addFindings(rows[start..<end].map { Array($0.prefix(11)) }, appName: rows[start][11].textValue ?? "", sign: sign)
+            start = end
+        }
+    }
+
+    /// Counts every row and finding `database` holds (of `instances`, when given) into the
+    /// rollups, whose rows for them it first deletes: the migration that creates them, so an
+    /// audit from before them reports the same, and `audit copy` for the instances it copied.
+    static func fill(_ database: any AuditSQL, instances: [String]? = nil) throws {
+        var fold = AuditRollupFold()
+        var lastId: Int64 = .min
+        let scope = instances.map { " AND instance_name IN (\(Array(repeating: "?", count: max(1, $0.count)).joined(separator: ", ")))" } ?? ""
+        let named: [SQLiteValue] = instances.map { $0.isEmpty ? [.null] : $0.map { .text($0) } } ?? []
+        for table in ["rollup_requests", "rollup_findings"] { try database.change("DELETE FROM \(table) WHERE 1 = 1\(scope)", named) }
+        while true {
+            let rows = try database.select("SELECT id, \(columns) FROM requests WHERE id > ?\(scope) ORDER BY id LIMIT \(chunk)", [.integer(lastId)] + named)
+            for values in rows { fold.add(row(Array(values.dropFirst())).1) }
+            guard rows.count == chunk, let last = rows.last?.first?.integerValue else { break }
+            lastId = last
+        }
+        var lastRequest = ""
+        while true {
+            let rows = try database.select("""
+                SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
+                WHERE f.request_id > ?\(scope.replacingOccurrences(of: "instance_name", with: "f.instance_name")) ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
+                """, [.text(lastRequest)] + named)
+            // A full chunk may end inside a request: that request is read again with the next.
+            let complete = rows.count == chunk ? Array(rows.prefix { $0[0].textValue != rows.last?[0].textValue }) : rows
+            guard !complete.isEmpty || rows.count < chunk else { throw AuditError.wrap(SQLiteError(code: 1, message: "a request has more than \(chunk) findings")) }
+            foldFindings(complete, into: &fold, sign: 1)
+            guard rows.count == chunk, let last = complete.last?[0].textValue else { break }
+            lastRequest = last
+        }
+        for statement in fold.statements() { try statement.run(on: database) }
+    }
+
+    /// Whether `database` has the rollups (a file `audit prune` opens may not be migrated yet).
+    static func exist(in database: any AuditSQL) throws -> Bool {
+        let sql = database is SQLiteDatabase ? "SELECT count(*) FROM sqlite_master WHERE name = 'rollup_requests'"
+            : "SELECT CASE WHEN to_regclass('rollup_requests') IS NULL THEN 0 ELSE 1 END"
+        return try database.select(sql, []).first?.first?.integerValue == 1
+    }
+
+    /// PostgreSQL: fills the rollups once, by the first writer that finds the migration's
+    /// mark (the mark's row lock makes a second instance starting at once wait, then skip);
+    /// a recount, so rows an `audit copy` counted before are not counted twice.
+    static func fillIfMarked(_ database: any AuditSQL) throws {
+        try database.inTransaction {
+            guard try database.change("DELETE FROM rollup_backfill WHERE pending = 1", []) == 1 else { return }
+            try fill(database)
+        }
+    }
+
+    /// The rows `requestIds` as they stand, by id (a completion's intent the writer no longer holds).
+    static func lookUp(_ requestIds: [String], in database: any AuditSQL) throws -> [String: AuditRollupRow] {
+        guard !requestIds.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: requestIds.count).joined(separator: ", ")
+        let rows = try database.select("SELECT \(columns) FROM requests WHERE request_id IN (\(marks))", requestIds.map { .text($0) })
+        return Dictionary(rows.map(row), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Takes out of the rollups the rows `condition` (on `requests`, bound to `values`)
+    /// selects and their findings, before they are deleted; counter rows left at zero go.
+    static func subtract(where condition: String, _ values: [SQLiteValue], in database: any AuditSQL) throws {
+        guard try exist(in: database) else { return }
+        var fold = AuditRollupFold()
+        let rows = try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values)
+        guard !rows.isEmpty else { return }
+        for values in rows { fold.add(row(values).1, sign: -1) }
+        let ids = rows.compactMap { $0[0].textValue }
+        try foldFindings(of: ids, into: &fold, in: database)
+        for statement in fold.statements() { try statement.run(on: database) }
+        for minute in Set(fold.requests.keys.map(\.minute)).sorted() {
+            try database.change("DELETE FROM rollup_requests WHERE minute = ? AND requests = 0", [.integer(minute)])
+            try database.change("DELETE FROM rollup_findings WHERE minute = ? AND findings = 0", [.integer(minute)])
+        }
+    }
+
+    /// Counts the rows `condition` selects with `sign` in `rollup_requests` only (a change to
+    /// a row's completion leaves its findings as they are).
+    static func count(where condition: String, _ values: [SQLiteValue], sign: Int64, in database: any AuditSQL) throws {
+        var fold = AuditRollupFold()
+        for values in try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values) { fold.add(row(values).1, sign: sign) }
+        for statement in fold.statements() { try statement.run(on: database) }
+    }
+
+    /// Takes the findings of `ids` out of `fold`.
+    private static func foldFindings(of ids: [String], into fold: inout AuditRollupFold, in database: any AuditSQL) throws {
+        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        foldFindings(try database.select("""
+            SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
+            WHERE f.request_id IN (\(marks)) ORDER BY f.request_id, f.ordinal
+            """, ids.map { .text($0) }), into: &fold, sign: -1)
+    }
+
+    /// Moves the intents `condition` selects from `request_log l` (the very ones recovery is
+    /// about to give an `unknown` outcome, by the same condition, in the same transaction)
+    /// from `pending` to `unknown` in the rollups: run just before recovery inserts their
+    /// outcomes. It reads only those intents, never the whole log; an open intent has no
+    /// completion figures, so one grouped upsert does it (each group once as `unknown`, once
+    /// taken out of `pending`).
+    static func moveToUnknownSQL(intents condition: String) -> String {
+        let sends = "CASE WHEN l.translated LIKE '[%' THEN json_array_length(l.translated) ELSE 1 END"
+        let dimensions = "l.received_at / 60000, coalesce(l.instance_name, ''), coalesce(l.source_app, ''), coalesce(l.app_name, ''), "
+            + "coalesce(l.target_app, ''), coalesce(l.dialect, ''), coalesce(l.route, '')"
+        let columns = (AuditRollupSchema.requestKey + AuditRollupSchema.requestCounters).joined(separator: ", ")
+        return """
+            INSERT INTO rollup_requests (\(columns))
+            SELECT \(dimensions), m.outcome, 0, 1, m.sign * count(*), m.sign * sum(\(sends)), 0, 0, 0, 0, 0, min(l.received_at), max(l.received_at)
+            FROM request_log l CROSS JOIN (SELECT 'unknown' AS outcome, 1 AS sign UNION ALL SELECT 'pending', -1) m
+            WHERE \(condition) GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, m.sign ON CONFLICT \(AuditRollupSchema.requestsConflict)
+            """
+    }
+}
+

@@ -1,0 +1,98 @@
+/// The per-minute rollups (issue 30): `rollup_requests` and `rollup_findings`, keyed by the
+/// minute (`received_at / 60000`), the instance that wrote the rows (so two PostgreSQL
+/// instances never update one counter row) and the dimensions the report, readiness and the
+/// admin page group by. Text dimensions hold `''` where the row holds NULL; `upstream_status`
+/// holds 0 where none came back. Written by the audit writer with one upsert per touched
+/// row per batch, inside the batch's transaction (``AuditRollupBatch``).
+enum AuditRollupSchema {
+    /// SQLite's migration number.
+    static let sqliteNumber = 13
+    /// PostgreSQL's migration number.
+    static let postgresNumber = 10
+    /// The migration's name.
+    static let name = "per-minute rollups"
+
+    static let requestKey = ["minute", "instance_name", "source_app", "app_name", "target_app", "dialect", "route", "outcome", "upstream_status", "admitted"]
+    static let requestCounters = ["requests", "openpush_sends", "latency_ms", "retried_requests", "retries", "rate_limited_attempts", "rate_limit_wait_ms",
+                                  "first_at", "last_at"]
+    static let findingKey = ["minute", "instance_name", "source_app", "app_name", "dialect", "route", "field", "kind"]
+    static let findingCounters = ["requests", "findings", "indexed", "first_at", "last_at", "example_request_id", "example_message"]
+
+    /// Both tables, for SQLite (`WITHOUT ROWID`: the key is the table) or PostgreSQL.
+    static func createTables(sqlite: Bool) -> String {
+        let integer = sqlite ? "INTEGER" : "BIGINT", real = sqlite ? "REAL" : "DOUBLE PRECISION"
+        let suffix = sqlite ? " WITHOUT ROWID" : ""
+        func declare(_ column: String) -> String {
+            switch column {
+            case "minute", "upstream_status", "admitted", "requests", "openpush_sends", "retried_requests", "retries", "rate_limited_attempts",
+                 "first_at", "last_at", "findings", "indexed":
+                "\(column) \(integer) NOT NULL"
+            case "latency_ms", "rate_limit_wait_ms": "\(column) \(real) NOT NULL"
+            default: "\(column) TEXT NOT NULL"
+            }
+        }
+        func table(_ name: String, _ key: [String], _ counters: [String]) -> String {
+            "CREATE TABLE \(name) (\n    " + (key + counters).map(declare).joined(separator: ",\n    ")
+                + ",\n    PRIMARY KEY (\(key.joined(separator: ", ")))\n)\(suffix);\n"
+        }
+        return table("rollup_requests", requestKey, requestCounters) + table("rollup_findings", findingKey, findingCounters)
+    }
+
+    /// Adds `rows` counter rows' figures to `rollup_requests` (the first and last time widened).
+    static func upsertRequestsSQL(rows: Int) -> String { "INSERT INTO rollup_requests \(values(requestKey + requestCounters, rows: rows)) ON CONFLICT \(requestsConflict)" }
+
+    /// Adds `rows` counter rows' figures to `rollup_findings`.
+    static func upsertFindingsSQL(rows: Int) -> String { "INSERT INTO rollup_findings \(values(findingKey + findingCounters, rows: rows)) ON CONFLICT \(findingsConflict)" }
+
+    /// `(columns) VALUES (?, …), …`.
+    private static func values(_ columns: [String], rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        return "(\(columns.joined(separator: ", "))) VALUES " + Array(repeating: row, count: max(1, rows)).joined(separator: ", ")
+    }
+
+    /// What follows `ON CONFLICT` in an upsert of `rollup_requests`: the counters added.
+    static let requestsConflict = conflict("rollup_requests", requestKey, requestCounters) { column in
+        switch column {
+        case "first_at": earlier("rollup_requests", column)
+        case "last_at": later("rollup_requests", column)
+        default: "rollup_requests.\(column) + excluded.\(column)"
+        }
+    }
+
+    /// What follows `ON CONFLICT` in an upsert of `rollup_findings`; the example is the newest request's.
+    static let findingsConflict = conflict("rollup_findings", findingKey, findingCounters) { column in
+        switch column {
+        case "first_at": earlier("rollup_findings", column)
+        case "last_at": later("rollup_findings", column)
+        case "indexed": "CASE WHEN excluded.indexed > rollup_findings.indexed THEN excluded.indexed ELSE rollup_findings.indexed END"
+        case "example_request_id", "example_message":
+            "CASE WHEN excluded.example_request_id > rollup_findings.example_request_id THEN excluded.\(column) ELSE rollup_findings.\(column) END"
+        default: "rollup_findings.\(column) + excluded.\(column)"
+        }
+    }
+
+    private static func earlier(_ table: String, _ column: String) -> String {
+        "CASE WHEN excluded.\(column) < \(table).\(column) THEN excluded.\(column) ELSE \(table).\(column) END"
+    }
+
+    private static func later(_ table: String, _ column: String) -> String {
+        "CASE WHEN excluded.\(column) > \(table).\(column) THEN excluded.\(column) ELSE \(table).\(column) END"
+    }
+
+    private static func conflict(_ table: String, _ key: [String], _ counters: [String], _ update: (String) -> String) -> String {
+        "(\(key.joined(separator: ", "))) DO UPDATE SET " + counters.map { "\($0) = \(update($0))" }.joined(separator: ", ")
+    }
+
+    /// SQLite's migration: the tables, filled from the rows the audit already has.
+    static func migrateSQLite(_ database: SQLiteDatabase) throws {
+        try database.execute(createTables(sqlite: true))
+        try AuditRollupRows.fill(database)
+    }
+
+    /// PostgreSQL's migration: the tables and a mark that the rows already there are still to
+    /// be counted (``AuditRollupRows/fillIfMarked(_:)``, run by the first writer to start).
+    static let postgresSQL = createTables(sqlite: false) + """
+        CREATE TABLE rollup_backfill (pending INTEGER PRIMARY KEY);
+        INSERT INTO rollup_backfill (pending) VALUES (1);
+        """
+}

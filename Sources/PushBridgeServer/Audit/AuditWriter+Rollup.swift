@@ -1,0 +1,54 @@
+/// The writer's fold of each batch into the per-minute rollups (``AuditRollupFold``): the
+/// counters a batch touches become one upsert each, applied after its operations in the same
+/// transaction (and on PostgreSQL in the same pipeline), on both engines alike.
+extension AuditWriter {
+    /// The rollup upserts for `operations`: an intent counts as `pending` (or as its outcome,
+    /// written with `record`), a completion moves its request from `pending` (or whatever its
+    /// row says, for a row the writer does not hold: a scheduled start's later completion) to
+    /// its outcome. A completion of no known row is not counted (it fails as unknown). Also
+    /// returns the pending intents by position, for ``holdIntents(_:_:failures:)``, and the
+    /// positions counted (an operation counted that then fails alone has the batch written again).
+    func rollupWork(_ operations: [(index: Int, work: AuditOperation.Work)], on engine: any AuditWriteEngine) throws(AuditError)
+        -> (work: [AuditOperation.Work], intents: [Int: (String, AuditRollupRow.Intent)], counted: Set<Int>) {
+        var fold = AuditRollupFold()
+        var counted = Set<Int>()
+        var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
+        var current: [String: AuditRollupRow] = [:]
+        var missing: [String] = []
+        for (_, work) in operations {
+            if case .finish(let requestId, _, _) = work, rollupIntents[requestId] == nil { missing.append(requestId) }
+        }
+        if !missing.isEmpty, let reads = engine.reads {
+            do { current = try AuditRollupRows.lookUp(missing, in: reads) } catch { throw AuditError.wrap(error) }
+        }
+        for (index, work) in operations {
+            switch work {
+            case .insert(let values, let findings, _):
+                let row = AuditRollupRow(row: values)
+                if row.outcome == AuditOutcome.pending.rawValue, let id = values.first?.textValue { intents[index] = (id, row.intent) }
+                counted.insert(index)
+                fold.add(row)
+                fold.addFindings(findings, appName: row.intent.appName)
+            case .finish(let requestId, let values, _):
+                guard let before = current[requestId] ?? rollupIntents[requestId].map({ AuditRollupRow(intent: $0, outcome: AuditOutcome.pending.rawValue) })
+                else { continue }
+                let after = before.completed(by: Array(values.dropLast()))
+                counted.insert(index)
+                fold.add(before, sign: -1)
+                fold.add(after)
+                current[requestId] = after
+            case .statement, .prune, .background, .rollup:
+                break
+            }
+        }
+        return (fold.statements().map { .rollup($0) }, intents, counted)
+    }
+
+    /// After a batch committed: its pending intents are held, its completed ones released.
+    func holdIntents(_ batch: [AuditOperation], _ intents: [Int: (String, AuditRollupRow.Intent)], failures: [Int: AuditError]) {
+        for (index, operation) in batch.enumerated() where failures[index] == nil {
+            if let (id, intent) = intents[index] { rollupIntents.hold(id, intent) }
+            if case .finish(let requestId, _, _) = operation.work { rollupIntents.release(requestId) }
+        }
+    }
+}

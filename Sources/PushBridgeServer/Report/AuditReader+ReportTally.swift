@@ -1,0 +1,103 @@
+extension AuditReader {
+    /// The report's counts over `filter`: the whole minutes inside its window from the rollups
+    /// (`rollup_requests`, `rollup_findings`), the partial minutes at its edges (a `--since`
+    /// or `--until` that is not on a minute) from the log's rows, so the totals are exactly the
+    /// rows'. `fromRows`, or an audit no proxy of this build has migrated, reads only the rows.
+    func reportTally(_ filter: ReportFilter, fromRows: Bool = false) throws(AuditError) -> ReportTally {
+        var tally = ReportTally()
+        guard !fromRows, hasRollups else {
+            try tallyRows(filter, since: filter.since, until: filter.until, into: &tally)
+            return tally
+        }
+        let window = RollupWindow(since: filter.since, until: filter.until)
+        if let minutes = window.minutes { try tallyRollups(filter, from: minutes.from, to: minutes.to, into: &tally) }
+        for edge in window.edges { try tallyRows(filter, since: edge.since, until: edge.until, into: &tally) }
+        return tally
+    }
+
+    /// The filter's dialect, route and app conditions on a rollup table, with the minutes.
+    private func rollupClause(_ filter: ReportFilter, from: Int64?, to: Int64?, extra more: [String] = []) -> (String, [SQLiteValue]) {
+        var bounded = filter
+        (bounded.since, bounded.until) = (nil, nil)
+        var extra = more
+        if let from { extra.append("minute >= \(from)") }
+        if let to { extra.append("minute < \(to)") }
+        return bounded.whereClause(extra: extra)
+    }
+
+    private func tallyRollups(_ filter: ReportFilter, from: Int64?, to: Int64?, into tally: inout ReportTally) throws(AuditError) {
+        let (clause, arguments) = rollupClause(filter, from: from, to: to)
+        // Few groups each; the per-minute sums stream in the key's order (minute first), unsorted.
+        for row in try query("""
+            SELECT outcome, upstream_status, dialect, route, sum(requests), min(first_at), max(last_at)
+            FROM rollup_requests \(clause) GROUP BY outcome, upstream_status, dialect, route
+            """, arguments) {
+            let status = row[1].integerValue ?? 0
+            tally.add(ReportTally.Cell(outcome: row[0].textValue ?? "", status: status == 0 ? nil : status, dialect: row[2].textValue ?? "", route: row[3].textValue ?? ""),
+                      minute: nil, count: Int(row[4].integerValue ?? 0), first: row[5].integerValue, last: row[6].integerValue)
+        }
+        for row in try query("SELECT minute, sum(requests) FROM rollup_requests \(clause) GROUP BY minute", arguments) where row[1].integerValue != 0 {
+            tally.perMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
+        }
+        let (dropped, droppedArguments) = rollupClause(filter, from: from, to: to, extra: ["kind = 'dropped'"])
+        for row in try query("SELECT minute, sum(findings) FROM rollup_findings \(dropped) GROUP BY minute", droppedArguments) where row[1].integerValue != 0 {
+            tally.droppedPerMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
+        }
+        if let row = try query("""
+            SELECT coalesce(sum(retried_requests), 0), coalesce(sum(retries), 0), coalesce(sum(rate_limited_attempts), 0), coalesce(sum(rate_limit_wait_ms), 0)
+            FROM rollup_requests \(clause)
+            """, arguments).first {
+            tally.retried += Int(row[0].integerValue ?? 0)
+            tally.retries += Int(row[1].integerValue ?? 0)
+            tally.rateLimited += Int(row[2].integerValue ?? 0)
+            tally.waitMs += Self.double(row[3])
+        }
+        for row in try query("""
+            SELECT dialect, route, field, kind, source_app, sum(requests), sum(findings), max(indexed), min(first_at), max(last_at), max(example_request_id)
+            FROM rollup_findings \(clause) GROUP BY dialect, route, field, kind, source_app
+            """, arguments) {
+            let key = ReportTally.GroupKey(dialect: row[0].textValue ?? "", route: row[1].textValue ?? "", field: row[2].textValue ?? "", kind: row[3].textValue ?? "")
+            tally.add(key, minute: nil, app: row[4].textValue ?? "", requests: row[5].integerValue ?? 0, findings: row[6].integerValue ?? 0,
+                      indexed: row[7].integerValue == 1, first: row[8].integerValue ?? 0, last: row[9].integerValue ?? 0, example: row[10].textValue ?? "")
+        }
+    }
+
+    /// The rows received in [since, until) (either open), counted as the rollups count them.
+    private func tallyRows(_ filter: ReportFilter, since: Int64?, until: Int64?, into tally: inout ReportTally) throws(AuditError) {
+        var window = filter
+        (window.since, window.until) = (since, until)
+        let (clause, arguments) = window.whereClause()
+        for row in try query("""
+            SELECT outcome, upstream_status, dialect, route, received_at / 60000, count(*), min(received_at), max(received_at)
+            FROM requests \(clause) GROUP BY 1, 2, 3, 4, 5
+            """, arguments) {
+            tally.add(ReportTally.Cell(outcome: row[0].textValue ?? "", status: row[1].integerValue, dialect: row[2].textValue ?? "", route: row[3].textValue ?? ""),
+                      minute: row[4].integerValue ?? 0, count: Int(row[5].integerValue ?? 0), first: row[6].integerValue, last: row[7].integerValue)
+        }
+        let (retried, retriedArguments) = window.whereClause(extra: ["json_array_length(attempts) > 1"])
+        var fold = AuditRollupFold()
+        for row in try query("SELECT attempts FROM requests \(retried)", retriedArguments) {
+            fold.add(AuditRollupRow(intent: AuditRollupRow.Intent(receivedAt: 0), outcome: "", attempts: row[0].textValue))
+        }
+        for counters in fold.requests.values {
+            tally.retried += Int(counters.retried)
+            tally.retries += Int(counters.retries)
+            tally.rateLimited += Int(counters.rateLimited)
+            tally.waitMs += counters.waitMs
+        }
+        fold = AuditRollupFold()
+        // Along the findings' key, by the requests the window selects (by time, no findings index).
+        let rows = try query("""
+            SELECT request_id, ordinal, dialect, route, source_app, received_at, field, kind, severity, message, instance_name
+            FROM findings WHERE request_id IN (SELECT request_id FROM requests \(clause)) ORDER BY request_id, ordinal
+            """, arguments)
+        var start = 0
+        while start < rows.count {
+            var end = start + 1
+            while end < rows.count, rows[end][0].textValue == rows[start][0].textValue { end += 1 }
+            fold.addFindings(Array(rows[start..<end]), appName: "")
+            start = end
+        }
+        tally.add(fold)
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import PushBridgeCore
+import Testing
+@testable import PushBridgeServer
+
+/// Issue 30, item 2: the report's totals come from the per-minute rollups the writer folds
+/// into each batch, and give exactly the report the rows give (``AuditReader/oracleReport``,
+/// the row-based queries it had before), on both engines, for windows that are and are not
+/// on whole minutes.
+@Suite(.serialized) struct ReportRollupTests {
+    static let rows = 400
+
+    /// The windows compared: the whole audit, edges inside minutes, whole minutes, one
+    /// partial minute, and the app, dialect and route filters.
+    static func filters() -> [ReportFilter] {
+        let start = SyntheticTraffic.start, span = SyntheticTraffic.span
+        return [
+            ReportFilter(),
+            ReportFilter(since: start + span / 7 + 12_345, until: start + span / 2 + 41_007),
+            ReportFilter(since: start + 60_000 * 1_000, until: start + 60_000 * 20_000),
+            ReportFilter(since: start + span / 3 + 1_000, until: start + span / 3 + 59_000),
+            ReportFilter(since: start + span / 4 + 30_000),
+            ReportFilter(until: start + span / 4 + 30_000),
+            ReportFilter(app: "app-03"),
+            ReportFilter(since: start + span / 5 + 777, dialect: "onesignal", route: "update"),
+        ]
+    }
+
+    /// The mix: the bench's synthetic traffic (every route, findings, rejections, 429s and
+    /// retries), a third of it begun and finished apart, every 25th left in flight, and
+    /// findings on array elements (folded to `notifications[]`, counted by request).
+    static func write(_ store: AuditStore, rows: Int = rows) async throws {
+        for i in 0..<rows {
+            var request = SyntheticTraffic.request(i, of: rows)
+            if i % 6 == 0 {
+                request.entry.findings += (0..<(1 + i / 6 % 3)).map {
+                    Finding(field: "notifications[\($0)].rollup_probe", kind: .dropped, message: "element \($0) sound dropped")
+                }
+            }
+            if i % 25 == 0 {
+                try await store.begin(request.entry)
+            } else if i % 3 == 0 {
+                try await store.begin(request.entry)
+                try await store.finish(request.entry.requestId, request.completion)
+            } else {
+                try await store.record(request.entry, request.completion)
+            }
+        }
+    }
+
+    /// Compares the two reports, rendered too, and readiness (judged from the rollups, and from
+    /// the rows by a reader that ignores them), for every filter.
+    static func compare(_ reader: AuditReader, path: String, _ label: String) throws {
+        let rows = try AuditReader.rowsOnly(path)
+        for filter in filters() {
+            #expect(try reader.readiness(filter) == (try rows.readiness(filter)), "\(label) readiness \(filter.summary)")
+            let fromRollups = try reader.report(filter)
+            let fromRows = try reader.oracleReport(filter)
+            #expect(fromRollups == fromRows, "\(label) \(filter.summary)")
+            for format in [ReportFormat.text, .json] {
+                #expect(ReportRenderer.render(fromRollups, as: format) == ReportRenderer.render(fromRows, as: format), "\(label) \(format) \(filter.summary)")
+            }
+        }
+    }
+
+    @Test(arguments: AuditEngine.allCases)
+    func theReportFromRollupsIsTheReportFromTheRows(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store)
+            let reader = try AuditReader(path: path)
+            #expect(reader.hasRollups)
+            // The rollups hold every request (the in-flight ones as pending), so the report reads them.
+            let rolled = try reader.query("SELECT outcome, sum(requests) FROM rollup_requests GROUP BY outcome HAVING sum(requests) != 0 ORDER BY outcome")
+            let rows = try reader.query("SELECT outcome, count(*) FROM requests GROUP BY outcome ORDER BY outcome")
+            #expect(rolled.map { "\($0[0].textValue ?? "")=\($0[1].integerValue ?? -1)" } == rows.map { "\($0[0].textValue ?? "")=\($0[1].integerValue ?? -1)" })
+            #expect(try reader.report().upstream.outcomes.contains(Count("pending", Self.rows / 25)))
+            // Folded fields count requests, once each however many elements had the finding.
+            let sound = try reader.report().dropped.filter { $0.field == "notifications[].rollup_probe" }
+            #expect(sound.reduce(0) { $0 + $1.requests } == Self.rows / 6 + 1, "\(sound)")
+            try Self.compare(reader, path: path, "\(engine) live")
+            await store.close()
+            // Recovery turns the in-flight ones unknown, in the rollups too.
+            let reopened = try AuditStore(path: path)
+            await reopened.close()
+            #expect(try reader.report().upstream.outcomes.contains(Count("unknown", Self.rows / 25)))
+            try Self.compare(reader, path: path, "\(engine) recovered")
+        }
+    }
+
+    /// An audit from before the rollups (the tables and their migration gone) reads its rows,
+    /// and the migration that creates them fills them from those rows: the same report.
+    @Test func anAuditFromBeforeTheRollupsIsCountedByItsMigration() async throws {
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store)
+            await store.close()
+            let before = try AuditReader(path: path).report(Self.filters()[1])
+            let database = try SQLiteDatabase(path: path)
+            try database.execute("DROP TABLE rollup_requests; DROP TABLE rollup_findings; DELETE FROM pushbridge_migrations WHERE number = \(AuditRollupSchema.sqliteNumber);")
+            let old = try AuditReader(path: path)
+            #expect(!old.hasRollups)
+            #expect(try old.report(Self.filters()[1]) == before)
+            await (try AuditStore(path: path)).close()
+            let migrated = try AuditReader(path: path)
+            #expect(migrated.hasRollups)
+            #expect(try migrated.query("SELECT sum(requests) FROM rollup_requests").first?.first?.integerValue == Int64(Self.rows))
+            try Self.compare(migrated, path: path, "migrated")
+        }
+    }
+
+    /// Retention takes the rows it deletes out of the rollups (rows in flight stay).
+    @Test func pruningTakesTheDeletedRowsOutOfTheRollups() async throws {
+        try await withTemporaryAudit { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store)
+            await store.close()
+            let reader = try AuditReader(path: path)
+            let now = SyntheticTraffic.start + SyntheticTraffic.span / 2 + 30 * 86_400_000
+            let pruned = try reader.prune(olderThanDays: 30, now: now)
+            #expect(pruned > 0)
+            #expect(try reader.report().totalRequests < Self.rows)
+            try Self.compare(reader, path: path, "pruned")
+        }
+    }
+
+    /// A scheduled start's later completion moves its request from `scheduled` to its outcome
+    /// in the rollups; a second one, refused (no longer scheduled), moves nothing.
+    @Test(arguments: AuditEngine.allCases)
+    func aScheduledStartsCompletionMovesItsCount(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store, rows: 60)
+            let scheduled = (0..<3).map { SyntheticTraffic.request(1_000 + $0, of: 2_000) }
+            for request in scheduled {
+                try await store.record(request.entry, AuditCompletion(finishedAt: request.entry.receivedAt + 5, outcome: .scheduled, responseStatus: 202))
+            }
+            let reader = try AuditReader(path: path)
+            #expect(try reader.report().upstream.outcomes.contains(Count("scheduled", 3)))
+            let sent = AuditCompletion(finishedAt: SyntheticTraffic.start + 1, outcome: .forwarded, upstreamStatus: 201, upstreamLatencyMs: 8,
+                                       attempts: [UpstreamAttempt(startedAt: SyntheticTraffic.start, status: 201, latencyMs: 8)])
+            let completing = AuditStatement.completeScheduled(scheduled[0].entry.requestId, sent, onlyWhileScheduled: true, bodyLimit: 4_096)
+            try await store.run(completing)
+            await #expect(throws: AuditError.self) { try await store.run(completing) }
+            let report = try reader.report()
+            #expect(report.upstream.outcomes.contains(Count("scheduled", 2)))
+            #expect(report == (try reader.oracleReport()))
+            await store.close()
+        }
+    }
+}
+
+/// The send count the rollups keep per row: a translated array's elements, counted without parsing it.
+@Suite struct RollupSendCountTests {
+    @Test(arguments: [
+        (#"[{"method":"POST"}]"#, 1), (#"[{"a":[1,2],"b":"x,]"},{"c":{"d":","}},{}]"#, 3), ("[]", 0), (#"[ 1 , "\"]," , null ]"#, 3),
+    ] as [(String, Int64)])
+    func aTranslatedArrayCountsItsElements(_ text: String, _ count: Int64) throws {
+        #expect(AuditRollupRow.sends(translated: text) == count)
+        let parsed = try #require(try JSONParser.parse(Array(text.utf8)).arrayValue)
+        #expect(Int64(parsed.count) == count)
+    }
+}
