@@ -25,9 +25,17 @@ import Testing
     /// repository root, take each case's highest `allocations=` from its `RESULT` lines, add
     /// 5 %, write it here with the date and say why in the commit. A release build allocates
     /// less; `make bench` prints its count against issue 31's target (≤ 80 for a OneSignal start).
+    ///
+    /// Re-measured 2026-12-06 after the merge of issue 30's log and rollups and issue 31's
+    /// redaction over bytes (`main` after 5cac8a2): OneSignal start 3,724–3,747, Pushwoosh start
+    /// of three 7,392–7,462. Where it grew, per OneSignal start in this debug build: the audit
+    /// writes +300 (the writer folds each batch into per-minute rollups: its key strings and
+    /// dictionaries), the audit entry +370 (the byte redaction's span arrays, which the
+    /// optimizer removes in a release build: see `docs/benchmarks.md`, "Issue 30 and 31 at the
+    /// end of 2026-12-06").
     static let pinned: [String: Double] = [
-        "onesignal-start": 3_290,
-        "pushwoosh-start-of-three": 6_510,
+        "onesignal-start": 3_935,
+        "pushwoosh-start-of-three": 7_835,
     ]
 
     /// The arguments the guard runs with. The warm-up matters: the HTTP server's part settles
