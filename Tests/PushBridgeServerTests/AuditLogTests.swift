@@ -60,7 +60,7 @@ import Testing
             #expect(before[0].contains("OLD-PENDING") && before[0].contains("pending"), "\(before[0])")
 
             let database = try SQLiteDatabase(path: path)
-            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber])
+            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber, AuditRollupReadinessSchema.sqliteNumber])
             #expect(try database.isAuditLog())
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
             #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'requests%'").isEmpty)

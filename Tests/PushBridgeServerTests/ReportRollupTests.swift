@@ -37,6 +37,7 @@ import Testing
                     Finding(field: "notifications[\($0)].rollup_probe", kind: .dropped, message: "element \($0) sound dropped")
                 }
             }
+            request.entry.findings += readinessProbes(i)
             if i % 25 == 0 {
                 try await store.begin(request.entry)
             } else if i % 3 == 0 {
@@ -46,6 +47,21 @@ import Testing
                 try await store.record(request.entry, request.completion)
             }
         }
+    }
+
+    /// Findings readiness judges by severity and message, not by kind alone: every 8th request
+    /// has a caveat naming a broken OpenPush rule (judged, shown as `openpush rule`) beside one
+    /// that does not (not judged) on another element; every 4th an info-severity drop (not
+    /// judged) on one element, and every 16th a warning-severity one on another after it.
+    static func readinessProbes(_ i: Int) -> [Finding] {
+        var probes: [Finding] = []
+        if i % 8 == 0 {
+            probes.append(Finding(field: "notifications[0].rollup_note", kind: .caveat, message: "a caveat readiness does not judge"))
+            probes.append(Finding(field: "notifications[1].rollup_note", kind: .caveat, message: "OpenPush would reject this: notifications[1].rollup_note too long"))
+        }
+        if i % 4 == 0 { probes.append(Finding(field: "notifications[0].rollup_mixed", kind: .dropped, severity: .info, message: "dropped, no matter")) }
+        if i % 16 == 0 { probes.append(Finding(field: "notifications[1].rollup_mixed", kind: .dropped, severity: .warning, message: "dropped, and it matters")) }
+        return probes
     }
 
     /// Compares the two reports, rendered too, and readiness (judged from the rollups, and from
@@ -88,6 +104,38 @@ import Testing
         }
     }
 
+    /// Issue 30, item 2: readiness's finding groups come from `rollup_findings` (whole
+    /// minutes) and the log (a window's edges), counted as the rows count them: by severity
+    /// and message, each request once per group, the example's message its first judged
+    /// finding. The rows' findings deleted, readiness over whole minutes still has them.
+    @Test(arguments: AuditEngine.allCases)
+    func readinessFindingGroupsComeFromTheRollups(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store)
+            await store.close()
+            let reader = try AuditReader(path: path)
+            func groups(_ readiness: Readiness, _ field: String) -> [ReadinessFinding] {
+                readiness.apps.flatMap(\.routes).flatMap { $0.warnings + $0.rejections }.filter { $0.field == field }
+            }
+            let readiness = try reader.readiness()
+            #expect(readiness == (try AuditReader.rowsOnly(path).readiness()))
+            let rules = groups(readiness, "notifications[].rollup_note")
+            #expect(rules.allSatisfy { $0.kind == "openpush rule" && $0.exampleMessage.hasPrefix("OpenPush would reject this") }, "\(rules)")
+            #expect(rules.reduce(0) { $0 + $1.requests } == Self.rows / 8)
+            let mixed = groups(readiness, "notifications[].rollup_mixed")
+            #expect(mixed.allSatisfy { $0.exampleMessage == "dropped, and it matters" }, "\(mixed)")
+            #expect(mixed.reduce(0) { $0 + $1.requests } == Self.rows / 16)
+            guard engine == .sqlite else { return }
+            let database = try SQLiteDatabase(path: path)
+            try database.execute("DELETE FROM findings WHERE field LIKE '%rollup_note'")
+            let fromRollups = groups(try reader.readiness(), "notifications[].rollup_note")
+            #expect(fromRollups.reduce(0) { $0 + $1.requests } == Self.rows / 8)
+            // The example's message is read from the log: gone with its rows.
+            #expect(fromRollups.allSatisfy { $0.exampleMessage.isEmpty })
+        }
+    }
+
     /// An audit from before the rollups (the tables and their migration gone) reads its rows,
     /// and the migration that creates them fills them from those rows: the same report.
     @Test func anAuditFromBeforeTheRollupsIsCountedByItsMigration() async throws {
@@ -97,7 +145,8 @@ import Testing
             await store.close()
             let before = try AuditReader(path: path).report(Self.filters()[1])
             let database = try SQLiteDatabase(path: path)
-            try database.execute("DROP TABLE rollup_requests; DROP TABLE rollup_findings; DELETE FROM pushbridge_migrations WHERE number = \(AuditRollupSchema.sqliteNumber);")
+            try database.execute("DROP TABLE rollup_requests; DROP TABLE rollup_findings; DELETE FROM pushbridge_migrations WHERE number IN "
+                                 + "(\(AuditRollupSchema.sqliteNumber), \(AuditRollupReadinessSchema.sqliteNumber));")
             let old = try AuditReader(path: path)
             #expect(!old.hasRollups)
             #expect(try old.report(Self.filters()[1]) == before)

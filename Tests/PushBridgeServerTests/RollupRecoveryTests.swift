@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridgeServer
 
 /// Issue 30, the rollups on the audit as a log: a day partition retention drops takes that
-/// day's counters with it. (Recovery's count of exactly the intents it settles, at start-up and
+/// day's counters with it, and readiness's counters are counted from the rows already there. (Recovery's count of exactly the intents it settles, at start-up and
 /// on a takeover, is checked by `AuditLogTests` and `AuditRecoveryTests` with ``counts(_:)``.)
 @Suite(.serialized) struct RollupRecoveryTests {
     /// Per outcome, `outcome=n`: the requests the rollups count and the rows the log holds.
@@ -25,12 +25,46 @@ import Testing
         }
         try await store.record(sampleEntry("OLD"), sampleCompletion())
         #expect(try Self.counts(store.reader).rollups == ["forwarded=6"])
+        #expect(try Self.judged(store.reader) == 6)
         let connection = try PostgresConnection(uri)
         let tomorrow = (now / 86_400_000 + 1) * 86_400_000
         #expect(try AuditPostgresPartitions.drop(before: tomorrow, on: connection) == 5)
         let (rollups, rows) = try Self.counts(store.reader)
         #expect(rollups == ["forwarded=1"])
         #expect(rollups == rows)
+        #expect(try Self.judged(store.reader) == 1)
         await store.close()
+    }
+
+    /// The requests `rollup_findings` counts with a finding readiness judges (each sample
+    /// entry has one: its warning-severity drop).
+    static func judged(_ reader: AuditReader) throws -> Int64 {
+        try reader.query("SELECT coalesce(sum(judged_requests), 0) FROM rollup_findings").first?.first?.integerValue ?? -1
+    }
+
+    /// Issue 30, item 2: an audit whose rollups predate readiness's counters (migration 13 /
+    /// PostgreSQL 10) gets them counted from its rows by the migration that adds them (on
+    /// PostgreSQL by the first writer to start), the requests' counters recounted equal.
+    @Test(arguments: AuditEngine.allCases)
+    func theReadinessCountersAreCountedFromTheRowsByTheirMigration(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            for index in 0..<4 { try await store.record(sampleEntry("R-\(index)", receivedAt: 1_700_000_000_000 + Int64(index) * 61_000), sampleCompletion()) }
+            await store.close()
+            let number = engine == .sqlite ? AuditRollupReadinessSchema.sqliteNumber : AuditRollupReadinessSchema.postgresNumber
+            let drop = "ALTER TABLE rollup_findings DROP COLUMN judged_requests; ALTER TABLE rollup_findings DROP COLUMN judged_example_request_id; "
+                + "DELETE FROM pushbridge_migrations WHERE number = \(number);"
+            if engine == .sqlite { try SQLiteDatabase(path: path).execute(drop) } else { try PostgresConnection(path).executeScript(drop) }
+            #expect(try !AuditReader(path: path).hasRollups)
+            let reopened = try AuditStore(path: path)
+            try await reopened.record(sampleEntry("R-4", receivedAt: 1_700_000_000_000 + 4 * 61_000), sampleCompletion())
+            let reader = try AuditReader(path: path)
+            #expect(reader.hasRollups)
+            #expect(try Self.judged(reader) == 5)
+            #expect(try reader.query("SELECT max(judged_example_request_id) FROM rollup_findings").first?.first?.textValue == "R-4")
+            let (rollups, rows) = try Self.counts(reader)
+            #expect(rollups == ["forwarded=5"] && rollups == rows)
+            await reopened.close()
+        }
     }
 }

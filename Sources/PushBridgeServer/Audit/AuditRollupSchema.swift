@@ -16,7 +16,9 @@ enum AuditRollupSchema {
     static let requestCounters = ["requests", "openpush_sends", "latency_ms", "retried_requests", "retries", "rate_limited_attempts", "rate_limit_wait_ms",
                                   "first_at", "last_at"]
     static let findingKey = ["minute", "instance_name", "source_app", "app_name", "dialect", "route", "field", "kind"]
-    static let findingCounters = ["requests", "findings", "indexed", "first_at", "last_at", "example_request_id", "example_message"]
+    /// The counters migration 13 made; ``findingCounters`` adds those of later migrations.
+    static let firstFindingCounters = ["requests", "findings", "indexed", "first_at", "last_at", "example_request_id", "example_message"]
+    static let findingCounters = firstFindingCounters + AuditRollupReadinessSchema.findingCounters
 
     /// Both tables, for SQLite (`WITHOUT ROWID`: the key is the table) or PostgreSQL.
     static func createTables(sqlite: Bool) -> String {
@@ -35,7 +37,7 @@ enum AuditRollupSchema {
             "CREATE TABLE \(name) (\n    " + (key + counters).map(declare).joined(separator: ",\n    ")
                 + ",\n    PRIMARY KEY (\(key.joined(separator: ", ")))\n)\(suffix);\n"
         }
-        return table("rollup_requests", requestKey, requestCounters) + table("rollup_findings", findingKey, findingCounters)
+        return table("rollup_requests", requestKey, requestCounters) + table("rollup_findings", findingKey, firstFindingCounters)
     }
 
     /// Adds `rows` counter rows' figures to `rollup_requests` (the first and last time widened).
@@ -63,7 +65,7 @@ enum AuditRollupSchema {
     static let findingsConflict = conflict("rollup_findings", findingKey, findingCounters) { column in
         switch column {
         case "first_at": earlier("rollup_findings", column)
-        case "last_at": later("rollup_findings", column)
+        case "last_at", "judged_example_request_id": later("rollup_findings", column)
         case "indexed": "CASE WHEN excluded.indexed > rollup_findings.indexed THEN excluded.indexed ELSE rollup_findings.indexed END"
         case "example_request_id", "example_message":
             "CASE WHEN excluded.example_request_id > rollup_findings.example_request_id THEN excluded.\(column) ELSE rollup_findings.\(column) END"
@@ -83,10 +85,11 @@ enum AuditRollupSchema {
         "(\(key.joined(separator: ", "))) DO UPDATE SET " + counters.map { "\($0) = \(update($0))" }.joined(separator: ", ")
     }
 
-    /// SQLite's migration: the tables, filled from the rows the audit already has.
+    /// SQLite's migration: the tables, filled from the rows the audit already has by the
+    /// recount of the migration that follows (``AuditRollupReadinessSchema``), once every
+    /// counter column is there.
     static func migrateSQLite(_ database: SQLiteDatabase) throws {
         try database.execute(createTables(sqlite: true))
-        try AuditRollupRows.fill(database)
     }
 
     /// PostgreSQL's migration: the tables and a mark that the rows already there are still to

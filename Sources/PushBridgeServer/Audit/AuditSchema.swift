@@ -19,6 +19,7 @@ enum AuditSchema {
         migrator.register(StageSchema.sqliteNumber, StageSchema.name, sql: StageSchema.sql(sqlite: true))
         migrator.register(AuditLogSchema.number, AuditLogSchema.name, sql: AuditLogSchema.sql)
         migrator.register(AuditRollupSchema.sqliteNumber, AuditRollupSchema.name, AuditRollupSchema.migrateSQLite)
+        migrator.register(AuditRollupReadinessSchema.sqliteNumber, AuditRollupReadinessSchema.name, AuditRollupReadinessSchema.migrateSQLite)
         return migrator
     }
 

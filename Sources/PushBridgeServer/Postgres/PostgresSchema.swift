@@ -101,6 +101,7 @@ enum PostgresSchema {
         .init(StageSchema.postgresNumber, StageSchema.name, sql: StageSchema.sql(sqlite: false)),
         PostgresAuditLogSchema.migration,
         .init(AuditRollupSchema.postgresNumber, AuditRollupSchema.name, sql: AuditRollupSchema.postgresSQL),
+        .init(AuditRollupReadinessSchema.postgresNumber, AuditRollupReadinessSchema.name, sql: AuditRollupReadinessSchema.postgresSQL),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

@@ -68,7 +68,7 @@ extension AuditReader {
     /// routes PushBridge does not migrate (outcome `unhandled`, the report lists them) and
     /// requests refused before admission (``admitted``) are left out. `--app` matches an app's
     /// configured name or its source app id, either way round (``ReadinessScope/appNames``).
-    private func readinessClause(_ scope: ReadinessScope, extra: [String] = [], admitted: Bool = true) -> (String, [SQLiteValue]) {
+    func readinessClause(_ scope: ReadinessScope, extra: [String] = [], admitted: Bool = true) -> (String, [SQLiteValue]) {
         let filter = scope.filter
         var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL", "r.outcome != 'unhandled'", admitted ? Self.admitted : "NOT \(Self.admitted)"] + extra
         var arguments: [SQLiteValue] = []
@@ -104,9 +104,10 @@ extension AuditReader {
     }
 
     /// The app a row belongs to: its configured name, else its source app id.
-    private var appKey: String { appNameColumn == "NULL" ? "coalesce(r.source_app, '')" : "coalesce(r.app_name, r.source_app, '')" }
+    var appKey: String { appNameColumn == "NULL" ? "coalesce(r.source_app, '')" : "coalesce(r.app_name, r.source_app, '')" }
 
-    private func key(_ row: [SQLiteValue]) -> ReadinessKey {
+    /// The route a readiness row (app, dialect, route first) is about.
+    func key(_ row: [SQLiteValue]) -> ReadinessKey {
         ReadinessKey(app: row[0].textValue ?? "", dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
     }
 
@@ -177,53 +178,6 @@ extension AuditReader {
         }
         let busiestOf = minutes.mapValues { $0.values.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
         return senders.compactMapValues { groups in groups.compactMap { busiestOf[$0] ?? nil }.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
-    }
-
-    /// Warning-severity dropped or changed fields, and rejections: PushBridge's (`rejected`)
-    /// and the OpenPush rules observe mode found broken (caveats starting "OpenPush would
-    /// reject this", counted as kind `openpush rule`). Array indices are folded; a folded group
-    /// is recounted by distinct request.
-    private func readinessFindings(_ scope: ReadinessScope, totals: [ReadinessKey: RouteReadiness])
-        throws(AuditError) -> [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] {
-        let kind = "CASE WHEN f.kind = 'caveat' THEN 'openpush rule' ELSE f.kind END"
-        let (clause, arguments) = readinessClause(scope, extra: [
-            "((f.severity = 'warning' AND f.kind NOT IN ('caveat', 'rejected')) OR f.kind = 'rejected' OR (f.kind = 'caveat' AND f.message LIKE 'OpenPush would reject this%'))",
-        ])
-        let rows = try query("""
-            SELECT \(appKey), r.dialect, r.route, f.field, \(kind), count(DISTINCT f.request_id), max(f.request_id)
-            FROM findings f JOIN requests r ON r.request_id = f.request_id \(clause) GROUP BY 1, 2, 3, 4, 5
-            """, arguments)
-        struct Group: Hashable { var key: ReadinessKey; var field, kind: String }
-        var groups: [Group: (finding: ReadinessFinding, paths: [String])] = [:]
-        for row in rows {
-            let group = Group(key: key(row), field: FieldPath.folded(row[3].textValue ?? ""), kind: row[4].textValue ?? "")
-            let example = row[6].textValue ?? ""
-            var entry = groups[group] ?? (ReadinessFinding(field: group.field, kind: group.kind, requests: 0, share: 0, exampleRequestId: example, exampleMessage: ""), [])
-            entry.finding.requests += Int(row[5].integerValue ?? 0)
-            if example > entry.finding.exampleRequestId { entry.finding.exampleRequestId = example }
-            entry.paths.append(row[3].textValue ?? "")
-            groups[group] = entry
-        }
-        var out: [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] = [:]
-        for (group, entry) in groups {
-            var finding = entry.finding
-            let storedKind = group.kind == "openpush rule" ? "caveat" : group.kind
-            let fields = "f.field IN (\(placeholders(entry.paths.count)))"
-            if entry.paths.count > 1 {
-                let (recount, recountArguments) = readinessClause(scope, extra: ["f.kind = ?", fields, "r.dialect = ?", "r.route = ?", "\(appKey) = ?"])
-                finding.requests = Int(try query("SELECT count(DISTINCT f.request_id) FROM findings f JOIN requests r ON r.request_id = f.request_id \(recount)",
-                                                 [.text(storedKind)] + entry.paths.map { .text($0) } + [.text(group.key.dialect), .text(group.key.route), .text(group.key.app)]
-                                                 + recountArguments).first?.first?.integerValue ?? 0)
-            }
-            let total = totals[group.key]?.requests ?? 0
-            finding.share = total > 0 ? Double(finding.requests) / Double(total) : 0
-            finding.exampleMessage = try query("SELECT message FROM findings f WHERE request_id = ? AND kind = ? AND \(fields) ORDER BY ordinal LIMIT 1",
-                                               [.text(finding.exampleRequestId), .text(storedKind)] + entry.paths.map { .text($0) }).first?.first?.textValue ?? ""
-            if group.kind == "rejected" || group.kind == "openpush rule" { out[group.key, default: ([], [])].rejections.append(finding) }
-            else { out[group.key, default: ([], [])].warnings.append(finding) }
-        }
-        let widest: (ReadinessFinding, ReadinessFinding) -> Bool = { ($1.requests, $0.field, $0.kind) < ($0.requests, $1.field, $1.kind) }
-        return out.mapValues { ($0.warnings.sorted(by: widest), $0.rejections.sorted(by: widest)) }
     }
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a

@@ -64,11 +64,10 @@ enum AuditRollupRows {
         for statement in fold.statements() { try statement.run(on: database) }
     }
 
-    /// Whether `database` has the rollups (a file `audit prune` opens may not be migrated yet).
+    /// Whether `database` has the rollups with every counter this build folds (a file `audit
+    /// prune` opens may not be migrated yet: its rollups are recounted when it is).
     static func exist(in database: any AuditSQL) throws -> Bool {
-        let sql = database is SQLiteDatabase ? "SELECT count(*) FROM sqlite_master WHERE name = 'rollup_requests'"
-            : "SELECT CASE WHEN to_regclass('rollup_requests') IS NULL THEN 0 ELSE 1 END"
-        return try database.select(sql, []).first?.first?.integerValue == 1
+        try AuditRollupReadinessSchema.exist(in: database)
     }
 
     /// PostgreSQL: fills the rollups once, by the first writer that finds the migration's

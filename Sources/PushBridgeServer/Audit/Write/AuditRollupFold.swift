@@ -47,6 +47,8 @@ struct AuditRollupFold {
         var requests: Int64 = 0, findings: Int64 = 0, indexed: Int64 = 0
         var firstAt = Int64.max, lastAt = Int64.min
         var exampleId = "", exampleMessage = ""
+        /// Requests with a finding readiness judges (``ReadinessFindingRule``), and the newest.
+        var judged: Int64 = 0, judgedExampleId = ""
     }
 
     private(set) var requests: [RequestKey: RequestCounters] = [:]
@@ -78,7 +80,7 @@ struct AuditRollupFold {
     /// Counts the findings of one request (``AuditStatements/findingColumns`` order, by
     /// ordinal), written with its intent; `appName` is the intent's.
     mutating func addFindings(_ rows: [[SQLiteValue]], appName: String, sign: Int64 = 1) {
-        var seen = Set<FindingKey>()
+        var seen = Set<FindingKey>(), judged = Set<FindingKey>()
         for row in rows {
             let requestId = row[0].textValue ?? "", receivedAt = row[5].integerValue ?? 0, raw = row[6].textValue ?? ""
             let key = FindingKey(minute: receivedAt / 60_000, instance: row[10].textValue ?? "", sourceApp: row[4].textValue ?? "", appName: appName,
@@ -90,6 +92,10 @@ struct AuditRollupFold {
                 if requestId > counters.exampleId { (counters.exampleId, counters.exampleMessage) = (requestId, row[9].textValue ?? "") }
             }
             if raw != key.field { counters.indexed = 1 }
+            if ReadinessFindingRule.judges(kind: key.kind, severity: row[8].textValue ?? "", message: row[9].textValue ?? ""), judged.insert(key).inserted {
+                counters.judged += sign
+                counters.judgedExampleId = max(counters.judgedExampleId, requestId)
+            }
             counters.firstAt = min(counters.firstAt, receivedAt)
             counters.lastAt = max(counters.lastAt, receivedAt)
             findings[key] = counters
@@ -113,7 +119,7 @@ struct AuditRollupFold {
         let findingRows = findings.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in [
                 .integer(key.minute), .text(key.instance), .text(key.sourceApp), .text(key.appName), .text(key.dialect), .text(key.route),
                 .text(key.field), .text(key.kind), .integer(c.requests), .integer(c.findings), .integer(c.indexed), .integer(c.firstAt),
-                .integer(c.lastAt), .text(c.exampleId), .text(c.exampleMessage),
+                .integer(c.lastAt), .text(c.exampleId), .text(c.exampleMessage), .integer(c.judged), .text(c.judgedExampleId),
             ]
         }
         func chunked(_ rows: [[SQLiteValue]], _ name: String, _ sql: (Int) -> String) -> [AuditStatement] {
