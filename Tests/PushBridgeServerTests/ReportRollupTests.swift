@@ -38,6 +38,7 @@ import Testing
                 }
             }
             request.entry.findings += readinessProbes(i)
+            if request.completion.outcome == .forwarded { request.completion = openPushAnswer(i, request.completion) }
             if i % 25 == 0 {
                 try await store.begin(request.entry)
             } else if i % 3 == 0 {
@@ -62,6 +63,24 @@ import Testing
         if i % 4 == 0 { probes.append(Finding(field: "notifications[0].rollup_mixed", kind: .dropped, severity: .info, message: "dropped, no matter")) }
         if i % 16 == 0 { probes.append(Finding(field: "notifications[1].rollup_mixed", kind: .dropped, severity: .warning, message: "dropped, and it matters")) }
         return probes
+    }
+
+    /// OpenPush's answers readiness tells apart: every 11th request failed (502 after a 429),
+    /// every 13th a population gap (OpenPush's 404 for an activity it never opened), every
+    /// 17th answered by the legacy provider (not OpenPush's call), every 19th sent.
+    static func openPushAnswer(_ i: Int, _ forwarded: AuditCompletion) -> AuditCompletion {
+        var completion = forwarded
+        if i % 11 == 1 {
+            (completion.outcome, completion.upstreamStatus) = (.failed, 502)
+            completion.attempts = [UpstreamAttempt(startedAt: forwarded.finishedAt - 15, status: 429, latencyMs: 3), UpstreamAttempt(startedAt: forwarded.finishedAt - 5, status: 502, latencyMs: 4)]
+        } else if i % 13 == 2 {
+            (completion.upstreamStatus, completion.upstreamBody) = (404, #"{"error":"\#(PopulationGap.noOpenActivity)"}"#)
+        } else if i % 17 == 3 {
+            (completion.upstreamStatus, completion.errorMessage) = (500, LegacyMode.observeMessage + " (legacy answered 500)")
+        } else if i % 19 == 4 {
+            completion.outcome = .sent
+        }
+        return completion
     }
 
     /// Compares the two reports, rendered too, and readiness (judged from the rollups, and from
@@ -133,6 +152,32 @@ import Testing
             #expect(fromRollups.reduce(0) { $0 + $1.requests } == Self.rows / 8)
             // The example's message is read from the log: gone with its rows.
             #expect(fromRollups.allSatisfy { $0.exampleMessage.isEmpty })
+        }
+    }
+
+    /// Issue 30, item 2: readiness's OpenPush figures (calls, errors, 429s, population gaps)
+    /// come from `rollup_requests`'s counters, its example error from the log in the newest
+    /// minute with one. The log's outcomes deleted, readiness still has the figures.
+    @Test(arguments: AuditEngine.allCases)
+    func readinessOpenPushFiguresComeFromTheRollups(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
+            let store = try AuditStore(path: path)
+            try await Self.write(store)
+            await store.close()
+            let reader = try AuditReader(path: path)
+            func sum(_ readiness: Readiness, _ figure: (RouteReadiness) -> Int) -> Int { readiness.apps.flatMap(\.routes).reduce(0) { $0 + figure($1) } }
+            let readiness = try reader.readiness()
+            #expect(readiness == (try AuditReader.rowsOnly(path).readiness()))
+            let errors = sum(readiness, \.openPushErrors), limited = sum(readiness, \.rateLimited), gaps = sum(readiness, \.openPushGaps)
+            #expect(errors > 10 && limited >= errors && gaps > 10, "errors \(errors), 429s \(limited), gaps \(gaps)")
+            let examples = readiness.apps.flatMap(\.routes).compactMap(\.openPushErrorExample)
+            #expect(!examples.isEmpty)
+            guard engine == .sqlite else { return }
+            try SQLiteDatabase(path: path).execute("DELETE FROM request_outcomes")
+            let after = try reader.readiness()
+            #expect(sum(after, \.openPushErrors) == errors && sum(after, \.rateLimited) == limited)
+            // The examples are read from the log: gone with its outcomes.
+            #expect(after.apps.flatMap(\.routes).allSatisfy { $0.openPushErrorExample == nil })
         }
     }
 

@@ -44,7 +44,8 @@ import Testing
 
     /// Issue 30, item 2: an audit whose rollups predate readiness's counters (migration 13 /
     /// PostgreSQL 10) gets them counted from its rows by the migration that adds them (on
-    /// PostgreSQL by the first writer to start), the requests' counters recounted equal.
+    /// PostgreSQL by the first writer to start): judged findings and OpenPush calls, the
+    /// requests' counters recounted equal.
     @Test(arguments: AuditEngine.allCases)
     func theReadinessCountersAreCountedFromTheRowsByTheirMigration(_ engine: AuditEngine) async throws {
         try await withTemporaryAudit(engine) { path in
@@ -52,7 +53,8 @@ import Testing
             for index in 0..<4 { try await store.record(sampleEntry("R-\(index)", receivedAt: 1_700_000_000_000 + Int64(index) * 61_000), sampleCompletion()) }
             await store.close()
             let number = engine == .sqlite ? AuditRollupReadinessSchema.sqliteNumber : AuditRollupReadinessSchema.postgresNumber
-            let drop = "ALTER TABLE rollup_findings DROP COLUMN judged_requests; ALTER TABLE rollup_findings DROP COLUMN judged_example_request_id; "
+            let drop = AuditRollupReadinessSchema.findingCounters.map { "ALTER TABLE rollup_findings DROP COLUMN \($0); " }.joined()
+                + AuditRollupReadinessSchema.requestCounters.map { "ALTER TABLE rollup_requests DROP COLUMN \($0); " }.joined()
                 + "DELETE FROM pushbridge_migrations WHERE number = \(number);"
             if engine == .sqlite { try SQLiteDatabase(path: path).execute(drop) } else { try PostgresConnection(path).executeScript(drop) }
             #expect(try !AuditReader(path: path).hasRollups)
@@ -61,6 +63,7 @@ import Testing
             let reader = try AuditReader(path: path)
             #expect(reader.hasRollups)
             #expect(try Self.judged(reader) == 5)
+            #expect(try reader.query("SELECT sum(openpush_calls) FROM rollup_requests").first?.first?.integerValue == 5)
             #expect(try reader.query("SELECT max(judged_example_request_id) FROM rollup_findings").first?.first?.textValue == "R-4")
             let (rollups, rows) = try Self.counts(reader)
             #expect(rollups == ["forwarded=5"] && rollups == rows)

@@ -1,6 +1,7 @@
 /// The rollups' counters readiness reads (issue 30, item 2), added to the per-minute rollups
 /// of ``AuditRollupSchema`` by their own migration: per `rollup_findings` row, the requests
-/// with a finding readiness judges (``ReadinessFindingRule``) and the newest of them. The
+/// with a finding readiness judges (``ReadinessFindingRule``) and the newest of them; per
+/// `rollup_requests` row, the OpenPush calls as the primary (``ReadinessOpenPushCounts``). The
 /// migration recounts the rollups from the rows already there, as the one that made them did.
 enum AuditRollupReadinessSchema {
     /// SQLite's migration number.
@@ -12,6 +13,8 @@ enum AuditRollupReadinessSchema {
 
     /// The counters it adds to `rollup_findings`, after ``AuditRollupSchema``'s own.
     static let findingCounters = ["judged_requests", "judged_example_request_id"]
+    /// The counters it adds to `rollup_requests`, after ``AuditRollupSchema``'s own.
+    static let requestCounters = ["openpush_calls", "openpush_errors", "openpush_gaps", "openpush_rate_limited"]
 
     /// The columns, each with its default (the recount fills them).
     private static func addColumns(sqlite: Bool) -> String {
@@ -20,7 +23,7 @@ enum AuditRollupReadinessSchema {
             ALTER TABLE rollup_findings ADD COLUMN judged_requests \(integer) NOT NULL DEFAULT 0;
             ALTER TABLE rollup_findings ADD COLUMN judged_example_request_id TEXT NOT NULL DEFAULT '';
 
-            """
+            """ + requestCounters.map { "ALTER TABLE rollup_requests ADD COLUMN \($0) \(integer) NOT NULL DEFAULT 0;\n" }.joined()
     }
 
     /// SQLite's migration: the columns, and the rollups recounted from the rows.

@@ -13,8 +13,10 @@ enum AuditRollupSchema {
     static let name = "per-minute rollups"
 
     static let requestKey = ["minute", "instance_name", "source_app", "app_name", "target_app", "dialect", "route", "outcome", "upstream_status", "admitted"]
-    static let requestCounters = ["requests", "openpush_sends", "latency_ms", "retried_requests", "retries", "rate_limited_attempts", "rate_limit_wait_ms",
-                                  "first_at", "last_at"]
+    /// The counters migration 13 made; ``requestCounters`` adds those of later migrations.
+    static let firstRequestCounters = ["requests", "openpush_sends", "latency_ms", "retried_requests", "retries", "rate_limited_attempts", "rate_limit_wait_ms",
+                                       "first_at", "last_at"]
+    static let requestCounters = firstRequestCounters + AuditRollupReadinessSchema.requestCounters
     static let findingKey = ["minute", "instance_name", "source_app", "app_name", "dialect", "route", "field", "kind"]
     /// The counters migration 13 made; ``findingCounters`` adds those of later migrations.
     static let firstFindingCounters = ["requests", "findings", "indexed", "first_at", "last_at", "example_request_id", "example_message"]
@@ -37,7 +39,7 @@ enum AuditRollupSchema {
             "CREATE TABLE \(name) (\n    " + (key + counters).map(declare).joined(separator: ",\n    ")
                 + ",\n    PRIMARY KEY (\(key.joined(separator: ", ")))\n)\(suffix);\n"
         }
-        return table("rollup_requests", requestKey, requestCounters) + table("rollup_findings", findingKey, firstFindingCounters)
+        return table("rollup_requests", requestKey, firstRequestCounters) + table("rollup_findings", findingKey, firstFindingCounters)
     }
 
     /// Adds `rows` counter rows' figures to `rollup_requests` (the first and last time widened).

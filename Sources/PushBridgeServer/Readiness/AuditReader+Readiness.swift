@@ -212,39 +212,4 @@ extension AuditReader {
 
     /// A comparison whose shadow was sent (not skipped for live traffic).
     static let shadowSent = "s.verdict <> '\(ShadowComparison.Verdict.shadowSkipped.rawValue)'"
-
-    /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
-    /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
-    /// is a call that ended without a 2xx; a rate-limited call had at least one 429. A
-    /// comparison whose OpenPush side answered a population gap is a gap, not a call.
-    private func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let (primary, primaryArguments) = readinessClause(scope, extra: ["r.outcome IN ('forwarded', 'failed', 'sent')"]
-            + LegacyMode.messages.map { _ in "coalesce(r.error_message, '') NOT LIKE ?" })
-        let legacyRows: [SQLiteValue] = LegacyMode.messages.map { .text($0 + "%") }
-        let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
-        let primaryGap = PopulationGap.sql(status: "r.upstream_status", body: "r.upstream_body")
-        let primaryRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(primaryGap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN \(rateLimited) THEN 1 ELSE 0 END), sum(CASE WHEN \(primaryGap) THEN 1 ELSE 0 END),
-                   max(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN NULL ELSE r.request_id END)
-            FROM requests r \(primary) GROUP BY 1, 2, 3
-            """, legacyRows + primaryArguments)
-        let gap = PopulationGap.sql(side: "shadow")
-        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent])
-        let shadowRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END),
-                   max(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN NULL ELSE s.request_id END)
-            FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
-            """, shadowArguments)
-        for row in primaryRows + shadowRows {
-            routes[key(row)]?.openPushCalls += Int(row[3].integerValue ?? 0)
-            routes[key(row)]?.openPushErrors += Int(row[4].integerValue ?? 0)
-            routes[key(row)]?.rateLimited += Int(row[5].integerValue ?? 0)
-            routes[key(row)]?.openPushGaps += Int(row[6].integerValue ?? 0)
-            if let example = row[7].textValue, example > (routes[key(row)]?.openPushErrorExample ?? "") { routes[key(row)]?.openPushErrorExample = example }
-        }
-    }
 }

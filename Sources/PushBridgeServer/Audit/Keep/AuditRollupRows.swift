@@ -5,7 +5,7 @@
 enum AuditRollupRows {
     /// The columns a row is counted from, in ``row(_:)``'s order.
     private static let columns = "request_id, received_at, instance_name, source_app, app_name, target_app, dialect, route, translated, outcome, "
-        + "upstream_status, upstream_latency_ms, attempts"
+        + "upstream_status, upstream_latency_ms, attempts, upstream_body, error_message"
     private static let findingColumns = "f.request_id, f.ordinal, f.dialect, f.route, f.source_app, f.received_at, f.field, f.kind, f.severity, f.message, "
         + "f.instance_name, coalesce(r.app_name, '')"
     /// Rows read per query while filling.
@@ -18,7 +18,8 @@ enum AuditRollupRows {
                                            sends: AuditRollupRow.sends(translated: values[8].textValue))
         return (values[0].textValue ?? "", AuditRollupRow(intent: intent, outcome: values[9].textValue ?? AuditOutcome.pending.rawValue,
                                                          upstreamStatus: values[10].integerValue, latencyMs: AuditRollupRow.real(values[11]),
-                                                         attempts: values[12].textValue))
+                                                         attempts: values[12].textValue, upstreamBody: values[13].textValue,
+                                                         errorMessage: values[14].textValue))
     }
 
     /// Folds findings rows (``findingColumns`` order, by request and ordinal) request by request.
@@ -132,7 +133,8 @@ enum AuditRollupRows {
         let sends = "CASE WHEN l.translated LIKE '[%' THEN json_array_length(l.translated) ELSE 1 END"
         let dimensions = "l.received_at / 60000, coalesce(l.instance_name, ''), coalesce(l.source_app, ''), coalesce(l.app_name, ''), "
             + "coalesce(l.target_app, ''), coalesce(l.dialect, ''), coalesce(l.route, '')"
-        let columns = (AuditRollupSchema.requestKey + AuditRollupSchema.requestCounters).joined(separator: ", ")
+        // Readiness's OpenPush counters count neither `pending` nor `unknown`: left at their default.
+        let columns = (AuditRollupSchema.requestKey + AuditRollupSchema.firstRequestCounters).joined(separator: ", ")
         return """
             INSERT INTO rollup_requests (\(columns))
             SELECT \(dimensions), m.outcome, 0, 1, m.sign * count(*), m.sign * sum(\(sends)), 0, 0, 0, 0, 0, min(l.received_at), max(l.received_at)

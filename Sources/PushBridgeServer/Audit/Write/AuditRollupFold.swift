@@ -26,6 +26,8 @@ struct AuditRollupFold {
         var requests: Int64 = 0, sends: Int64 = 0, latencyMs = 0.0
         var retried: Int64 = 0, retries: Int64 = 0, rateLimited: Int64 = 0, waitMs = 0.0
         var firstAt = Int64.max, lastAt = Int64.min
+        /// Readiness's OpenPush calls as the primary.
+        var openPush = ReadinessOpenPushCounts()
     }
 
     /// A `rollup_findings` row's key: the field with its array indices folded (``FieldPath``).
@@ -74,6 +76,7 @@ struct AuditRollupFold {
         counters.waitMs += Double(sign) * figures.waitMs
         counters.firstAt = min(counters.firstAt, intent.receivedAt)
         counters.lastAt = max(counters.lastAt, intent.receivedAt)
+        counters.openPush.add(row, sign: sign)
         requests[key] = counters
     }
 
@@ -114,7 +117,7 @@ struct AuditRollupFold {
                 .text(key.route), .text(key.outcome), .integer(key.status), .integer(key.admitted),
                 .integer(c.requests), .integer(c.sends), .real(c.latencyMs), .integer(c.retried), .integer(c.retries), .integer(c.rateLimited),
                 .real(c.waitMs), .integer(c.firstAt), .integer(c.lastAt),
-            ]
+            ] + c.openPush.values
         }
         let findingRows = findings.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in [
                 .integer(key.minute), .text(key.instance), .text(key.sourceApp), .text(key.appName), .text(key.dialect), .text(key.route),

@@ -22,6 +22,8 @@ struct AuditRollupRow: Sendable {
     var latencyMs: Double?
     /// The `attempts` column's JSON text.
     var attempts: String?
+    /// The upstream's answer and the error message (readiness tells OpenPush's calls by them).
+    var upstreamBody: String?, errorMessage: String?
 
     /// The figures the attempts give: requests retried (0 or 1), retries, 429s followed by
     /// another attempt, and the wait after them (ms), as the report's SQL read them.
@@ -83,14 +85,17 @@ struct AuditRollupRow: Sendable {
         upstreamStatus = row[Self.position[.upstreamStatus]!].integerValue
         latencyMs = Self.real(row[Self.position[.upstreamLatencyMs]!])
         attempts = text(.attempts)
+        (upstreamBody, errorMessage) = (text(.upstreamBody), text(.errorMessage))
     }
 
-    init(intent: Intent, outcome: String, upstreamStatus: Int64? = nil, latencyMs: Double? = nil, attempts: String? = nil) {
+    init(intent: Intent, outcome: String, upstreamStatus: Int64? = nil, latencyMs: Double? = nil, attempts: String? = nil,
+         upstreamBody: String? = nil, errorMessage: String? = nil) {
         self.intent = intent
         self.outcome = outcome
         self.upstreamStatus = upstreamStatus
         self.latencyMs = latencyMs
         self.attempts = attempts
+        (self.upstreamBody, self.errorMessage) = (upstreamBody, errorMessage)
     }
 
     /// The same request once `values` (``AuditRequestColumn/completion`` order, as a finish
@@ -98,7 +103,8 @@ struct AuditRollupRow: Sendable {
     func completed(by values: [SQLiteValue]) -> AuditRollupRow {
         func value(_ column: AuditRequestColumn) -> SQLiteValue { values[AuditRequestColumn.completion.firstIndex(of: column)!] }
         return AuditRollupRow(intent: intent, outcome: value(.outcome).textValue ?? AuditOutcome.pending.rawValue, upstreamStatus: value(.upstreamStatus).integerValue,
-                              latencyMs: Self.real(value(.upstreamLatencyMs)), attempts: value(.attempts).textValue)
+                              latencyMs: Self.real(value(.upstreamLatencyMs)), attempts: value(.attempts).textValue,
+                              upstreamBody: value(.upstreamBody).textValue, errorMessage: value(.errorMessage).textValue)
     }
 
     static func real(_ value: SQLiteValue) -> Double? {

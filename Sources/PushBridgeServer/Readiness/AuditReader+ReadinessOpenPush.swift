@@ -1,0 +1,97 @@
+import PushBridgeCore
+
+extension AuditReader {
+    /// A route's OpenPush figures: calls, errors (no 2xx), calls with any 429, population gaps,
+    /// and the newest error's request id.
+    struct ReadinessOpenPushFigures {
+        var calls = 0, errors = 0, rateLimited = 0, gaps = 0
+        var example: String?
+
+        /// The figures of two disjoint sets of requests together.
+        static func + (a: ReadinessOpenPushFigures, b: ReadinessOpenPushFigures) -> ReadinessOpenPushFigures {
+            ReadinessOpenPushFigures(calls: a.calls + b.calls, errors: a.errors + b.errors, rateLimited: a.rateLimited + b.rateLimited, gaps: a.gaps + b.gaps,
+                                     example: [a.example, b.example].compactMap { $0 }.max())
+        }
+    }
+
+    /// Calls to OpenPush: rows OpenPush answered as the primary (not observe rows, not rows
+    /// the legacy provider answered), plus comparisons with OpenPush as the shadow. An error
+    /// is a call that ended without a 2xx; a rate-limited call had at least one 429. A
+    /// comparison whose OpenPush side answered a population gap is a gap, not a call. The
+    /// primary's figures come from the rollups' counters (``ReadinessOpenPushCounts``) for
+    /// whole minutes, the example error from the log in the newest minute that had one.
+    func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+        let merge: ([ReadinessKey: ReadinessOpenPushFigures], [ReadinessKey: ReadinessOpenPushFigures]) -> [ReadinessKey: ReadinessOpenPushFigures] = {
+            $0.merging($1, uniquingKeysWith: +)
+        }
+        let primary = try fromRollups(scope, [:], merge, rollups: { minutes throws(AuditError) in
+            try openPushPrimary(scope, minutes)
+        }, rows: { scope throws(AuditError) in
+            try openPushPrimary(scope)
+        })
+        let gap = PopulationGap.sql(side: "shadow")
+        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent])
+        let shadowRows = try query("""
+            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END),
+                   max(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN NULL ELSE s.request_id END)
+            FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
+            """, shadowArguments)
+        for (key, figures) in merge(primary, openPushFigures(shadowRows)) {
+            routes[key]?.openPushCalls += figures.calls
+            routes[key]?.openPushErrors += figures.errors
+            routes[key]?.rateLimited += figures.rateLimited
+            routes[key]?.openPushGaps += figures.gaps
+            if let example = figures.example, example > (routes[key]?.openPushErrorExample ?? "") { routes[key]?.openPushErrorExample = example }
+        }
+    }
+
+    /// Figures from rows of (app, dialect, route, calls, errors, rate limited, gaps, example).
+    private func openPushFigures(_ rows: [[SQLiteValue]]) -> [ReadinessKey: ReadinessOpenPushFigures] {
+        var figures: [ReadinessKey: ReadinessOpenPushFigures] = [:]
+        for row in rows {
+            figures[key(row), default: ReadinessOpenPushFigures()] = figures[key(row), default: ReadinessOpenPushFigures()]
+                + ReadinessOpenPushFigures(calls: Int(row[3].integerValue ?? 0), errors: Int(row[4].integerValue ?? 0), rateLimited: Int(row[5].integerValue ?? 0),
+                                           gaps: Int(row[6].integerValue ?? 0), example: row[7].textValue)
+        }
+        return figures
+    }
+
+    /// The primary's figures over whole `minutes`, from `rollup_requests`; each route's example
+    /// error read from the log over the newest minute with an error.
+    private func openPushPrimary(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?)) throws(AuditError) -> [ReadinessKey: ReadinessOpenPushFigures] {
+        let (clause, arguments) = readinessRollupClause(scope, minutes)
+        var figures = openPushFigures(try query("""
+            SELECT \(Self.rollupAppKey), dialect, route, sum(openpush_calls), sum(openpush_errors), sum(openpush_rate_limited), sum(openpush_gaps), NULL
+            FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(openpush_calls) != 0 OR sum(openpush_gaps) != 0 OR sum(openpush_rate_limited) != 0
+            """, arguments))
+        let (erred, erredArguments) = readinessRollupClause(scope, minutes, extra: ["openpush_errors <> 0"])
+        let newest = try query("SELECT \(Self.rollupAppKey), dialect, route, max(minute) FROM rollup_requests \(erred) GROUP BY 1, 2, 3", erredArguments)
+        for row in newest {
+            guard let minute = row[3].integerValue else { continue }
+            var narrowed = scope
+            (narrowed.filter.since, narrowed.filter.until) = (minute * 60_000, (minute + 1) * 60_000)
+            figures[key(row)]?.example = try openPushPrimary(narrowed, route: key(row))[key(row)]?.example
+        }
+        return figures
+    }
+
+    /// The primary's figures over the rows `scope` selects (of one route when given).
+    private func openPushPrimary(_ scope: ReadinessScope, route: ReadinessKey? = nil) throws(AuditError) -> [ReadinessKey: ReadinessOpenPushFigures] {
+        let only: [String] = route == nil ? [] : ["\(appKey) = ?", "r.dialect = ?", "r.route = ?"]
+        let (primary, primaryArguments) = readinessClause(scope, extra: ["r.outcome IN ('forwarded', 'failed', 'sent')"]
+            + LegacyMode.messages.map { _ in "coalesce(r.error_message, '') NOT LIKE ?" } + only)
+        let legacyRows: [SQLiteValue] = LegacyMode.messages.map { .text($0 + "%") }
+        let routeRows: [SQLiteValue] = route.map { [.text($0.app), .text($0.dialect), .text($0.route)] } ?? []
+        let rateLimited = "EXISTS (SELECT 1 FROM json_each(coalesce(r.attempts, '[]')) AS a WHERE json_extract(a.value, '$.status') = 429)"
+        let primaryGap = PopulationGap.sql(status: "r.upstream_status", body: "r.upstream_body")
+        return openPushFigures(try query("""
+            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(primaryGap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN 0 ELSE 1 END),
+                   sum(CASE WHEN \(rateLimited) THEN 1 ELSE 0 END), sum(CASE WHEN \(primaryGap) THEN 1 ELSE 0 END),
+                   max(CASE WHEN r.upstream_status BETWEEN 200 AND 299 OR \(primaryGap) THEN NULL ELSE r.request_id END)
+            FROM requests r \(primary) GROUP BY 1, 2, 3
+            """, legacyRows + routeRows + primaryArguments))
+    }
+}
