@@ -103,6 +103,39 @@ import Testing
             #expect(try indexes("request_log") == ["request_log_id", "request_log_time"])
             #expect(try indexes("request_outcomes") == ["request_outcomes_id"])
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
+            // Migration 14 dropped findings_by_field: findings keep their primary key (the table, WITHOUT ROWID) alone.
+            #expect(try indexes("findings").isEmpty)
+        }
+    }
+
+    /// PostgreSQL's `findings` keep their primary key alone too (PostgreSQL migration 11).
+    @Test func postgresFindingsKeepTheirPrimaryKeyAlone() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        await (try AuditStore(path: uri)).close()
+        let indexes = try AuditReader(path: uri).query("SELECT indexname FROM pg_indexes WHERE tablename = 'findings' AND schemaname = current_schema() ORDER BY 1")
+        #expect(indexes.compactMap { $0.first?.textValue } == ["findings_pkey"])
+    }
+
+    /// Issue 30, item 2: with the report's and readiness's totals on the rollups, what still
+    /// reads the log reads it by request id or by time: `audit list` and drill-down by
+    /// `received_at`, `audit show` and every example's message by request id, a window's
+    /// edge minutes by time, the findings of those requests by their primary key. No query
+    /// scans `request_log` or `findings` whole.
+    @Test(arguments: [
+        "SELECT request_id FROM requests WHERE received_at >= 1 AND received_at < 2 ORDER BY received_at DESC LIMIT 50",
+        "SELECT * FROM requests WHERE request_id = 'X'",
+        "SELECT field, kind, severity, message FROM findings WHERE request_id = 'X' ORDER BY ordinal",
+        "SELECT f.field, f.message FROM findings f WHERE f.request_id = 'X' AND f.kind = 'dropped' ORDER BY f.ordinal",
+        "SELECT request_id, ordinal FROM findings WHERE request_id IN (SELECT request_id FROM requests WHERE received_at >= 1 AND received_at < 2) ORDER BY request_id, ordinal",
+        "SELECT r.dialect, f.field, count(DISTINCT f.request_id) FROM findings f JOIN requests r ON r.request_id = f.request_id WHERE r.received_at >= 1 AND r.received_at < 2 GROUP BY 1, 2",
+        "SELECT max(r.request_id) FROM requests r WHERE r.outcome IN ('forwarded', 'failed') AND r.received_at >= 1 AND r.received_at < 2",
+    ])
+    func whatReadsTheLogReadsItByIdOrTime(_ sql: String) async throws {
+        try await withTemporaryAudit { path in
+            await (try AuditStore(path: path)).close()
+            let plan = try SQLiteDatabase(path: path).rows("EXPLAIN QUERY PLAN " + sql).compactMap { $0.last?.textValue }
+            #expect(!plan.contains { $0.hasPrefix("SCAN ") }, "\(plan)")
+            #expect(plan.contains { $0.hasPrefix("SEARCH ") }, "\(plan)")
         }
     }
 

@@ -2,26 +2,30 @@
 /// of ``AuditRollupSchema`` by their own migration: per `rollup_findings` row, the requests
 /// with a finding readiness judges (``ReadinessFindingRule``) and the newest of them; per
 /// `rollup_requests` row, the OpenPush calls as the primary (``ReadinessOpenPushCounts``). The
-/// migration recounts the rollups from the rows already there, as the one that made them did.
+/// migration recounts the rollups from the rows already there, as the one that made them did,
+/// and drops `findings_by_field`: with readiness on the rollups nothing reads findings but by
+/// request id (the table's primary key), so `findings` keeps one index.
 enum AuditRollupReadinessSchema {
     /// SQLite's migration number.
     static let sqliteNumber = 14
     /// PostgreSQL's migration number.
     static let postgresNumber = 11
     /// The migration's name.
-    static let name = "readiness counters in the rollups"
+    static let name = "readiness counters in the rollups, findings_by_field dropped"
 
     /// The counters it adds to `rollup_findings`, after ``AuditRollupSchema``'s own.
     static let findingCounters = ["judged_requests", "judged_example_request_id"]
     /// The counters it adds to `rollup_requests`, after ``AuditRollupSchema``'s own.
     static let requestCounters = ["openpush_calls", "openpush_errors", "openpush_gaps", "openpush_rate_limited"]
 
-    /// The columns, each with its default (the recount fills them).
+    /// The columns, each with its default (the recount fills them), and the index no reader needs.
     private static func addColumns(sqlite: Bool) -> String {
         let integer = sqlite ? "INTEGER" : "BIGINT"
         return """
             ALTER TABLE rollup_findings ADD COLUMN judged_requests \(integer) NOT NULL DEFAULT 0;
             ALTER TABLE rollup_findings ADD COLUMN judged_example_request_id TEXT NOT NULL DEFAULT '';
+
+            DROP INDEX IF EXISTS findings_by_field;
 
             """ + requestCounters.map { "ALTER TABLE rollup_requests ADD COLUMN \($0) \(integer) NOT NULL DEFAULT 0;\n" }.joined()
     }

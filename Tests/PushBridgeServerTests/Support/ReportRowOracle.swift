@@ -20,7 +20,7 @@ extension AuditReader {
                             droppedOverTime: try oracleDroppedOverTime(filter, droppedPaths: droppedPaths))
     }
 
-    /// One pass over the covering index `findings_by_field` in its own order (no sort), apps
+    /// One pass over `findings` (through `findings_by_field` until migration 14 dropped it), apps
     /// gathered with `group_concat(DISTINCT …)` (so an app id must not contain a comma); merged in
     /// Swift by folded field; groups that folded several paths are recounted by distinct request.
     /// Also returns the raw (dialect, route, field) of every dropped group, for ``droppedOverTime(_:droppedPaths:)``.
@@ -73,7 +73,7 @@ extension AuditReader {
     }
 
     /// Requests and dropped findings per bucket (about 24 over the filtered span), by range
-    /// counts: each dropped path's findings are contiguous and time-ordered in `findings_by_field`.
+    /// counts over each dropped path's findings.
     func oracleDroppedOverTime(_ filter: ReportFilter, droppedPaths: [[String]]) throws(AuditError) -> [TimeBucket] {
         let (clause, arguments) = filter.whereClause()
         guard let span = try query("SELECT min(received_at), max(received_at) FROM requests \(clause)", arguments).first,
