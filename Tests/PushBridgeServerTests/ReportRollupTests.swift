@@ -3,10 +3,11 @@ import PushBridgeCore
 import Testing
 @testable import PushBridgeServer
 
-/// Issue 30, item 2: the report's totals come from the per-minute rollups the writer folds
-/// into each batch, and give exactly the report the rows give (``AuditReader/oracleReport``,
-/// the row-based queries it had before), on both engines, for windows that are and are not
-/// on whole minutes.
+/// Issue 30, item 2: the report's totals, readiness and the admin page come from the
+/// per-minute rollups the writer folds into each batch, and give exactly what the rows give
+/// (``AuditReader/oracleReport``, the row-based queries the report had before, and a reader
+/// that ignores the rollups), on both engines, for windows that are and are not on whole
+/// minutes, after recovery, the rollups' migration and pruning.
 @Suite(.serialized) struct ReportRollupTests {
     static let rows = 400
 
@@ -88,7 +89,9 @@ import Testing
     static func compare(_ reader: AuditReader, path: String, _ label: String) throws {
         let rows = try AuditReader.rowsOnly(path)
         for filter in filters() {
-            #expect(try reader.readiness(filter) == (try rows.readiness(filter)), "\(label) readiness \(filter.summary)")
+            let readiness = try reader.readiness(filter)
+            #expect(readiness == (try rows.readiness(filter)), "\(label) readiness \(filter.summary)")
+            #expect(adminPage(readiness) == adminPage(try rows.readiness(filter)), "\(label) admin page \(filter.summary)")
             let fromRollups = try reader.report(filter)
             let fromRows = try reader.oracleReport(filter)
             #expect(fromRollups == fromRows, "\(label) \(filter.summary)")
@@ -96,6 +99,12 @@ import Testing
                 #expect(ReportRenderer.render(fromRollups, as: format) == ReportRenderer.render(fromRows, as: format), "\(label) \(format) \(filter.summary)")
             }
         }
+    }
+
+    /// The admin page (`GET /admin/`) over `readiness`, at a fixed time: its figures are readiness's.
+    static func adminPage(_ readiness: Readiness) -> String {
+        AdminPage.render(apps: readiness.apps.map { AdminAppStatus(name: $0.app, dialect: "onesignal", stage: "shadow") }, readiness: readiness, inFlight: nil,
+                         now: SyntheticTraffic.start + SyntheticTraffic.span)
     }
 
     @Test(arguments: AuditEngine.allCases)
@@ -168,6 +177,9 @@ import Testing
             func sum(_ readiness: Readiness, _ figure: (RouteReadiness) -> Int) -> Int { readiness.apps.flatMap(\.routes).reduce(0) { $0 + figure($1) } }
             let readiness = try reader.readiness()
             #expect(readiness == (try AuditReader.rowsOnly(path).readiness()))
+            // The admin page shows them: the route's OpenPush errors with the example's id.
+            let example = try #require(readiness.apps.flatMap(\.routes).compactMap(\.openPushErrorExample).first)
+            #expect(Self.adminPage(readiness).contains(example))
             let errors = sum(readiness, \.openPushErrors), limited = sum(readiness, \.rateLimited), gaps = sum(readiness, \.openPushGaps)
             #expect(errors > 10 && limited >= errors && gaps > 10, "errors \(errors), 429s \(limited), gaps \(gaps)")
             let examples = readiness.apps.flatMap(\.routes).compactMap(\.openPushErrorExample)
