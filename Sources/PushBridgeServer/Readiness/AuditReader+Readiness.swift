@@ -72,16 +72,25 @@ extension AuditReader {
         let filter = scope.filter
         var conditions = ["r.dialect IS NOT NULL", "r.route IS NOT NULL", "r.outcome != 'unhandled'", admitted ? Self.admitted : "NOT \(Self.admitted)"] + extra
         var arguments: [SQLiteValue] = []
-        if let dialect = filter.dialect { conditions.append("r.dialect = ?"); arguments.append(.text(dialect)) }
-        if let route = filter.route { conditions.append("r.route = ?"); arguments.append(.text(route)) }
         if let since = filter.since { conditions.append("r.received_at >= ?"); arguments.append(.integer(since)) }
         if let until = filter.until { conditions.append("r.received_at < ?"); arguments.append(.integer(until)) }
-        if filter.app != nil {
+        let (narrowing, values) = readinessFilter(scope, prefix: "r.", appKey: appKey)
+        return ("WHERE " + (conditions + narrowing).joined(separator: " AND "), arguments + values)
+    }
+
+    /// The conditions the filter's dialect, route and app put on a readiness query (the
+    /// request's columns named with `prefix`; an app is `appKey` or its source app), shared by
+    /// the log's rows (``readinessClause``) and the rollups (``readinessRollupClause``).
+    func readinessFilter(_ scope: ReadinessScope, prefix: String, appKey: String) -> ([String], [SQLiteValue]) {
+        var conditions: [String] = [], arguments: [SQLiteValue] = []
+        if let dialect = scope.filter.dialect { conditions.append("\(prefix)dialect = ?"); arguments.append(.text(dialect)) }
+        if let route = scope.filter.route { conditions.append("\(prefix)route = ?"); arguments.append(.text(route)) }
+        if scope.filter.app != nil {
             let names = scope.appNames
-            conditions.append("(\(appKey) IN (\(placeholders(names.count))) OR r.source_app IN (\(placeholders(names.count))))")
+            conditions.append("(\(appKey) IN (\(placeholders(names.count))) OR \(prefix)source_app IN (\(placeholders(names.count))))")
             arguments += (names + names).map { .text($0) }
         }
-        return ("WHERE " + conditions.joined(separator: " AND "), arguments)
+        return (conditions, arguments)
     }
 
     /// A request PushBridge admitted (an app accepted the caller's credential), told from one

@@ -26,10 +26,7 @@ extension AuditReader {
     /// `rollup_findings`, a window's partial edge minutes from the log's rows.
     func readinessFindings(_ scope: ReadinessScope, totals: [ReadinessKey: RouteReadiness])
         throws(AuditError) -> [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] {
-        let merge: ([ReadinessFindingGroup: ReadinessFindingCount], [ReadinessFindingGroup: ReadinessFindingCount]) -> [ReadinessFindingGroup: ReadinessFindingCount] = {
-            $0.merging($1, uniquingKeysWith: +)
-        }
-        let counts = try fromRollups(scope, [:], merge, rollups: { minutes throws(AuditError) in
+        let counts = try fromRollups(scope, merging: +, rollups: { minutes throws(AuditError) in
             try readinessFindingCounts(scope, minutes)
         }, rows: { scope throws(AuditError) in
             try readinessFindingCounts(scope)

@@ -21,10 +21,7 @@ extension AuditReader {
     /// primary's figures come from the rollups' counters (``ReadinessOpenPushCounts``) for
     /// whole minutes, the example error from the log in the newest minute that had one.
     func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let merge: ([ReadinessKey: ReadinessOpenPushFigures], [ReadinessKey: ReadinessOpenPushFigures]) -> [ReadinessKey: ReadinessOpenPushFigures] = {
-            $0.merging($1, uniquingKeysWith: +)
-        }
-        let primary = try fromRollups(scope, [:], merge, rollups: { minutes throws(AuditError) in
+        let primary = try fromRollups(scope, merging: +, rollups: { minutes throws(AuditError) in
             try openPushPrimary(scope, minutes)
         }, rows: { scope throws(AuditError) in
             try openPushPrimary(scope)
@@ -38,7 +35,7 @@ extension AuditReader {
                    max(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN NULL ELSE s.request_id END)
             FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
             """, shadowArguments)
-        for (key, figures) in merge(primary, openPushFigures(shadowRows)) {
+        for (key, figures) in primary.merging(openPushFigures(shadowRows), uniquingKeysWith: +) {
             routes[key]?.openPushCalls += figures.calls
             routes[key]?.openPushErrors += figures.errors
             routes[key]?.rateLimited += figures.rateLimited

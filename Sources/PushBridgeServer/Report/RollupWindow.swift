@@ -43,24 +43,23 @@ extension AuditReader {
         return total
     }
 
+    /// ``fromRollups(_:_:_:rollups:rows:)`` of figures per key, two sources' figures of a key added with `add`.
+    func fromRollups<Key: Hashable, Value>(_ scope: ReadinessScope, merging add: @escaping (Value, Value) -> Value,
+                                           rollups: ((from: Int64?, to: Int64?)) throws(AuditError) -> [Key: Value],
+                                           rows: (ReadinessScope) throws(AuditError) -> [Key: Value]) throws(AuditError) -> [Key: Value] {
+        try fromRollups(scope, [:], { $0.merging($1, uniquingKeysWith: add) }, rollups: rollups, rows: rows)
+    }
+
     /// ``readinessClause``'s conditions on `rollup_requests` over `minutes`: rows with a
     /// dialect and route, not `unhandled`, admitted (or not), the filter's dialect, route and
     /// app. With `findings`, on `rollup_findings` (findings are only ever of admitted,
     /// handled requests: that table has neither column).
     func readinessRollupClause(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?), admitted: Bool = true, extra: [String] = [],
                                findings: Bool = false) -> (String, [SQLiteValue]) {
-        let filter = scope.filter
         var conditions = ["dialect <> ''", "route <> ''"] + (findings ? [] : ["outcome <> 'unhandled'", "admitted = \(admitted ? 1 : 0)"]) + extra
-        var arguments: [SQLiteValue] = []
         if let from = minutes.from { conditions.append("minute >= \(from)") }
         if let to = minutes.to { conditions.append("minute < \(to)") }
-        if let dialect = filter.dialect { conditions.append("dialect = ?"); arguments.append(.text(dialect)) }
-        if let route = filter.route { conditions.append("route = ?"); arguments.append(.text(route)) }
-        if filter.app != nil {
-            let names = scope.appNames
-            conditions.append("(\(Self.rollupAppKey) IN (\(placeholders(names.count))) OR source_app IN (\(placeholders(names.count))))")
-            arguments += (names + names).map { .text($0) }
-        }
-        return ("WHERE " + conditions.joined(separator: " AND "), arguments)
+        let (narrowing, arguments) = readinessFilter(scope, prefix: "", appKey: Self.rollupAppKey)
+        return ("WHERE " + (conditions + narrowing).joined(separator: " AND "), arguments)
     }
 }
