@@ -105,7 +105,7 @@ struct AuditRollupFold {
         }
     }
 
-    /// Counter rows per upsert statement (19 values each: under any engine's limit on marks).
+    /// Counter rows per upsert statement (23 values a `rollup_requests` row, 17 a `rollup_findings` one: under any engine's limit on marks).
     static let rowsPerStatement = 200
 
     /// One upsert per table writing every touched counter row once (in chunks of
