@@ -12,28 +12,50 @@ extension AuditRollupFold {
     mutating func statements() -> [AuditStatement] {
         rankUsedStrings()
         // Each touched counter row's place is computed once, then sorted by.
-        let requestRows = requestCounts.map { (rankKey($0.key), $0.key, $0.value) }.sorted { Self.precedes($0.0, $1.0) }
-        let findingRows = findingCounts.map { (rankKey($0.key), $0.key, $0.value) }.sorted { Self.precedes($0.0, $1.0) }
-        return chunked(requestRows, "roll up requests", width: 19, AuditRollupSchema.upsertRequestsSQL(rows:)) { appendValues(of: $0.1, $0.2, to: &$1) }
-            + chunked(findingRows, "roll up findings", width: 15, AuditRollupSchema.upsertFindingsSQL(rows:)) { appendValues(of: $0.1, $0.2, to: &$1) }
+        var requestRows = requestCounts.map { (rankKey($0.key), $0.key, $0.value) }
+        requestRows.sort { Self.precedes($0.0, $1.0) }
+        var findingRows = findingCounts.map { (rankKey($0.key), $0.key, $0.value) }
+        findingRows.sort { Self.precedes($0.0, $1.0) }
+        var statements: [AuditStatement] = []
+        statements.reserveCapacity((requestRows.count + findingRows.count) / Self.rowsPerStatement + 2)
+        let interner = interner
+        for chunk in Self.chunks(of: requestRows.count) {
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(chunk.count * 19)
+            for row in requestRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
+            statements.append(AuditStatement(name: "roll up requests", sql: upsertSQL(findings: false, rows: chunk.count), values: values, requestId: nil))
+        }
+        for chunk in Self.chunks(of: findingRows.count) {
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(chunk.count * 15)
+            for row in findingRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
+            statements.append(AuditStatement(name: "roll up findings", sql: upsertSQL(findings: true, rows: chunk.count), values: values, requestId: nil))
+        }
+        return statements
     }
 
-    /// `rows` as upserts of at most ``rowsPerStatement`` rows of `width` values each.
-    private func chunked<Row>(_ rows: [Row], _ name: String, width: Int, _ sql: (Int) -> String,
-                              _ append: (Row, inout [SQLiteValue]) -> Void) -> [AuditStatement] {
-        stride(from: 0, to: rows.count, by: Self.rowsPerStatement).map { start in
-            let chunk = rows[start..<min(rows.count, start + Self.rowsPerStatement)]
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(chunk.count * width)
-            for row in chunk { append(row, &values) }
-            return AuditStatement(name: name, sql: sql(chunk.count), values: values, requestId: nil)
-        }
+    /// The ranges of `count` rows, at most ``rowsPerStatement`` each.
+    private static func chunks(of count: Int) -> Chunks {
+        stride(from: 0, to: count, by: rowsPerStatement).lazy.map { $0..<min(count, $0 + rowsPerStatement) }
+    }
+
+    /// Row ranges of one statement each.
+    private typealias Chunks = LazyMapSequence<StrideTo<Int>, Range<Int>>
+
+    /// The upsert of `rows` counter rows (``AuditRollupSchema``), made once per table and
+    /// count: the writer's fold lives as long as the writer, so a batch builds no SQL text.
+    private mutating func upsertSQL(findings: Bool, rows: Int) -> String {
+        let key = findings ? -rows : rows
+        if let sql = upsertSQLs[key] { return sql }
+        let sql = findings ? AuditRollupSchema.upsertFindingsSQL(rows: rows) : AuditRollupSchema.upsertRequestsSQL(rows: rows)
+        upsertSQLs[key] = sql
+        return sql
     }
 
     /// A `rollup_requests` row's values in ``AuditRollupSchema/requestKey`` + `requestCounters` order.
-    private func appendValues(of key: RequestKey, _ c: RequestCounters, to values: inout [SQLiteValue]) {
+    private static func appendValues(of key: RequestKey, _ c: RequestCounters, _ interner: AuditRollupInterner, to values: inout [SQLiteValue]) {
         values.append(.integer(key.minute))
-        appendTexts(key.texts, to: &values)
+        appendTexts(key.texts, interner, to: &values)
         values.append(.integer(key.status))
         values.append(.integer(key.admitted ? 1 : 0))
         values.append(.integer(c.requests))
@@ -48,9 +70,9 @@ extension AuditRollupFold {
     }
 
     /// A `rollup_findings` row's values in ``AuditRollupSchema/findingKey`` + `findingCounters` order.
-    private func appendValues(of key: FindingKey, _ c: FindingCounters, to values: inout [SQLiteValue]) {
+    private static func appendValues(of key: FindingKey, _ c: FindingCounters, _ interner: AuditRollupInterner, to values: inout [SQLiteValue]) {
         values.append(.integer(key.minute))
-        appendTexts(key.texts, to: &values)
+        appendTexts(key.texts, interner, to: &values)
         values.append(.integer(c.requests))
         values.append(.integer(c.findings))
         values.append(.integer(c.indexed))
@@ -61,8 +83,8 @@ extension AuditRollupFold {
     }
 
     /// The seven text dimensions of a key, in its columns' order.
-    private func appendTexts(_ texts: AuditRollupFold.Texts, to values: inout [SQLiteValue]) {
-        Self.forEach(texts) { values.append(.text(interner[$0])) }
+    private static func appendTexts(_ texts: AuditRollupFold.Texts, _ interner: AuditRollupInterner, to values: inout [SQLiteValue]) {
+        forEach(texts) { values.append(.text(interner[$0])) }
     }
 
     /// Calls `body` with each id of `texts` in order, without an array (a tuple of one type
@@ -81,7 +103,9 @@ extension AuditRollupFold {
         ranks = []
         marks.removeAll(keepingCapacity: true)
         marks.append(contentsOf: repeatElement(-1, count: interner.count))
-        var used: [Int32] = []
+        var used = usedIds
+        usedIds = []
+        used.removeAll(keepingCapacity: true)
         func use(_ texts: AuditRollupFold.Texts) {
             Self.forEach(texts) { id in
                 guard marks[Int(id)] < 0 else { return }
@@ -94,6 +118,7 @@ extension AuditRollupFold {
         used.sort { interner[$0] < interner[$1] }
         for (rank, id) in used.enumerated() { marks[Int(id)] = Int32(rank) }
         ranks = marks
+        usedIds = used
     }
 
     /// A key's place in the text order: the minute, the seven text dimensions' ranks

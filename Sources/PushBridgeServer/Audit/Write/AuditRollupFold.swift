@@ -73,6 +73,10 @@ struct AuditRollupFold {
     private var seen: [FindingKey] = []
     /// ``statements()``'s order of the ids: their rank by text, -1 for none yet (reused).
     var ranks: [Int32] = []
+    /// The ids ``statements()`` ranks (reused).
+    var usedIds: [Int32] = []
+    /// The upserts' SQL by row count (negative: `rollup_findings`), made once each.
+    var upsertSQLs: [Int: String] = [:]
 
     var isEmpty: Bool { requestCounts.isEmpty && findingCounts.isEmpty }
 
