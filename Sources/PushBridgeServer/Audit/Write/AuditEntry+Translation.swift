@@ -40,6 +40,7 @@ extension AuditEntry {
             event: requests.first?.event, keyFingerprint: keyFingerprint,
             inboundBody: redactedBody, translated: translated,
             findings: translation?.findings ?? [])
+        if translated != nil { openPushSends = requests.count }
     }
 
     private static func activityType(_ request: OpenPushRequest?) -> String? {

@@ -32,6 +32,9 @@ public struct AuditEntry: Sendable, Equatable {
     public var inboundBody: String?
     /// The translated request(s) as redacted JSON text.
     public var translated: String?
+    /// The elements of ``translated`` (OpenPush sends), when the translation told them, so the
+    /// audit's rollups need not count them in the text; nil: counted from the text.
+    public var openPushSends: Int?
     /// The translation's findings, also written to the `findings` table.
     public var findings: [Finding]
     /// `METHOD /path` of a route PushBridge does not translate, written to the `route`

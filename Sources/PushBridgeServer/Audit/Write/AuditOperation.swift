@@ -41,4 +41,7 @@ struct AuditOperation: Sendable {
     /// Called once, on the writer thread, when the transaction holding it has committed (or
     /// failed): a continuation's resume, or a callback raced against a deadline.
     var reply: @Sendable (Result<Void, any Error>) -> Void
+    /// What the request path knows of the row that the rollups would otherwise read back
+    /// from its text (sends, the attempts' figures): nil for work that carries no request.
+    var counts: AuditRollupCounts? = nil
 }

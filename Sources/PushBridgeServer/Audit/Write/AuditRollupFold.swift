@@ -1,24 +1,36 @@
 /// Per-minute counters folded from audit rows, to be added to `rollup_requests` and
 /// `rollup_findings` with one upsert per touched counter row (``statements()``). The writer
-/// folds each batch (``AuditRollupBatch``); migrations, recovery, pruning and a scheduled
-/// start's completion fold the rows they read or change (``AuditRollupRows``). A row is
-/// counted with `sign` 1 when it appears and -1 when it leaves its counter row (a pending
-/// intent completed, a row pruned).
+/// folds each batch (``AuditWriter/rollupWork(_:of:on:)``) into one fold it keeps and
+/// ``reset()``s, so its dictionaries keep their room from batch to batch; migrations,
+/// recovery, pruning and a scheduled start's completion fold the rows they read or change
+/// (``AuditRollupRows``). A row is counted with `sign` 1 when it appears and -1 when it leaves
+/// its counter row (a pending intent completed, a row pruned).
+///
+/// Keys are integers: the dimension strings interned once (``AuditRollupInterner``), so a
+/// request costs one hash of a small struct per counter row it touches.
 struct AuditRollupFold {
-    /// A `rollup_requests` row's key.
-    struct RequestKey: Hashable, Comparable {
+    /// A key's seven text dimensions by ``AuditRollupInterner`` id, in its columns' order.
+    typealias Texts = (Int32, Int32, Int32, Int32, Int32, Int32, Int32)
+
+    /// A `rollup_requests` row's key, its dimensions by ``AuditRollupInterner`` id.
+    struct RequestKey: Hashable {
         var minute: Int64
-        var instance, sourceApp, appName, targetApp, dialect, route, outcome: String
+        var instance, sourceApp, appName, targetApp, dialect, route, outcome: Int32
         /// 0 when no status came back.
         var status: Int64
-        /// 0 for a request refused before admission (rejected without a translation).
-        var admitted: Int64
+        /// False for a request refused before admission (rejected without a translation).
+        var admitted: Bool
 
-        static func < (a: RequestKey, b: RequestKey) -> Bool {
-            if a.minute != b.minute { return a.minute < b.minute }
-            return [a.instance, a.sourceApp, a.appName, a.targetApp, a.dialect, a.route, a.outcome, "\(a.status)", "\(a.admitted)"]
-                .lexicographicallyPrecedes([b.instance, b.sourceApp, b.appName, b.targetApp, b.dialect, b.route, b.outcome, "\(b.status)", "\(b.admitted)"])
-        }
+        /// The text dimensions, in `rollup_requests`' column order.
+        var texts: Texts { (instance, sourceApp, appName, targetApp, dialect, route, outcome) }
+    }
+
+    /// A `rollup_requests` row's key as text, for readers of a fold (``requests``).
+    struct RequestText: Hashable {
+        var minute: Int64
+        var instance, sourceApp, appName, targetApp, dialect, route, outcome: String
+        var status: Int64
+        var admitted: Int64
     }
 
     /// A `rollup_requests` row's counters.
@@ -30,16 +42,20 @@ struct AuditRollupFold {
         var openPush = ReadinessOpenPushCounts()
     }
 
-    /// A `rollup_findings` row's key: the field with its array indices folded (``FieldPath``).
-    struct FindingKey: Hashable, Comparable {
+    /// A `rollup_findings` row's key: the field with its array indices folded (``FieldPath``),
+    /// every dimension by ``AuditRollupInterner`` id.
+    struct FindingKey: Hashable {
+        var minute: Int64
+        var instance, sourceApp, appName, dialect, route, field, kind: Int32
+
+        /// The text dimensions, in `rollup_findings`' column order.
+        var texts: Texts { (instance, sourceApp, appName, dialect, route, field, kind) }
+    }
+
+    /// A `rollup_findings` row's key as text, for readers of a fold (``findings``).
+    struct FindingText: Hashable {
         var minute: Int64
         var instance, sourceApp, appName, dialect, route, field, kind: String
-
-        static func < (a: FindingKey, b: FindingKey) -> Bool {
-            if a.minute != b.minute { return a.minute < b.minute }
-            return [a.instance, a.sourceApp, a.appName, a.dialect, a.route, a.field, a.kind]
-                .lexicographicallyPrecedes([b.instance, b.sourceApp, b.appName, b.dialect, b.route, b.field, b.kind])
-        }
     }
 
     /// A `rollup_findings` row's counters: requests with such a finding (each counted once),
@@ -53,85 +69,121 @@ struct AuditRollupFold {
         var judged: Int64 = 0, judgedExampleId = ""
     }
 
-    private(set) var requests: [RequestKey: RequestCounters] = [:]
-    private(set) var findings: [FindingKey: FindingCounters] = [:]
+    /// The dimension strings of the keys below.
+    private(set) var interner = AuditRollupInterner()
+    private(set) var requestCounts: [RequestKey: RequestCounters] = [:]
+    private(set) var findingCounts: [FindingKey: FindingCounters] = [:]
+    /// The finding keys one request touched (``addFindings(_:appName:sign:)``): a few, so an array.
+    private var seen: [FindingKey] = []
+    /// The finding keys of one request with a finding readiness judges.
+    private var judged: [FindingKey] = []
+    /// ``statements()``'s order of the ids: their rank by text, -1 for none yet (reused).
+    var ranks: [Int32] = []
+    /// The ids ``statements()`` ranks (reused).
+    var usedIds: [Int32] = []
+    /// The upserts' SQL by row count (negative: `rollup_findings`), made once each.
+    var upsertSQLs: [Int: String] = [:]
 
-    var isEmpty: Bool { requests.isEmpty && findings.isEmpty }
+    var isEmpty: Bool { requestCounts.isEmpty && findingCounts.isEmpty }
+
+    /// The request counters by their text key (for readers: a report's edges, pruning).
+    var requests: [RequestText: RequestCounters] {
+        Dictionary(uniqueKeysWithValues: requestCounts.map { key, counters in (text(key), counters) })
+    }
+
+    /// The finding counters by their text key.
+    var findings: [FindingText: FindingCounters] {
+        Dictionary(uniqueKeysWithValues: findingCounts.map { key, counters in (text(key), counters) })
+    }
+
+    /// Empties the counters for the next batch, keeping their room; the interner starts over
+    /// once past its capacity (``AuditRollupInterner/trim()``).
+    mutating func reset() {
+        requestCounts.removeAll(keepingCapacity: true)
+        findingCounts.removeAll(keepingCapacity: true)
+        interner.trim()
+    }
 
     /// Counts `row` in its counter row, or takes it out with `sign` -1.
     mutating func add(_ row: AuditRollupRow, sign: Int64 = 1) {
         let intent = row.intent
-        let admitted: Int64 = row.outcome != AuditOutcome.rejected.rawValue || intent.translated ? 1 : 0
-        let key = RequestKey(minute: intent.receivedAt / 60_000, instance: intent.instance, sourceApp: intent.sourceApp, appName: intent.appName,
-                             targetApp: intent.targetApp, dialect: intent.dialect, route: intent.route, outcome: row.outcome,
-                             status: row.upstreamStatus ?? 0, admitted: admitted)
+        let admitted = row.outcome != AuditOutcome.rejected.rawValue || intent.translated
+        let key = RequestKey(minute: intent.receivedAt / 60_000, instance: interner.id(intent.instance), sourceApp: interner.id(intent.sourceApp),
+                             appName: interner.id(intent.appName), targetApp: interner.id(intent.targetApp), dialect: interner.id(intent.dialect),
+                             route: interner.id(intent.route), outcome: interner.id(row.outcome), status: row.upstreamStatus ?? 0, admitted: admitted)
         let figures = row.retryFigures
-        var counters = requests[key] ?? RequestCounters()
-        counters.requests += sign
-        counters.sends += sign * intent.sends
-        counters.latencyMs += Double(sign) * (row.latencyMs ?? 0)
-        counters.retried += sign * figures.retried
-        counters.retries += sign * figures.retries
-        counters.rateLimited += sign * figures.rateLimited
-        counters.waitMs += Double(sign) * figures.waitMs
-        counters.firstAt = min(counters.firstAt, intent.receivedAt)
-        counters.lastAt = max(counters.lastAt, intent.receivedAt)
-        counters.openPush.add(row, sign: sign)
-        requests[key] = counters
+        let latencyMs = row.latencyMs ?? 0
+        requestCounts[key, default: RequestCounters()].add(row, sign: sign, sends: intent.sends, latencyMs: latencyMs, figures: figures, at: intent.receivedAt)
     }
 
     /// Counts the findings of one request (``AuditStatements/findingColumns`` order, by
     /// ordinal), written with its intent; `appName` is the intent's.
     mutating func addFindings(_ rows: [[SQLiteValue]], appName: String, sign: Int64 = 1) {
-        var seen = Set<FindingKey>(), judged = Set<FindingKey>()
+        guard !rows.isEmpty else { return }
+        seen.removeAll(keepingCapacity: true)
+        judged.removeAll(keepingCapacity: true)
+        let app = interner.id(appName)
         for row in rows {
-            let requestId = row[0].textValue ?? "", receivedAt = row[5].integerValue ?? 0, raw = row[6].textValue ?? ""
-            let key = FindingKey(minute: receivedAt / 60_000, instance: row[10].textValue ?? "", sourceApp: row[4].textValue ?? "", appName: appName,
-                                 dialect: row[2].textValue ?? "", route: row[3].textValue ?? "", field: FieldPath.folded(raw), kind: row[7].textValue ?? "")
-            var counters = findings[key] ?? FindingCounters()
-            counters.findings += sign
-            if seen.insert(key).inserted {
-                counters.requests += sign
-                if requestId > counters.exampleId { (counters.exampleId, counters.exampleMessage) = (requestId, row[9].textValue ?? "") }
-            }
-            if raw != key.field { counters.indexed = 1 }
-            if ReadinessFindingRule.judges(kind: key.kind, severity: row[8].textValue ?? "", message: row[9].textValue ?? ""), judged.insert(key).inserted {
-                counters.judged += sign
-                counters.judgedExampleId = max(counters.judgedExampleId, requestId)
-            }
-            counters.firstAt = min(counters.firstAt, receivedAt)
-            counters.lastAt = max(counters.lastAt, receivedAt)
-            findings[key] = counters
+            let receivedAt = row[5].integerValue ?? 0
+            let raw = interner.id(row[6].textValue ?? "")
+            let key = FindingKey(minute: receivedAt / 60_000, instance: interner.id(row[10].textValue ?? ""), sourceApp: interner.id(row[4].textValue ?? ""),
+                                 appName: app, dialect: interner.id(row[2].textValue ?? ""), route: interner.id(row[3].textValue ?? ""),
+                                 field: interner.folded(raw), kind: interner.id(row[7].textValue ?? ""))
+            let first = !seen.contains(key)
+            if first { seen.append(key) }
+            let judges = ReadinessFindingRule.judges(kind: interner[key.kind], severity: row[8].textValue ?? "", message: row[9].textValue ?? "")
+            let firstJudged = judges && !judged.contains(key)
+            if firstJudged { judged.append(key) }
+            findingCounts[key, default: FindingCounters()].add(row, sign: sign, first: first, judged: firstJudged, indexed: raw != key.field, at: receivedAt)
         }
     }
 
-    /// Counter rows per upsert statement (23 values a `rollup_requests` row, 17 a `rollup_findings` one: under any engine's limit on marks).
-    static let rowsPerStatement = 200
+    /// `key` as text.
+    func text(_ key: RequestKey) -> RequestText {
+        RequestText(minute: key.minute, instance: interner[key.instance], sourceApp: interner[key.sourceApp], appName: interner[key.appName],
+                    targetApp: interner[key.targetApp], dialect: interner[key.dialect], route: interner[key.route], outcome: interner[key.outcome],
+                    status: key.status, admitted: key.admitted ? 1 : 0)
+    }
 
-    /// One upsert per table writing every touched counter row once (in chunks of
-    /// ``rowsPerStatement``), in key order (the same order in every transaction, so two
-    /// never wait on each other's rows in opposite orders).
-    func statements() -> [AuditStatement] {
-        let requestRows = requests.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in [
-                .integer(key.minute), .text(key.instance), .text(key.sourceApp), .text(key.appName), .text(key.targetApp), .text(key.dialect),
-                .text(key.route), .text(key.outcome), .integer(key.status), .integer(key.admitted),
-                .integer(c.requests), .integer(c.sends), .real(c.latencyMs), .integer(c.retried), .integer(c.retries), .integer(c.rateLimited),
-                .real(c.waitMs), .integer(c.firstAt), .integer(c.lastAt),
-            ] + c.openPush.values
+    /// `key` as text.
+    func text(_ key: FindingKey) -> FindingText {
+        FindingText(minute: key.minute, instance: interner[key.instance], sourceApp: interner[key.sourceApp], appName: interner[key.appName],
+                    dialect: interner[key.dialect], route: interner[key.route], field: interner[key.field], kind: interner[key.kind])
+    }
+}
+
+extension AuditRollupFold.RequestCounters {
+    /// Adds one request's figures (`row`'s, with what the request path handed over) with `sign`.
+    mutating func add(_ row: AuditRollupRow, sign: Int64, sends: Int64, latencyMs: Double, figures: AuditRetryFigures, at receivedAt: Int64) {
+        requests += sign
+        self.sends += sign * sends
+        self.latencyMs += Double(sign) * latencyMs
+        retried += sign * figures.retried
+        retries += sign * figures.retries
+        rateLimited += sign * figures.rateLimited
+        waitMs += Double(sign) * figures.waitMs
+        firstAt = min(firstAt, receivedAt)
+        lastAt = max(lastAt, receivedAt)
+        openPush.add(row, sign: sign)
+    }
+}
+
+extension AuditRollupFold.FindingCounters {
+    /// Adds one finding `row` with `sign`; `first`: the request's first in this counter row;
+    /// `judged`: the request's first here that readiness judges.
+    mutating func add(_ row: [SQLiteValue], sign: Int64, first: Bool, judged isJudged: Bool, indexed: Bool, at receivedAt: Int64) {
+        findings += sign
+        if first {
+            requests += sign
+            let requestId = row[0].textValue ?? ""
+            if requestId > exampleId { (exampleId, exampleMessage) = (requestId, row[9].textValue ?? "") }
         }
-        let findingRows = findings.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in [
-                .integer(key.minute), .text(key.instance), .text(key.sourceApp), .text(key.appName), .text(key.dialect), .text(key.route),
-                .text(key.field), .text(key.kind), .integer(c.requests), .integer(c.findings), .integer(c.indexed), .integer(c.firstAt),
-                .integer(c.lastAt), .text(c.exampleId), .text(c.exampleMessage), .integer(c.judged), .text(c.judgedExampleId),
-            ]
+        if indexed { self.indexed = 1 }
+        if isJudged {
+            judged += sign
+            judgedExampleId = max(judgedExampleId, row[0].textValue ?? "")
         }
-        func chunked(_ rows: [[SQLiteValue]], _ name: String, _ sql: (Int) -> String) -> [AuditStatement] {
-            stride(from: 0, to: rows.count, by: Self.rowsPerStatement).map { start in
-                let chunk = rows[start..<min(rows.count, start + Self.rowsPerStatement)]
-                return AuditStatement(name: name, sql: sql(chunk.count), values: chunk.flatMap { $0 }, requestId: nil)
-            }
-        }
-        return chunked(requestRows, "roll up requests", AuditRollupSchema.upsertRequestsSQL(rows:))
-            + chunked(findingRows, "roll up findings", AuditRollupSchema.upsertFindingsSQL(rows:))
+        firstAt = min(firstAt, receivedAt)
+        lastAt = max(lastAt, receivedAt)
     }
 }

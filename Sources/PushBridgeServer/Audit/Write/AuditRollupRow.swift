@@ -22,16 +22,20 @@ struct AuditRollupRow: Sendable {
     var latencyMs: Double?
     /// The `attempts` column's JSON text.
     var attempts: String?
+    /// The attempts' figures when the request path handed them over (``AuditRollupCounts``);
+    /// nil: read from ``attempts``.
+    var figures: AuditRetryFigures?
     /// The upstream's answer and the error message (readiness tells OpenPush's calls by them).
     var upstreamBody: String?, errorMessage: String?
 
-    /// The figures the attempts give: requests retried (0 or 1), retries, 429s followed by
-    /// another attempt, and the wait after them (ms), as the report's SQL read them.
-    var retryFigures: (retried: Int64, retries: Int64, rateLimited: Int64, waitMs: Double) {
+    /// The figures the attempts give (``AuditRetryFigures``): the ones handed over, else read
+    /// from the `attempts` text as the report's SQL read them.
+    var retryFigures: AuditRetryFigures {
+        if let figures { return figures }
         // One attempt (the writer's JSON has no `},{` between objects then) needs no parse.
         guard let attempts, attempts.hasPrefix("["), attempts.contains("},{"),
               let array = (try? JSONParser.parse(Array(attempts.utf8)))?.arrayValue, array.count > 1 else {
-            return (0, 0, 0, 0)
+            return .none
         }
         var limited: Int64 = 0, wait = 0.0
         for index in 0..<(array.count - 1) {
@@ -43,7 +47,7 @@ struct AuditRollupRow: Sendable {
                 wait += max(0, next - at - latency)
             }
         }
-        return (1, Int64(array.count - 1), limited, wait)
+        return AuditRetryFigures(retried: 1, retries: Int64(array.count - 1), rateLimited: limited, waitMs: wait)
     }
 
     /// OpenPush sends of a `translated` column: a JSON array's element count, else 1.
@@ -75,36 +79,40 @@ struct AuditRollupRow: Sendable {
     }
 
     /// The row as ``AuditStatements/requestColumns`` lists its values (an intent, or a
-    /// complete row written by `record`).
-    init(row: [SQLiteValue]) {
-        func text(_ column: AuditRequestColumn) -> String? { row[Self.position[column]!].textValue }
-        intent = Intent(receivedAt: row[Self.position[.receivedAt]!].integerValue ?? 0, instance: text(.instanceName) ?? "", sourceApp: text(.sourceApp) ?? "",
-                        appName: text(.appName) ?? "", targetApp: text(.targetApp) ?? "", dialect: text(.dialect) ?? "", route: text(.route) ?? "",
-                        translated: text(.translated) != nil, sends: Self.sends(translated: text(.translated)))
-        outcome = text(.outcome) ?? AuditOutcome.pending.rawValue
-        upstreamStatus = row[Self.position[.upstreamStatus]!].integerValue
-        latencyMs = Self.real(row[Self.position[.upstreamLatencyMs]!])
-        attempts = text(.attempts)
-        (upstreamBody, errorMessage) = (text(.upstreamBody), text(.errorMessage))
+    /// complete row written by `record`), with what the request path handed over (`counts`:
+    /// then neither the translation nor the attempts are read).
+    init(row: [SQLiteValue], counts: AuditRollupCounts? = nil) {
+        func text(_ position: Int) -> String { row[position].textValue ?? "" }
+        let translated = row[Position.translated].textValue
+        intent = Intent(receivedAt: row[Position.receivedAt].integerValue ?? 0, instance: text(Position.instance), sourceApp: text(Position.sourceApp),
+                        appName: text(Position.appName), targetApp: text(Position.targetApp), dialect: text(Position.dialect), route: text(Position.route),
+                        translated: translated != nil, sends: counts?.sends ?? Self.sends(translated: translated))
+        outcome = row[Position.outcome].textValue ?? AuditOutcome.pending.rawValue
+        upstreamStatus = row[Position.upstreamStatus].integerValue
+        latencyMs = Self.real(row[Position.upstreamLatencyMs])
+        attempts = row[Position.attempts].textValue
+        figures = counts?.retry
+        (upstreamBody, errorMessage) = (row[Position.upstreamBody].textValue, row[Position.errorMessage].textValue)
     }
 
-    init(intent: Intent, outcome: String, upstreamStatus: Int64? = nil, latencyMs: Double? = nil, attempts: String? = nil,
+    init(intent: Intent, outcome: String, upstreamStatus: Int64? = nil, latencyMs: Double? = nil, attempts: String? = nil, figures: AuditRetryFigures? = nil,
          upstreamBody: String? = nil, errorMessage: String? = nil) {
         self.intent = intent
         self.outcome = outcome
         self.upstreamStatus = upstreamStatus
         self.latencyMs = latencyMs
         self.attempts = attempts
+        self.figures = figures
         (self.upstreamBody, self.errorMessage) = (upstreamBody, errorMessage)
     }
 
     /// The same request once `values` (``AuditRequestColumn/completion`` order, as a finish
-    /// carries them) completed it.
-    func completed(by values: [SQLiteValue]) -> AuditRollupRow {
-        func value(_ column: AuditRequestColumn) -> SQLiteValue { values[AuditRequestColumn.completion.firstIndex(of: column)!] }
-        return AuditRollupRow(intent: intent, outcome: value(.outcome).textValue ?? AuditOutcome.pending.rawValue, upstreamStatus: value(.upstreamStatus).integerValue,
-                              latencyMs: Self.real(value(.upstreamLatencyMs)), attempts: value(.attempts).textValue,
-                              upstreamBody: value(.upstreamBody).textValue, errorMessage: value(.errorMessage).textValue)
+    /// carries them) completed it; `figures`, when the request path handed them over.
+    func completed(by values: [SQLiteValue], figures: AuditRetryFigures? = nil) -> AuditRollupRow {
+        AuditRollupRow(intent: intent, outcome: values[Position.completedOutcome].textValue ?? AuditOutcome.pending.rawValue,
+                       upstreamStatus: values[Position.completedStatus].integerValue, latencyMs: Self.real(values[Position.completedLatencyMs]),
+                       attempts: values[Position.completedAttempts].textValue, figures: figures,
+                       upstreamBody: values[Position.completedBody].textValue, errorMessage: values[Position.completedError].textValue)
     }
 
     static func real(_ value: SQLiteValue) -> Double? {
@@ -115,5 +123,18 @@ struct AuditRollupRow: Sendable {
         }
     }
 
-    private static let position = Dictionary(uniqueKeysWithValues: AuditRequestColumn.allCases.enumerated().map { ($1, $0) })
+    /// Where the columns read are: in a row (``AuditRequestColumn`` order) and, `completed…`,
+    /// in a completion's values (``AuditRequestColumn/completion`` order). Computed once.
+    private enum Position {
+        static let receivedAt = row(.receivedAt), instance = row(.instanceName), sourceApp = row(.sourceApp), appName = row(.appName)
+        static let targetApp = row(.targetApp), dialect = row(.dialect), route = row(.route), translated = row(.translated)
+        static let outcome = row(.outcome), upstreamStatus = row(.upstreamStatus), upstreamLatencyMs = row(.upstreamLatencyMs), attempts = row(.attempts)
+        static let completedOutcome = completion(.outcome), completedStatus = completion(.upstreamStatus)
+        static let completedLatencyMs = completion(.upstreamLatencyMs), completedAttempts = completion(.attempts)
+        static let upstreamBody = row(.upstreamBody), errorMessage = row(.errorMessage)
+        static let completedBody = completion(.upstreamBody), completedError = completion(.errorMessage)
+
+        private static func row(_ column: AuditRequestColumn) -> Int { AuditRequestColumn.allCases.firstIndex(of: column) ?? 0 }
+        private static func completion(_ column: AuditRequestColumn) -> Int { AuditRequestColumn.completion.firstIndex(of: column) ?? 0 }
+    }
 }

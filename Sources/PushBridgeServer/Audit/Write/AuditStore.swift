@@ -79,19 +79,21 @@ public final class AuditStore: Sendable {
         let instance = configuration.instanceName
         try await submit(.insert(row: AuditRowEncoding.requestRow(entry, nil, bodyLimit: bodyLimit, instance: instance),
                                  findings: AuditRowEncoding.findingRows(entry, instance: instance),
-                                 ledger: ActivityLedgerSQL.statements(for: ledger, requestId: entry.requestId)))
+                                 ledger: ActivityLedgerSQL.statements(for: ledger, requestId: entry.requestId)),
+                         counts: AuditRollupCounts(entry, nil))
     }
 
     /// Completes a row begun with ``begin(_:)``; returns once committed. Throws
     /// ``AuditError/unknownRequest(_:)`` when there is no such row.
     public func finish(_ requestId: String, _ completion: AuditCompletion) async throws {
-        try await submit(finishWork(requestId, completion))
+        try await submit(finishWork(requestId, completion), counts: AuditRollupCounts(nil, completion))
     }
 
     /// Completes a row like ``finish(_:_:)`` without suspending: `reply` is called on the
     /// writer thread once the transaction holding it has committed (or failed).
     func finish(_ requestId: String, _ completion: AuditCompletion, reply: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        writer.submit(AuditOperation(work: finishWork(requestId, completion).escapingNUL, submitted: .now, reply: reply))
+        writer.submit(AuditOperation(work: finishWork(requestId, completion).escapingNUL, submitted: .now, reply: reply,
+                                     counts: AuditRollupCounts(nil, completion)))
     }
 
     private func finishWork(_ requestId: String, _ completion: AuditCompletion) -> AuditOperation.Work {
@@ -108,7 +110,8 @@ public final class AuditStore: Sendable {
         let instance = configuration.instanceName
         let row = AuditRowEncoding.requestRow(entry, completion, bodyLimit: configuration.bodyLimit, instance: instance)
         try await submit(.insert(row: row, findings: AuditRowEncoding.findingRows(entry, instance: instance),
-                                 ledger: ActivityLedgerSQL.statements(for: completion.ledger, requestId: entry.requestId)))
+                                 ledger: ActivityLedgerSQL.statements(for: completion.ledger, requestId: entry.requestId)),
+                         counts: AuditRollupCounts(entry, completion))
     }
 
     /// Runs one named statement in the writer's next transaction; returns once committed.
@@ -116,10 +119,11 @@ public final class AuditStore: Sendable {
         try await submit(.statement(statement))
     }
 
-    /// Queues `work` (its NULs escaped, see ``AuditOperation/Work/escapingNUL``); returns once committed.
-    func submit(_ work: AuditOperation.Work) async throws {
+    /// Queues `work` (its NULs escaped, see ``AuditOperation/Work/escapingNUL``) with what the
+    /// rollups may take from it as it is (`counts`); returns once committed.
+    func submit(_ work: AuditOperation.Work, counts: AuditRollupCounts? = nil) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            writer.submit(AuditOperation(work: work.escapingNUL, submitted: .now, reply: { continuation.resume(with: $0) }))
+            writer.submit(AuditOperation(work: work.escapingNUL, submitted: .now, reply: { continuation.resume(with: $0) }, counts: counts))
         }
     }
 

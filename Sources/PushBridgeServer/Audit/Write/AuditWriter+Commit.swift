@@ -14,7 +14,7 @@ extension AuditWriter {
                 let remaining = batch.indices.filter { failures[$0] == nil }.map { (index: $0, work: batch[$0].work) }
                 // The rollups' upserts follow the operations, counted from them: an operation
                 // that fails alone is written again without them, so none counts a failed one.
-                let rollups = try rollupWork(remaining, on: engine)
+                let rollups = try rollupWork(remaining, of: batch, on: engine)
                 intents = rollups.intents
                 let applied = try engine.apply(remaining + rollups.work.enumerated().map { (index: batch.count + $0, work: $1) })
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }

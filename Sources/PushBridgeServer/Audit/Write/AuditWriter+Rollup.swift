@@ -8,9 +8,11 @@ extension AuditWriter {
     /// its outcome. A completion of no known row is not counted (it fails as unknown). Also
     /// returns the pending intents by position, for ``holdIntents(_:_:failures:)``, and the
     /// positions counted (an operation counted that then fails alone has the batch written again).
-    func rollupWork(_ operations: [(index: Int, work: AuditOperation.Work)], on engine: any AuditWriteEngine) throws(AuditError)
+    /// What `batch`'s operations carry (``AuditOperation/counts``) is taken as it is, not read
+    /// back from the rows' text; the writer's one fold (``rollupFold``) is reset and reused.
+    func rollupWork(_ operations: [(index: Int, work: AuditOperation.Work)], of batch: [AuditOperation], on engine: any AuditWriteEngine) throws(AuditError)
         -> (work: [AuditOperation.Work], intents: [Int: (String, AuditRollupRow.Intent)], counted: Set<Int>) {
-        var fold = AuditRollupFold()
+        rollupFold.reset()
         var counted = Set<Int>()
         var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
         var current: [String: AuditRollupRow] = [:]
@@ -22,26 +24,27 @@ extension AuditWriter {
             do { current = try AuditRollupRows.lookUp(missing, in: reads) } catch { throw AuditError.wrap(error) }
         }
         for (index, work) in operations {
+            let counts = index < batch.count ? batch[index].counts : nil
             switch work {
             case .insert(let values, let findings, _):
-                let row = AuditRollupRow(row: values)
+                let row = AuditRollupRow(row: values, counts: counts)
                 if row.outcome == AuditOutcome.pending.rawValue, let id = values.first?.textValue { intents[index] = (id, row.intent) }
                 counted.insert(index)
-                fold.add(row)
-                fold.addFindings(findings, appName: row.intent.appName)
+                rollupFold.add(row)
+                rollupFold.addFindings(findings, appName: row.intent.appName)
             case .finish(let requestId, let values, _):
                 guard let before = current[requestId] ?? rollupIntents[requestId].map({ AuditRollupRow(intent: $0, outcome: AuditOutcome.pending.rawValue) })
                 else { continue }
-                let after = before.completed(by: Array(values.dropLast()))
+                let after = before.completed(by: values, figures: counts?.retry)
                 counted.insert(index)
-                fold.add(before, sign: -1)
-                fold.add(after)
+                rollupFold.add(before, sign: -1)
+                rollupFold.add(after)
                 current[requestId] = after
             case .statement, .prune, .background, .rollup:
                 break
             }
         }
-        return (fold.statements().map { .rollup($0) }, intents, counted)
+        return (rollupFold.statements().map { .rollup($0) }, intents, counted)
     }
 
     /// After a batch committed: its pending intents are held, its completed ones released.

@@ -35,6 +35,9 @@ final class AuditWriter: @unchecked Sendable {
     let state = Mutex(State())
     /// The open intents the rollups count completions under; used on the writer thread only.
     var rollupIntents = AuditRollupIntents()
+    /// The fold each batch is counted in, reset and reused (its room and interned strings
+    /// kept); used on the writer thread only.
+    var rollupFold = AuditRollupFold()
     let wake = DispatchSemaphore(value: 0)
 
     init(configuration: AuditStoreConfiguration) {
