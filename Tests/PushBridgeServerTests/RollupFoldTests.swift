@@ -183,7 +183,9 @@ struct TextKeyedFold {
     }
 
     var requests: [Key: [Double]] = [:]
-    var findings: [Key: (counts: [Int64], example: (String, String))] = [:]
+    /// Readiness's OpenPush counters (migration 14) per request key.
+    var openPush: [Key: ReadinessOpenPushCounts] = [:]
+    var findings: [Key: (counts: [Int64], example: (String, String), judged: Int64, judgedExample: String)] = [:]
 
     mutating func add(_ row: AuditRollupRow, sign: Int64 = 1) {
         let i = row.intent
@@ -196,21 +198,26 @@ struct TextKeyedFold {
         for k in 0..<7 { c[k] += added[k] }
         (c[7], c[8]) = (min(c[7], Double(i.receivedAt)), max(c[8], Double(i.receivedAt)))
         requests[key] = c
+        openPush[key, default: ReadinessOpenPushCounts()].add(row, sign: sign)
     }
 
     mutating func addFindings(_ rows: [[SQLiteValue]], appName: String, sign: Int64 = 1) {
-        var seen = Set<Key>()
+        var seen = Set<Key>(), judged = Set<Key>()
         for row in rows {
             let id = row[0].textValue ?? "", at = row[5].integerValue ?? 0, raw = row[6].textValue ?? ""
             let key = Key(minute: at / 60_000, texts: [row[10].textValue ?? "", row[4].textValue ?? "", appName, row[2].textValue ?? "",
                                                        row[3].textValue ?? "", FieldPath.folded(raw), row[7].textValue ?? ""], integers: [])
-            var c = findings[key] ?? ([0, 0, 0, .max, .min], ("", ""))
+            var c = findings[key] ?? ([0, 0, 0, .max, .min], ("", ""), 0, "")
             c.counts[1] += sign
             if seen.insert(key).inserted {
                 c.counts[0] += sign
                 if id > c.example.0 { c.example = (id, row[9].textValue ?? "") }
             }
             if raw != key.texts[5] { c.counts[2] = 1 }
+            if ReadinessFindingRule.judges(kind: key.texts[6], severity: row[8].textValue ?? "", message: row[9].textValue ?? ""), judged.insert(key).inserted {
+                c.judged += sign
+                c.judgedExample = max(c.judgedExample, id)
+            }
             (c.counts[3], c.counts[4]) = (min(c.counts[3], at), max(c.counts[4], at))
             findings[key] = c
         }
@@ -221,10 +228,10 @@ struct TextKeyedFold {
         let requestRows = requests.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in
             [.integer(key.minute)] + key.texts.map { .text($0) } + key.integers.map { .integer($0) }
                 + [.integer(Int64(c[0])), .integer(Int64(c[1])), .real(c[2]), .integer(Int64(c[3])), .integer(Int64(c[4])), .integer(Int64(c[5])),
-                   .real(c[6]), .integer(Int64(c[7])), .integer(Int64(c[8]))]
+                   .real(c[6]), .integer(Int64(c[7])), .integer(Int64(c[8]))] + (openPush[key] ?? ReadinessOpenPushCounts()).values
         }
         let findingRows = findings.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in
-            [.integer(key.minute)] + key.texts.map { .text($0) } + c.counts.map { .integer($0) } + [.text(c.example.0), .text(c.example.1)]
+            [.integer(key.minute)] + key.texts.map { .text($0) } + c.counts.map { .integer($0) } + [.text(c.example.0), .text(c.example.1), .integer(c.judged), .text(c.judgedExample)]
         }
         func chunked(_ rows: [[SQLiteValue]], _ name: String, _ sql: (Int) -> String) -> [AuditStatement] {
             stride(from: 0, to: rows.count, by: 200).map { start in
