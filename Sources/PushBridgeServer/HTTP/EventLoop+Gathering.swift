@@ -2,7 +2,8 @@ import Dispatch
 import Glibc
 
 /// What a thread gathering jobs (``EventLoop/gatheringJobs(_:)``) holds: for each loop a task
-/// was resumed on, in order of first use, its jobs in the order they were given.
+/// was resumed on, in order of first use, its jobs in the order they were given. Not
+/// `Sendable`: only the thread running the gathering touches it.
 final class EventLoopGathering {
     /// The loops given jobs, each with its jobs.
     var loops: [(loop: EventLoop, jobs: [EventLoop.Job])] = []
