@@ -9,9 +9,9 @@ import Synchronization
 /// reader connection, or the audit's PostgreSQL pool), never on a Swift concurrency pool
 /// thread: each read runs on one of the ledger's serial dispatch queues and resumes its caller
 /// through a continuation; except an SQLite read asked on an event loop (a request's
-/// placement), which runs right there: a WAL read of a few pages from the page cache costs less
-/// than handing it to a queue's thread and waking the loop with its answer (two context
-/// switches a request, issue 31 item 3). There is no cache: every read sees what every instance sharing the
+/// placement) while the connection is free, which runs right there: a WAL read of a few pages
+/// from the page cache costs less than handing it to a queue's thread and waking the loop with
+/// its answer (two context switches a request, issue 31 item 3). There is no cache: every read sees what every instance sharing the
 /// database has committed, so a start placed through one instance routes its update through
 /// another. The writes ride on audit completions (``AuditCompletion/ledger``), in the same
 /// transaction, through the audit writer; nothing here writes.
@@ -19,9 +19,6 @@ public final class ActivityLedger: Sendable {
     private let source: (any AuditReadSource)?
     private let lanes: [DispatchQueue]
     private let nextLane = Atomic<Int>(0)
-    /// Whether a read asked on an event loop runs on it (SQLite, local); PostgreSQL's round
-    /// trips never block a loop.
-    private let readsOnLoop: Bool
 
     /// Reads the ledger of the existing audit at `path`: an SQLite file or a `postgresql://`
     /// URI. An audit no build with the ledger keyed by OpenPush app has migrated yet (SQLite
@@ -39,19 +36,18 @@ public final class ActivityLedger: Sendable {
             } catch {
                 throw AuditError.wrap(error)
             }
-            self.init(source: hasTable ? SQLiteReadSource(database) : nil, lanes: 1, label: "sqlite", readsOnLoop: true)
+            self.init(source: hasTable ? SQLiteReadSource(database) : nil, lanes: 1, label: "sqlite")
         }
     }
 
     /// Reads the ledger of the PostgreSQL audit behind `pool` (migrated by ``AuditStore``), on
     /// two queues, each borrowing a pooled connection per read.
     convenience init(pool: PostgresPool) {
-        self.init(source: pool, lanes: 2, label: "postgres", readsOnLoop: false)
+        self.init(source: pool, lanes: 2, label: "postgres")
     }
 
-    private init(source: (any AuditReadSource)?, lanes: Int, label: String, readsOnLoop: Bool) {
+    private init(source: (any AuditReadSource)?, lanes: Int, label: String) {
         self.source = source
-        self.readsOnLoop = readsOnLoop
         self.lanes = (0..<lanes).map { DispatchQueue(label: "pushbridge-activity-ledger-\(label)-\($0)") }
     }
 
@@ -120,12 +116,18 @@ public final class ActivityLedger: Sendable {
         }
     }
 
-    /// Runs one query on the next queue, or on the calling event loop (``readsOnLoop``);
-    /// resumes with its rows.
+    /// Runs one query on the next queue; resumes with its rows. On an event loop, an SQLite
+    /// read runs on the loop when the connection is free (a read in progress, a listing say,
+    /// never blocks the loop: the query then goes through the queue); PostgreSQL's round trips
+    /// always go through the queues.
     private func read(_ sql: String, _ values: [SQLiteValue]) async throws -> [[SQLiteValue]] {
         guard let source else { return [] }
-        if readsOnLoop && EventLoop.current != nil {
-            do { return try source.withSQL { try $0.select(sql, values) } } catch { throw AuditError.wrap(error) }
+        if let local = source as? SQLiteReadSource, EventLoop.current != nil {
+            do {
+                if let rows = try local.withSQLIfAvailable({ try $0.select(sql, values) }) { return rows }
+            } catch {
+                throw AuditError.wrap(error)
+            }
         }
         let lane = lanes[nextLane.add(1, ordering: .relaxed).oldValue % lanes.count]
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[[SQLiteValue]], any Error>) in
