@@ -18,8 +18,19 @@ struct LoopWakeTests {
         #expect(woken, "a job from another thread never woke the parked loop")
     }
 
+    /// Waits, polling `/proc` (at most `seconds`), until the thread of this process named
+    /// `name` sleeps; whether it did. For a thread that is not a task (the audit writer's).
+    static func waitUntilThreadSleeps(_ name: String, seconds: Double) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        while ContinuousClock.now < deadline {
+            if threadSleeps(name) { return true }
+            usleep(200)
+        }
+        return false
+    }
+
     /// Whether the thread of this process named `name` sleeps (state `S` in `/proc`).
-    private static func threadSleeps(_ name: String) -> Bool {
+    static func threadSleeps(_ name: String) -> Bool {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return false }
         for tid in tasks {
             guard let comm = try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8),

@@ -8,7 +8,10 @@ import Synchronization
 /// It reads the `activities` table of the audit database on connections of its own (an SQLite
 /// reader connection, or the audit's PostgreSQL pool), never on a Swift concurrency pool
 /// thread: each read runs on one of the ledger's serial dispatch queues and resumes its caller
-/// through a continuation. There is no cache: every read sees what every instance sharing the
+/// through a continuation; except an SQLite read asked on an event loop (a request's
+/// placement) while the connection is free, which runs right there: a WAL read of a few pages
+/// from the page cache costs less than handing it to a queue's thread and waking the loop with
+/// its answer (two context switches a request, issue 31 item 3). There is no cache: every read sees what every instance sharing the
 /// database has committed, so a start placed through one instance routes its update through
 /// another. The writes ride on audit completions (``AuditCompletion/ledger``), in the same
 /// transaction, through the audit writer; nothing here writes.
@@ -113,9 +116,19 @@ public final class ActivityLedger: Sendable {
         }
     }
 
-    /// Runs one query on the next queue; resumes with its rows.
+    /// Runs one query on the next queue; resumes with its rows. On an event loop, an SQLite
+    /// read runs on the loop when the connection is free (a read in progress, a listing say,
+    /// never blocks the loop: the query then goes through the queue); PostgreSQL's round trips
+    /// always go through the queues.
     private func read(_ sql: String, _ values: [SQLiteValue]) async throws -> [[SQLiteValue]] {
         guard let source else { return [] }
+        if let local = source as? SQLiteReadSource, EventLoop.current != nil {
+            do {
+                if let rows = try local.withSQLIfAvailable({ try $0.select(sql, values) }) { return rows }
+            } catch {
+                throw AuditError.wrap(error)
+            }
+        }
         let lane = lanes[nextLane.add(1, ordering: .relaxed).oldValue % lanes.count]
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[[SQLiteValue]], any Error>) in
             lane.async {

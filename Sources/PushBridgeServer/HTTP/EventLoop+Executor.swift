@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 
 /// The loop the calling thread runs, through a thread-specific key its thread sets.
@@ -18,11 +17,15 @@ extension EventLoop: TaskExecutor {
     }
 
     /// Runs `job` on the loop's thread; after ``shutdown()``, on Dispatch's global queue, so a
-    /// task resumed after its server stopped still runs to its end.
+    /// task resumed after its server stopped still runs to its end. Resumed from a thread inside
+    /// ``gatheringJobs(_:)`` (the audit writer acknowledging a batch), it is held and handed
+    /// over with the others when the gathering ends.
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        if !push(.task(job)) {
-            DispatchQueue.global().async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        if let gathering = EventLoop.gathering {
+            gathering.add(.task(job), for: self)
+        } else if !push(.task(job)) {
+            runElsewhere(.task(job))
         }
     }
 }

@@ -18,6 +18,12 @@ final class SQLiteReadSource: AuditReadSource {
     func withSQL<T: Sendable>(_ body: (any AuditSQL) throws -> T) throws -> T {
         try database.withLock { database throws -> T in try body(database) }
     }
+
+    /// Runs `body` with the connection if no one is using it; nil, without running it, if
+    /// someone is (the caller then goes the way that may wait).
+    func withSQLIfAvailable<T: Sendable>(_ body: (any AuditSQL) throws -> T) throws -> T? {
+        try database.withLockIfAvailable { database throws -> T in try body(database) }
+    }
 }
 
 extension PostgresPool: AuditReadSource {

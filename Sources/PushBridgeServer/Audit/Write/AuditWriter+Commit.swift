@@ -57,11 +57,14 @@ extension AuditWriter {
             }
         }
         configuration.onCommit?(sample)
-        for (index, operation) in batch.operations.enumerated() {
-            if let error = failedWhole ?? batch.failures[index] {
-                operation.reply(.failure(error))
-            } else {
-                operation.reply(.success(()))
+        // The callers' tasks resumed here reach each loop together: one wake per loop per batch.
+        EventLoop.gatheringJobs {
+            for (index, operation) in batch.operations.enumerated() {
+                if let error = failedWhole ?? batch.failures[index] {
+                    operation.reply(.failure(error))
+                } else {
+                    operation.reply(.success(()))
+                }
             }
         }
     }
