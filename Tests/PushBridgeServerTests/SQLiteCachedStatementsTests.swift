@@ -50,7 +50,9 @@ struct SQLiteCachedStatementsTests {
     @Test func queriesPastTheCapacityStillRunAndAreNotKept() throws {
         try withDatabase { _, reader in
             for n in 1...4 {
-                #expect(try reader.select("SELECT v + \(n) FROM t", []) == [[.integer(1 + Int64(n))]])
+                let sql = "SELECT v + \(n) FROM t"
+                let rows = try reader.select(sql, [])
+                #expect(rows == [[.integer(1 + Int64(n))]])
             }
             #expect(reader.cachedCount == 2)
         }

@@ -99,6 +99,9 @@ struct AllocationSites {
         for (file, samples) in files.sorted(by: { $0.value > $1.value }).prefix(40) {
             Swift.print(String(format: "    %6.1f  ", Double(samples) * perSample) + file)
         }
+        if stacks.count >= Int(PB_ALLOC_SAMPLES) {
+            Swift.print("  (the sample buffer filled: later allocations were not sampled and the figures are low; sample less often, a larger --sites)")
+        }
         Swift.print("  where by line (innermost line of Sources/, the library calls it allocated through most often):")
         for site in all.prefix(limit) {
             let figure = String(format: "%6.1f", Double(site.samples) * perSample)
