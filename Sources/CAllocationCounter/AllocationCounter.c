@@ -3,7 +3,9 @@
 #define _GNU_SOURCE
 #include "CAllocationCounter.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -35,10 +37,33 @@ static __thread struct pb_alloc_slot *own_slot;
 /// Set on the bench's own threads.
 static __thread int excluded;
 
+/// Every how many counted allocations one's call stack is sampled; 0: none.
+static atomic_int sample_every;
+/// Samples taken (may pass PB_ALLOC_SAMPLES: those past it are dropped).
+static atomic_int samples_taken;
+/// Each sample's frames and depth.
+static void *sample_frames[PB_ALLOC_SAMPLES][PB_ALLOC_SAMPLE_DEPTH];
+static int sample_depths[PB_ALLOC_SAMPLES];
+/// Set while this thread takes a sample: what `backtrace` allocates is not sampled.
+static __thread int sampling;
+
+/// Records the calling thread's stack as sample number `n` (when one is left).
+static void take_sample(uint64_t n) {
+    if (sampling) return;
+    int every = atomic_load_explicit(&sample_every, memory_order_relaxed);
+    if (every <= 0 || n % (uint64_t)every != 0) return;
+    int index = atomic_fetch_add(&samples_taken, 1);
+    if (index >= PB_ALLOC_SAMPLES) return;
+    sampling = 1;
+    sample_depths[index] = backtrace(sample_frames[index], PB_ALLOC_SAMPLE_DEPTH);
+    sampling = 0;
+}
+
 /// Counts one allocation of `size` bytes when counting is on and this thread is not excluded.
 static inline void count_allocation(size_t size) {
     if (!atomic_load_explicit(&counting, memory_order_relaxed) || excluded) return;
-    atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
+    uint64_t n = atomic_fetch_add_explicit(&total, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&sample_every, memory_order_relaxed) > 0) take_sample(n);
     atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
     if (own_slot == NULL) {
         int index = atomic_fetch_add(&slots_used, 1);
@@ -132,4 +157,35 @@ uint64_t pb_alloc_thread(int index, char name[16]) {
     memcpy(name, slots[index].name, 16);
     name[15] = 0;
     return atomic_load(&slots[index].count);
+}
+
+void pb_alloc_sample_every(int every) {
+    if (every > 0) {
+        // The first backtrace loads the unwinder (it allocates): do it before sampling starts.
+        void *frame[2];
+        sampling = 1;
+        backtrace(frame, 2);
+        sampling = 0;
+        atomic_store(&samples_taken, 0);
+    }
+    atomic_store(&sample_every, every > 0 ? every : 0);
+}
+
+int pb_alloc_sample_count(void) {
+    int taken = atomic_load(&samples_taken);
+    return taken < PB_ALLOC_SAMPLES ? taken : PB_ALLOC_SAMPLES;
+}
+
+int pb_alloc_sample(int index, void **frames) {
+    if (index < 0 || index >= pb_alloc_sample_count()) return 0;
+    int depth = sample_depths[index];
+    memcpy(frames, sample_frames[index], sizeof(void *) * (size_t)depth);
+    return depth;
+}
+
+const char *pb_alloc_module(const void *address, uintptr_t *base) {
+    Dl_info info;
+    if (dladdr(address, &info) == 0 || info.dli_fname == NULL) return NULL;
+    *base = (uintptr_t)info.dli_fbase;
+    return info.dli_fname;
 }

@@ -88,4 +88,29 @@ static inline int pb_tls_inspect(const char *chain, int chain_length, const char
     X509_free(leaf);
     return 0;
 }
+
+// OpenSSL 3's one-shot SHA256() and SHA1() fetch the digest and make a context on the heap at
+// every call (five allocations each, on the request path several times per request); the
+// low-level functions, deprecated but kept by OpenSSL 3, hash in a context on the stack.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+
+/// SHA-256 of `length` bytes at `data` into `digest` (32 bytes), without allocating.
+static inline void pb_sha256(const void *data, size_t length, unsigned char *digest) {
+    SHA256_CTX context;
+    SHA256_Init(&context);
+    SHA256_Update(&context, data, length);
+    SHA256_Final(digest, &context);
+}
+
+/// SHA-1 of `first` followed by `second` into `digest` (20 bytes), without allocating.
+static inline void pb_sha1_two(const void *first, size_t first_length, const void *second, size_t second_length, unsigned char *digest) {
+    SHA_CTX context;
+    SHA1_Init(&context);
+    SHA1_Update(&context, first, first_length);
+    SHA1_Update(&context, second, second_length);
+    SHA1_Final(digest, &context);
+}
+
+#pragma clang diagnostic pop
 #endif

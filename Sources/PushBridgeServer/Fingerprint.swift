@@ -9,7 +9,7 @@ public enum Fingerprint {
         // secret's own UTF-8 hashed in place, the answer written into one string.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
             var text = secret
-            text.withUTF8 { _ = SHA256($0.baseAddress, $0.count, digest.baseAddress) }
+            text.withUTF8 { pb_sha256($0.baseAddress, $0.count, digest.baseAddress) }
             let prefix = "sha256:".utf8
             return String(unsafeUninitializedCapacity: prefix.count + 12) { out in
                 var n = 0
@@ -33,7 +33,7 @@ public enum Fingerprint {
     /// The full SHA-256 digest (32 bytes) of `bytes`.
     public static func sha256(bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
+        bytes.withUnsafeBufferPointer { pb_sha256($0.baseAddress, $0.count, &digest) }
         return digest
     }
 

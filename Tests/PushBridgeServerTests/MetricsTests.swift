@@ -135,6 +135,7 @@ struct MetricsTests {
 
     @Test(arguments: [
         ("a[12].b[0]", "a[].b[]"), ("plain", "plain"), ("a[x]", "a[x]"), ("a[", "a["), ("a[1", "a[1"), ("a[]", "a[]"), ("m[3][4]", "m[][]"),
+        ("a[[1]", "a[[1]"), ("x[12y]", "x[12y]"), ("notifications[0].title[10]", "notifications[].title[]"), ("[7]", "[]"), ("é[2]", "é[]"),
     ])
     func arrayIndicesAreFolded(path: String, folded: String) {
         #expect(Metrics.foldIndices(path) == folded)

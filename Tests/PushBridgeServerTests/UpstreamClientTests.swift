@@ -44,6 +44,21 @@ struct UpstreamClientTests {
         #expect(received.header("user-agent") == "PushBridge")
     }
 
+    /// A call's own header lines (`CurlCallHeaders`, written straight into the block libcurl
+    /// reads) arrive as given, an empty value as an empty header, and no `Expect`.
+    @Test func aCallsOwnHeadersArriveAnEmptyValueIncluded() async throws {
+        defer { finish() }
+        let response = await client.send(UpstreamRequest(
+            method: "POST", url: server.url("/echo"), headers: [("Content-Type", "application/json")],
+            callHeaders: [("X-PushBridge-Request-Id", "req_0123456789abcdef01234567"), ("X-Empty", "")], body: [1]))
+        #expect(try #require(response.reply).status == 200)
+        let received = try #require(server.received.first)
+        #expect(received.header("x-pushbridge-request-id") == "req_0123456789abcdef01234567")
+        #expect(received.header("x-empty") == "")
+        #expect(received.header("content-type") == "application/json")
+        #expect(received.header("expect") == nil)
+    }
+
     @Test func statusHeadersAndBodyComeBack() async throws {
         defer { finish() }
         let created = try #require(await client.send(UpstreamRequest(method: "POST", url: server.url("/created"), body: Array("{}".utf8))).reply)

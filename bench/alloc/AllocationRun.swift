@@ -12,6 +12,9 @@ enum AllocationRun {
         var rounds = Rounds()
         /// Where the audit's temp dir goes.
         var auditDirectory = FileManager.default.temporaryDirectory.path
+        /// With N > 0, every N-th allocation of one more round over HTTP has its stack sampled
+        /// and the case's block lists the lines that allocate (``AllocationSites``).
+        var sitesEvery = 0
     }
 
     /// Measures and prints every case; false when one failed (said on stderr).
@@ -34,6 +37,7 @@ enum AllocationRun {
         for c in cases {
             do {
                 try await measure(c, runtime: runtime, rounds: rounds)
+                if options.sitesEvery > 0 { try await sites(c, runtime: runtime, rounds: rounds, every: options.sitesEvery) }
             } catch {
                 FileHandle.standardError.write(Data("alloc-count: \(c.name): \(error)\n".utf8))
                 succeeded = false
@@ -78,6 +82,21 @@ enum AllocationRun {
         print((["RESULT case=\(c.name.replacingOccurrences(of: " ", with: "-"))", "allocations=\(PerRequest.format(live.allocations))",
                 "in_process=\(PerRequest.format(inProcess.allocations))", "http=\(PerRequest.format(live.allocations - inProcess.allocations))"]
                + stageFields + ["rest=\(PerRequest.format(rest))", "bytes=\(Int(live.bytes))"]).joined(separator: " "))
+    }
+
+    /// Prints where `c`'s allocations are: one round over HTTP on a new connection (after the
+    /// warm-up), every `every`-th allocation's stack sampled.
+    static func sites(_ c: AllocationCase, runtime: ProxyRuntime, rounds: Rounds, every: Int) async throws {
+        let wire = c.wire, port = runtime.port
+        let sampled = try await onCallerThread {
+            let connection = try LoopbackSocket.connect(port: port)
+            var buffer: [UInt8] = []
+            for _ in 0..<rounds.warmUp { try exchange(connection, wire, buffer: &buffer) }
+            return try AllocationSites.sample(every: every) {
+                for _ in 0..<rounds.requests { try exchange(connection, wire, buffer: &buffer) }
+            }
+        }
+        sampled.print(requests: rounds.requests)
     }
 
     /// Runs `work` on a new thread excluded from the count (the bench's caller) and returns its result.

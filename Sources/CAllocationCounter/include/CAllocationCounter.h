@@ -40,4 +40,25 @@ int pb_alloc_thread_count(void);
 /// terminating NUL).
 uint64_t pb_alloc_thread(int index, char name[16]);
 
+/// Most call stacks sampled between two `pb_alloc_sample_every` calls.
+#define PB_ALLOC_SAMPLES 32768
+/// Most frames kept per sampled stack.
+#define PB_ALLOC_SAMPLE_DEPTH 48
+
+/// From now on, every `every`-th counted allocation (by the total's count) records its call
+/// stack (`backtrace`, at most PB_ALLOC_SAMPLE_DEPTH frames), forgetting the samples taken
+/// before; 0 stops sampling and keeps them.
+void pb_alloc_sample_every(int every);
+
+/// How many stacks were sampled (at most PB_ALLOC_SAMPLES).
+int pb_alloc_sample_count(void);
+
+/// Copies sample `index`'s frames into `frames` (room for PB_ALLOC_SAMPLE_DEPTH) and returns
+/// how many; 0 for an index out of range.
+int pb_alloc_sample(int index, void **frames);
+
+/// The path of the file (executable or shared library) `address` is in, and where it is
+/// loaded (`base`); NULL when it is in none (`dladdr`).
+const char *pb_alloc_module(const void *address, uintptr_t *base);
+
 #endif

@@ -36,7 +36,8 @@ public final class ActivityLedger: Sendable {
             } catch {
                 throw AuditError.wrap(error)
             }
-            self.init(source: hasTable ? SQLiteReadSource(database) : nil, lanes: 1, label: "sqlite")
+            // Its few queries stay compiled: every placement reads the ledger.
+            self.init(source: hasTable ? SQLiteReadSource(database, cachedStatements: 8) : nil, lanes: 1, label: "sqlite")
         }
     }
 

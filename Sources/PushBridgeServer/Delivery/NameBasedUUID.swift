@@ -7,13 +7,18 @@ enum NameBasedUUID {
     /// The UUIDv5 of `name` in `namespace` (16 bytes), as 16 bytes.
     static func v5(namespace: [UInt8], name: String) -> [UInt8] {
         precondition(namespace.count == 16, "a namespace is a UUID's 16 bytes")
-        let input = namespace + Array(name.utf8)
-        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        _ = input.withUnsafeBufferPointer { SHA1($0.baseAddress, $0.count, &digest) }
-        var b = Array(digest.prefix(16))
-        b[6] = (b[6] & 0x0F) | 0x50
-        b[8] = (b[8] & 0x3F) | 0x80
-        return b
+        // Two per start on the request path: the namespace and the name hashed where they
+        // are, the digest on the stack; the 16 bytes are the one allocation.
+        var name = name
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA_DIGEST_LENGTH)) { digest in
+            namespace.withUnsafeBufferPointer { space in
+                name.withUTF8 { pb_sha1_two(space.baseAddress, space.count, $0.baseAddress, $0.count, digest.baseAddress) }
+            }
+            var b = Array(digest.prefix(16))
+            b[6] = (b[6] & 0x0F) | 0x50
+            b[8] = (b[8] & 0x3F) | 0x80
+            return b
+        }
     }
 
     /// `bytes` (16) in the 8-4-4-4-12 lower-case hex form.

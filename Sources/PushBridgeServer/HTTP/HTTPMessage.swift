@@ -79,8 +79,7 @@ public struct HTTPResponse: Sendable {
 
     /// The first value of a header (case-insensitive name).
     public func header(_ name: String) -> String? {
-        let n = name.lowercased()
-        return headers.first { $0.name.lowercased() == n }?.value
+        headers.first { $0.name.isASCIICaseInsensitive(name) }?.value
     }
 }
 

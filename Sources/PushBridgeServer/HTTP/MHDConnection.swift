@@ -21,27 +21,34 @@ enum MHDConnection {
     /// bare `\n` line end cannot be told from a `\r\n`; nothing after it is hidden.)
     static func headers(of connection: OpaquePointer, head: UnsafePointer<CChar>?) -> [(name: String, value: String)] {
         var scan = HeaderScan(start: head.map { UInt(bitPattern: $0) } ?? 0, size: UInt(pb_mhd_request_header_size(connection)))
+        scan.headers.reserveCapacity(8)
         withUnsafeMutablePointer(to: &scan) { pointer in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls, let key else { return .YES }
                 let scan = cls.assumingMemoryBound(to: HeaderScan.self)
                 scan.pointee.lineEnds(at: UInt(bitPattern: key), lineEndNULs: 2)
                 let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-                let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: valueSize)) } ?? []
-                scan.pointee.headers.append((name: name, value: bytes))
+                // The value as libmicrohttpd holds it (in the connection's read buffer, valid
+                // for this request): made a String once, below, not copied to an array first.
+                scan.pointee.headers.append((name: name, value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize), hidden: nil))
                 scan.pointee.valueEnd = value.map { UInt(bitPattern: $0) + UInt(valueSize) }
                 return .YES
             }, pointer)
         }
         scan.lineEnds(at: scan.start + scan.size, lineEndNULs: 4)
-        return scan.headers.map { (name: $0.name, value: String(decoding: $0.value, as: UTF8.self)) }
+        return scan.headers.map { header in
+            guard let hidden = header.hidden else { return (name: header.name, value: String(decoding: header.value, as: UTF8.self)) }
+            return (name: header.name, value: String(decoding: Array(header.value) + hidden, as: UTF8.self))
+        }
     }
 
     /// The head's bounds and the headers read so far, passed through the iterator's `cls`.
     private struct HeaderScan {
         let start: UInt
         let size: UInt
-        var headers: [(name: String, value: [UInt8])] = []
+        /// Each header's name, its value's bytes in libmicrohttpd's buffer and, for a value
+        /// that went on past a NUL, the NUL and what followed it.
+        var headers: [(name: String, value: UnsafeRawBufferPointer, hidden: [UInt8]?)] = []
         /// Just past the last value read, while its line end is not checked yet.
         var valueEnd: UInt?
 
@@ -57,7 +64,7 @@ enum MHDConnection {
                 guard let byte = UnsafePointer<UInt8>(bitPattern: address)?.pointee else { return }
                 if byte == 0 { nuls += 1 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { visible.append(byte) }
             }
-            if !visible.isEmpty || nuls > lineEndNULs { headers[headers.count - 1].value += [0] + visible }
+            if !visible.isEmpty || nuls > lineEndNULs { headers[headers.count - 1].hidden = [0] + visible }
         }
     }
 
@@ -87,8 +94,9 @@ enum MHDConnection {
         }
         guard let created else { return nil }
         for header in response.headers {
-            let name = header.name.lowercased()
-            if name == "content-length" || name == "transfer-encoding" { continue }
+            // Compared without lower-casing a copy of each name (a name over 15 bytes, such
+            // as X-PushBridge-Request-Id, would be allocated).
+            if header.name.isASCIICaseInsensitive("content-length") || header.name.isASCIICaseInsensitive("transfer-encoding") { continue }
             if MHD_add_response_header(created, header.name, header.value) != .YES {
                 MHD_destroy_response(created)
                 return nil

@@ -35,8 +35,9 @@ extension EventLog {
         var batch: [(LogLevel, [LogField])] = []
         for finding in findings {
             if batch.count >= findingLimiter.maxLinesPerRequest { held.overCap += 1; continue }
-            let key = "\(dialect.rawValue)\u{1F}\(route.rawValue)\u{1F}\(finding.field)\u{1F}\(finding.kind.rawValue)\u{1F}\(finding.message)"
-            guard findingLimiter.admit(app: appName, key: key, nowMs: now) else { held.rateLimited += 1; continue }
+            let identity = FindingLogLimiter.Line(app: appName, dialect: dialect.rawValue, route: route.rawValue, field: finding.field,
+                                                  kind: finding.kind.rawValue, reason: finding.message)
+            guard findingLimiter.admit(identity, nowMs: now) else { held.rateLimited += 1; continue }
             batch.append((Self.level(of: finding.severity), line(field: finding.field, kind: finding.kind.rawValue, severity: finding.severity.rawValue, reason: finding.message)))
         }
         if held.overCap > 0 {

@@ -20,7 +20,24 @@ public final class FindingLogLimiter: Sendable {
         var since: Int64
         var count: Int
     }
-    private let seen = Mutex<[String: Seen]>([:])
+    private let seen = Mutex<[Line: Seen]>([:])
+
+    /// What makes two finding lines identical: the app, dialect, route, field, kind and
+    /// reason. The caller's strings as they are, not joined into one key: nothing is
+    /// allocated to look a line up.
+    public struct Line: Hashable, Sendable {
+        public var app: String
+        public var dialect: String
+        public var route: String
+        public var field: String
+        public var kind: String
+        public var reason: String
+
+        /// A line's identity.
+        public init(app: String, dialect: String, route: String, field: String, kind: String, reason: String) {
+            (self.app, self.dialect, self.route, self.field, self.kind, self.reason) = (app, dialect, route, field, kind, reason)
+        }
+    }
 
     /// A limiter; the defaults are 20 lines per request and 100 identical lines per app a minute.
     public init(maxLinesPerRequest: Int = 20, identicalLinesPerWindow: Int = 100, windowMilliseconds: Int64 = 60_000) {
@@ -29,15 +46,17 @@ public final class FindingLogLimiter: Sendable {
         self.windowMilliseconds = max(1, windowMilliseconds)
     }
 
-    /// Whether the line identified by `key` may be written for `app` at `nowMs`. A line's window
-    /// begins with its first occurrence.
-    public func admit(app: String, key: String, nowMs: Int64) -> Bool {
-        let id = app + "\u{1F}" + key
-        return seen.withLock { seen in
+    /// Whether `line` may be written at `nowMs`. A line's window begins with its first occurrence.
+    public func admit(_ line: Line, nowMs: Int64) -> Bool {
+        seen.withLock { seen in
             if seen.count >= Self.maxRemembered { seen = seen.filter { nowMs - $0.value.since < windowMilliseconds } }
             if seen.count >= Self.maxRemembered { seen.removeAll() }
-            // One hash look-up: the entry is counted in place.
-            return Self.count(&seen[id, default: Seen(since: nowMs, count: 0)], nowMs: nowMs, window: windowMilliseconds) <= identicalLinesPerWindow
+            // Read and written back, not counted in place through `seen[line, default:]`: that
+            // accessor's coroutine frame is allocated on the heap at every call.
+            var entry = seen[line] ?? Seen(since: nowMs, count: 0)
+            let count = Self.count(&entry, nowMs: nowMs, window: windowMilliseconds)
+            seen[line] = entry
+            return count <= identicalLinesPerWindow
         }
     }
 

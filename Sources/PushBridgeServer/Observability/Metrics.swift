@@ -196,33 +196,43 @@ public final class Metrics: Sendable {
     /// ``foldIndices(_:)`` for an ASCII path, on bytes (the same result, without walking
     /// `Character`s).
     static func foldIndicesASCII(_ path: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(path.utf8.count)
-        var inIndex = false
-        var digits: [UInt8] = []
-        for b in path.utf8 {
-            if inIndex {
-                if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { digits.append(b); continue }
-                if b == UInt8(ascii: "]") && !digits.isEmpty {
-                    out.append(contentsOf: [UInt8(ascii: "["), UInt8(ascii: "]")])
-                } else {
-                    out.append(UInt8(ascii: "["))
-                    out.append(contentsOf: digits)
-                    out.append(b)
+        // Written straight into the string's storage from the path's own bytes (a folded path
+        // is never longer): once per finding of every request, where an array for the output,
+        // one for the digits and the string made from them cost three allocations.
+        var path = path
+        return path.withUTF8 { source in
+            String(unsafeUninitializedCapacity: source.count) { out in
+                var n = 0
+                var digitsFrom: Int?
+                for (i, b) in source.enumerated() {
+                    if let from = digitsFrom {
+                        if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") { continue }
+                        out[n] = UInt8(ascii: "[")
+                        n += 1
+                        if b == UInt8(ascii: "]") && i > from {
+                            out[n] = UInt8(ascii: "]")
+                            n += 1
+                        } else {
+                            for digit in source[from..<i] { out[n] = digit; n += 1 }
+                            out[n] = b
+                            n += 1
+                        }
+                        digitsFrom = nil
+                    } else if b == UInt8(ascii: "[") {
+                        digitsFrom = i + 1
+                    } else {
+                        out[n] = b
+                        n += 1
+                    }
                 }
-                inIndex = false
-                digits.removeAll(keepingCapacity: true)
-            } else if b == UInt8(ascii: "[") {
-                inIndex = true
-            } else {
-                out.append(b)
+                if let from = digitsFrom {
+                    out[n] = UInt8(ascii: "[")
+                    n += 1
+                    for digit in source[from...] { out[n] = digit; n += 1 }
+                }
+                return n
             }
         }
-        if inIndex {
-            out.append(UInt8(ascii: "["))
-            out.append(contentsOf: digits)
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func foldIndices(_ path: String) -> String {

@@ -12,17 +12,33 @@ enum NULRule {
 
     /// The error for a path holding a NUL, decoded (`%00`) or raw; nil when it holds none.
     static func problem(inPath path: String) -> TranslationError? {
-        let bytes = Array(path.utf8)
-        let percentZero = bytes.indices.dropLast(2).contains { bytes[$0] == UInt8(ascii: "%") && bytes[$0 + 1] == UInt8(ascii: "0") && bytes[$0 + 2] == UInt8(ascii: "0") }
-        guard percentZero || bytes.contains(0) else { return nil }
+        // Over the path's own bytes: this runs on every request.
+        var recent: (UInt8, UInt8) = (0xFF, 0xFF)
+        var found = false
+        for byte in path.utf8 {
+            if byte == 0 || (recent == (UInt8(ascii: "%"), UInt8(ascii: "0")) && byte == UInt8(ascii: "0")) { found = true; break }
+            recent = (recent.1, byte)
+        }
+        guard found else { return nil }
         return TranslationError(field: "path", rule: rule + ", written %00 or raw")
     }
 
     /// The error for the first string or field name of `value` holding a NUL, naming it by its
     /// path (`a.b[2].c`, the NUL shown as `\u0000`); nil when there is none.
     static func problem(inBody value: JSONValue?) -> TranslationError? {
-        guard let value, let field = first(in: value, at: "") else { return nil }
+        // The paths are spelled only for a body that has a NUL: every request's body is searched.
+        guard let value, holdsNUL(value), let field = first(in: value, at: "") else { return nil }
         return TranslationError(field: field.isEmpty ? "body" : field, rule: rule)
+    }
+
+    /// Whether any string or field name of `value` holds a NUL.
+    private static func holdsNUL(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string(let s): s.containsUTF8(0)
+        case .array(let items): items.contains(where: holdsNUL)
+        case .object(let object): object.members.contains { $0.key.containsUTF8(0) || holdsNUL($0.value) }
+        case .null, .bool, .number: false
+        }
     }
 
     private static func first(in value: JSONValue, at path: String) -> String? {

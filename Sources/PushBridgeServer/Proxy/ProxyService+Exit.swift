@@ -38,7 +38,7 @@ extension ProxyService {
             break
         }
         // PushBridge's id is the only one: a legacy provider's answer may carry its own.
-        response.headers.removeAll { $0.name.lowercased() == "x-pushbridge-request-id" }
+        response.headers.removeAll { $0.name.isASCIICaseInsensitive("x-pushbridge-request-id") }
         response.headers.append((name: "X-PushBridge-Request-Id", value: call.requestId))
         deps.metrics.recordRequest(dialect: outcome.route?.dialect, route: outcome.route?.kind, status: response.status)
         if let gap = outcome.audit.completion?.outcome, gap.isPopulationGap { deps.metrics.recordPopulationGap(app: outcome.app ?? "", outcome: gap) }

@@ -16,27 +16,36 @@ final class CurlCallHeaders {
     /// The lines for `headers` followed by `shared`'s; throws (nothing sent) for a header
     /// libcurl must not send.
     init(_ headers: [(name: String, value: String)], shared: CurlHeaderList) throws(UpstreamFailure) {
-        var lines: [String] = ["Expect:"]
-        lines.reserveCapacity(1 + headers.count)
-        for (name, value) in headers {
-            try CurlHeaderList.check(name: name, value: value)
-            // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        let nodesBytes = lines.count * MemoryLayout<curl_slist>.stride
-        let textBytes = lines.reduce(0) { $0 + $1.utf8.count + 1 }
+        for (name, value) in headers { try CurlHeaderList.check(name: name, value: value) }
+        // Each line written straight into the block from the name and value (no array of
+        // lines, no joined string per header: every upstream call makes one).
+        // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
+        let expect = "Expect:".utf8
+        let count = 1 + headers.count
+        let nodesBytes = count * MemoryLayout<curl_slist>.stride
+        let textBytes = expect.count + 1 + headers.reduce(0) { $0 + $1.name.utf8.count + ($1.value.isEmpty ? 1 : 2 + $1.value.utf8.count) + 1 }
         memory = UnsafeMutableRawPointer.allocate(byteCount: nodesBytes + textBytes, alignment: MemoryLayout<curl_slist>.alignment)
-        let nodes = memory.bindMemory(to: curl_slist.self, capacity: lines.count)
+        let nodes = memory.bindMemory(to: curl_slist.self, capacity: count)
         var text = (memory + nodesBytes).assumingMemoryBound(to: CChar.self)
-        for (i, line) in lines.enumerated() {
-            let start = text
-            for byte in line.utf8 {
+        func write<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+            for byte in bytes {
                 text.pointee = CChar(bitPattern: byte)
                 text += 1
             }
+        }
+        for i in 0..<count {
+            let start = text
+            if i == 0 {
+                write(expect)
+            } else {
+                let (name, value) = headers[i - 1]
+                write(name.utf8)
+                write(value.isEmpty ? ";".utf8 : ": ".utf8)
+                write(value.utf8)
+            }
             text.pointee = 0
             text += 1
-            (nodes + i).initialize(to: curl_slist(data: start, next: i + 1 < lines.count ? nodes + i + 1 : shared.raw))
+            (nodes + i).initialize(to: curl_slist(data: start, next: i + 1 < count ? nodes + i + 1 : shared.raw))
         }
         head = nodes
         self.shared = shared

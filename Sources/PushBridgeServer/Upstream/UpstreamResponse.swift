@@ -32,14 +32,15 @@ public struct UpstreamReply: Sendable {
     /// A reply.
     public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], latency: Duration) {
         self.status = status
-        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        // libcurl's headers come lower-cased already (CurlEasyTransfer): kept as they are then.
+        let lowered = headers.allSatisfy { !$0.name.utf8.contains { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 } }
+        self.headers = lowered ? headers : headers.map { (name: $0.name.lowercased(), value: $0.value) }
         self.body = body
         self.latency = latency
     }
 
     /// The first value of a header (case-insensitive name).
     public func header(_ name: String) -> String? {
-        let n = name.lowercased()
-        return headers.first { $0.name == n }?.value
+        headers.first { $0.name.isASCIICaseInsensitive(name) }?.value
     }
 }

@@ -9,14 +9,17 @@ protocol AuditReadSource: Sendable {
 
 /// One SQLite connection, used by one caller at a time.
 final class SQLiteReadSource: AuditReadSource {
-    private let database: Mutex<SQLiteDatabase>
+    private let database: Mutex<SQLiteCachedStatements>
 
-    init(_ database: sending SQLiteDatabase) {
-        self.database = Mutex(database)
+    /// Reads through `database`, keeping up to `cachedStatements` queries compiled between
+    /// reads (``SQLiteCachedStatements``; 0: each compiled for its run).
+    init(_ database: sending SQLiteDatabase, cachedStatements: Int = 0) {
+        self.database = Mutex(SQLiteCachedStatements(database, capacity: cachedStatements))
     }
 
     func withSQL<T: Sendable>(_ body: (any AuditSQL) throws -> T) throws -> T {
-        try database.withLock { database throws -> T in try body(database) }
+        // Without a cache the connection itself (callers tell the engines apart by its type).
+        try database.withLock { database throws -> T in try body(database.capacity > 0 ? database : database.database) }
     }
 
     /// Runs `body` with the connection if no one is using it; nil, without running it, if
