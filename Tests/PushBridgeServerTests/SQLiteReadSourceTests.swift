@@ -37,4 +37,28 @@ struct SQLiteReadSourceTests {
             await store.close()
         }
     }
+
+    /// A read on a loop never sleeps out the busy timeout: another connection holding a lock
+    /// readers must wait for (`BEGIN EXCLUSIVE` on a file in rollback-journal mode: in WAL
+    /// mode a reader waits only on such rare locks as a crashed writer's recovery) makes it
+    /// stand aside at once (nil: the ledger then reads on its queue, where waiting is
+    /// allowed), and the connection keeps its busy timeout for the reads that may wait.
+    @Test func aReadIfAvailableStandsAsideForAnotherConnectionsLockInsteadOfWaiting() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pb-read-lock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("audit.sqlite").path
+        let locker = try SQLiteDatabase(path: path)
+        try locker.execute("PRAGMA journal_mode = DELETE; CREATE TABLE requests (request_id TEXT); CREATE TABLE findings (request_id TEXT); INSERT INTO requests VALUES ('LOCK1')")
+        // Thirty seconds: had the read waited them out it would throw busy, not stand aside.
+        let source = SQLiteReadSource(try AuditDatabase.openForReading(path: path, busyTimeout: .seconds(30)))
+        let count = "SELECT count(*) FROM requests"
+        #expect(try source.withSQLIfAvailable { try $0.select(count, []) } == [[.integer(1)]])
+        try locker.execute("BEGIN EXCLUSIVE; INSERT INTO requests VALUES ('LOCK2')")
+        let busy = try source.withSQLIfAvailable { try $0.select(count, []) }
+        #expect(busy == nil, "a read on a locked file did not stand aside")
+        #expect(try source.withSQL { try $0.select("PRAGMA busy_timeout", []) } == [[.integer(30_000)]], "the busy timeout was not restored")
+        try locker.execute("COMMIT")
+        #expect(try source.withSQLIfAvailable { try $0.select(count, []) } == [[.integer(2)]], "the read did not come back once the lock was gone")
+    }
 }
