@@ -37,8 +37,9 @@ public enum OpenPushCheck {
     /// (`{{ '{{' }}`) render back to the two characters they stand for.
     static func alertCaps(_ request: OpenPushRequest, callerField: (String) -> String) -> [Finding] {
         var out: [Finding] = []
-        for (key, cap, what) in [("headings", OpenPushLimits.alertTitleCap, "alert title"), ("contents", OpenPushLimits.alertBodyCap, "alert body")] {
-            guard let map = request.body[key]?.objectValue else { continue }
+        let caps = [(OpenPushLimits.alertTitleCap, "alert title"), (OpenPushLimits.alertBodyCap, "alert body")]
+        for ((key, map), (cap, what)) in zip(request.alertMaps, caps) {
+            guard let map else { continue }
             for m in map.members {
                 guard let text = m.value.stringValue else { continue }
                 let rendered = LiquidEscaping.rendered(text)
