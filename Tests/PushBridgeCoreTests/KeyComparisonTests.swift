@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PushBridgeCore
 
@@ -90,5 +91,43 @@ struct KeyComparisonTests {
         #expect(request.callerField("include_aliases") == "include_external_user_ids")
         #expect(request.callerField("headings.en") == nil)
         #expect(OpenPushRequest(.start(start)).callerField("include_aliases.external_id") == nil)
+    }
+
+    /// Every dialect's mapping table, which ``Swift/Array/row(_:_:)`` searches.
+    static let tables: [[FieldMapping]] = [OneSignalFieldMappings.table, PushwooshFieldMappings.table, BuzzKitFieldMappings.table]
+
+    @Test func everyMappingTableFieldIsASCIISoTheLengthPrefilterIsExact() {
+        let fields = Self.tables.flatMap { $0.map(\.field) }
+        #expect(fields.count > 50)
+        for field in fields { #expect(field.utf8.allSatisfy { $0 < 0x80 }, "\(field.debugDescription)") }
+    }
+
+    @Test func aTableRowIsFoundAsAStringComparisonFindsIt() {
+        var lookedUp = 0
+        for table in Self.tables {
+            let fields = table.map(\.field)
+            let variants = fields + fields.map { $0.replacingOccurrences(of: "k", with: "\u{212A}") } + fields.map { $0 + "x" } + Self.texts(count: 50)
+            for route in RouteKind.allCases {
+                for field in variants {
+                    #expect(table.row(route, field) == table.first { $0.route == route && $0.field == field }, "\(route) \(field.debugDescription)")
+                    lookedUp += 1
+                }
+            }
+        }
+        #expect(lookedUp > 300)
+    }
+
+    @Test func controlCharactersAreFoundInTheBytesAsInTheScalars() {
+        let pieces = ["a", "\u{1F}", "\u{20}", "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{C2}", "\u{100}", "é", "👨", "/"]
+        var state: UInt64 = 7
+        var checked = 0
+        for n in 0..<3000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let text = (0...(n % 4)).map { i in pieces[Int((state >> (8 * UInt64(i) + 3)) % UInt64(pieces.count))] }.joined()
+            let expected = text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }
+            #expect(OpenPushPath.hasControlCharacter(text) == expected, "\(text.debugDescription)")
+            checked += expected ? 1 : 0
+        }
+        #expect(checked > 100)
     }
 }
