@@ -20,9 +20,11 @@ struct BodyBytesWriter {
     /// Whether the next member needs a comma before it.
     private var first = true
 
-    /// A writer that appends to `out`, starting the object.
-    init(into out: [UInt8]) {
+    /// A writer that takes `out`'s buffer (leaving `out` empty, so appending does not copy
+    /// it) and starts the object.
+    init(taking out: inout [UInt8]) {
         self.out = out
+        out = []
         self.out.append(UInt8(ascii: "{"))
     }
 
@@ -80,8 +82,7 @@ struct BodyBytesWriter {
 extension OpenPushStart {
     /// Appends ``body``'s bytes (the same fields in the same order).
     func writeBody(into out: inout [UInt8]) {
-        var w = BodyBytesWriter(into: out)
-        out = []
+        var w = BodyBytesWriter(taking: &out)
         if let event { w.member("event", string: event) }
         if let activityId { w.member("activity_id", string: activityId) }
         if let name { w.member("name", string: name) }
@@ -103,8 +104,7 @@ extension OpenPushStart {
 extension OpenPushUpdate {
     /// Appends ``body``'s bytes (the same fields in the same order).
     func writeBody(into out: inout [UInt8]) {
-        var w = BodyBytesWriter(into: out)
-        out = []
+        var w = BodyBytesWriter(taking: &out)
         if let event { w.member("event", string: event) }
         if let name { w.member("name", string: name) }
         if let eventUpdates { w.member("event_updates", .object(eventUpdates)) }

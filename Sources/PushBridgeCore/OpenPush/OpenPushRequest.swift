@@ -54,10 +54,10 @@ public struct OpenPushRequest: Sendable, Equatable {
 
     /// The alert's language maps, title first (what ``body`` holds under `headings` and
     /// `contents`), without building the body.
-    public var alertMaps: [(key: String, map: JSONObject?)] {
+    public var alertMaps: (headings: JSONObject?, contents: JSONObject?) {
         switch payload {
-        case .start(let s): [("headings", s.headings), ("contents", s.contents)]
-        case .update(let u): [("headings", u.headings), ("contents", u.contents)]
+        case .start(let s): (s.headings, s.contents)
+        case .update(let u): (u.headings, u.contents)
         }
     }
 
