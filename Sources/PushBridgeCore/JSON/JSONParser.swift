@@ -77,6 +77,9 @@ public struct JSONParser {
         var object = JSONObject()
         skipWhitespace()
         if index < buf.count, buf[index] == UInt8(ascii: "}") { index += 1; return object }
+        // Room for the members a request's objects mostly hold: one allocation instead of growing
+        // the array at 1, 2, 4 and 8 members.
+        object.reserveCapacity(8)
         // Duplicate keys: a linear scan is cheaper than hashing for the small objects requests carry.
         var seen: Set<String>? = nil
         let base = keyStack.count
