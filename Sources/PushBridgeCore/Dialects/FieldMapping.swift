@@ -25,7 +25,19 @@ public struct FieldMapping: Sendable, Equatable {
 
 extension Array where Element == FieldMapping {
     /// The row for a route and field, if documented.
+    ///
+    /// Rows whose field has another length in bytes are skipped without a `String` comparison
+    /// when `field` is ASCII: every table's fields are ASCII (`KeyComparisonTests`), and
+    /// two ASCII texts of different lengths are never equal.
     public func row(_ route: RouteKind, _ field: String) -> FieldMapping? {
-        first { $0.route == route && $0.field == field }
+        let length = field.utf8.count
+        let ascii = field.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 } } ?? false
+        // Through the buffer: `first(where:)` copied every row (three strings retained and released) to test it.
+        return withUnsafeBufferPointer { rows in
+            for i in rows.indices where rows[i].route == route && (!ascii || rows[i].field.utf8.count == length) && rows[i].field == field {
+                return rows[i]
+            }
+            return nil
+        }
     }
 }

@@ -6,8 +6,8 @@ public struct FieldReader {
     public let object: JSONObject
     /// The path of the object in the caller's body ("" for the root).
     public let path: String
-    /// Which members (by index) were read so far.
-    private var read: [Bool]
+    /// Per member (by index): its key's fingerprint, and whether it was read so far.
+    private var slots: [(key: KeyFingerprint, read: Bool)]
     /// Errors found so far, in reading order.
     public var errors: [TranslationError] = []
 
@@ -15,7 +15,7 @@ public struct FieldReader {
     public init(_ object: JSONObject, path: String = "") {
         self.object = object
         self.path = path
-        self.read = Array(repeating: false, count: object.count)
+        self.slots = object.members.map { (KeyFingerprint($0.key), false) }
     }
 
     /// The full path of a key of this object.
@@ -24,9 +24,10 @@ public struct FieldReader {
     /// The raw value, marking the key read; JSON `null` counts as absent.
     public mutating func raw(_ key: String, required: Bool = false) -> JSONValue? {
         var found: JSONValue?
-        for (i, m) in object.members.enumerated() where m.key == key {
-            read[i] = true
-            found = m.value
+        let wanted = KeyFingerprint(key)
+        for i in slots.indices where slots[i].key.mayEqual(wanted) && object.members[i].key == key {
+            slots[i].read = true
+            found = object.members[i].value
             break
         }
         guard let v = found, v != .null else {
@@ -107,7 +108,7 @@ public struct FieldReader {
     }
 
     /// Members that were never read, in body order.
-    public var unread: [JSONMember] { zip(object.members, read).compactMap { $1 ? nil : $0 } }
+    public var unread: [JSONMember] { zip(object.members, slots).compactMap { $1.read ? nil : $0 } }
 
     /// All collected errors merged into one (nil when there are none).
     public var combinedError: TranslationError? { TranslationError.combine(errors) }

@@ -24,6 +24,10 @@ public struct JSONParser {
     private let buf: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var index = 0
+    /// The key fingerprints of the objects being parsed, innermost last (each object's start is
+    /// where the stack was when it began): its duplicate check compares `String`s only for keys
+    /// whose fingerprints match. One array for the whole document.
+    private var keyStack: [KeyFingerprint] = []
 
     private init(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.buf = buf
@@ -73,8 +77,13 @@ public struct JSONParser {
         var object = JSONObject()
         skipWhitespace()
         if index < buf.count, buf[index] == UInt8(ascii: "}") { index += 1; return object }
+        // Room for the members a request's objects mostly hold: one allocation instead of growing
+        // the array at 1, 2, 4 and 8 members.
+        object.reserveCapacity(8)
         // Duplicate keys: a linear scan is cheaper than hashing for the small objects requests carry.
         var seen: Set<String>? = nil
+        let base = keyStack.count
+        defer { keyStack.removeSubrange(base...) }
         while true {
             skipWhitespace()
             guard index < buf.count, buf[index] == UInt8(ascii: "\"") else {
@@ -83,7 +92,11 @@ public struct JSONParser {
             let keyOffset = index
             let key = try parseString()
             if object.count < 16 {
-                if object.members.contains(where: { $0.key == key }) { throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset) }
+                let fingerprint = KeyFingerprint(key)
+                for i in base..<keyStack.count where keyStack[i].mayEqual(fingerprint) && object.members[i - base].key == key {
+                    throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset)
+                }
+                keyStack.append(fingerprint)
             } else {
                 if seen == nil { seen = Set(object.keys) }
                 guard seen!.insert(key).inserted else { throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset) }
@@ -150,16 +163,19 @@ public struct JSONParser {
         let quote = index
         index += 1
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. An all-ASCII string (most keys and values) needs no UTF-8 check.
+        var high: UInt8 = 0
         while index < buf.count {
             let b = buf[index]
             if b == UInt8(ascii: "\"") {
                 let raw = UnsafeBufferPointer(rebasing: buf[start..<index])
                 index += 1
+                if high < 0x80 { return String(decoding: raw, as: UTF8.self) }
                 return try validatedUTF8(raw, at: start)
             }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw JSONParseError("control character in string", at: index) }
+            high |= b
             index += 1
         }
         guard index < buf.count else { throw JSONParseError("unterminated string", at: quote) }

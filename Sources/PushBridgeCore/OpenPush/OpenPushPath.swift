@@ -22,10 +22,24 @@ public enum OpenPushPath {
         if OpenPushRules.isBlank(value) { return "is required and must be non-blank" }
         if value == "." || value == ".." { return "must not be \".\" or \"..\" (it goes into the OpenPush URL path, where it would name another route)" }
         if value.containsUTF8(UInt8(ascii: "/")) { return "must not contain / (it goes into the OpenPush URL path)" }
-        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) {
+        if hasControlCharacter(value) {
             return "must not contain control characters (it goes into the OpenPush URL path)"
         }
         return nil
+    }
+
+    /// Whether `value` holds a C0 or C1 control character or DEL (U+0000–U+001F, U+007F,
+    /// U+0080–U+009F), by one scan of its UTF-8: C0 and DEL are those bytes themselves, a C1
+    /// character is the lead byte 0xC2 followed by 0x80–0x9F.
+    static func hasControlCharacter(_ value: String) -> Bool {
+        let scanned = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for (i, b) in bytes.enumerated() {
+                if b < 0x20 || b == 0x7F { return true }
+                if b == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) { return true }
+            }
+            return false
+        }
+        return scanned ?? value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) })
     }
 
     /// `value` percent-encoded as one path segment: everything but RFC 3986 unreserved

@@ -27,8 +27,9 @@ public struct OpenPushRequest: Sendable, Equatable {
     /// The caller's path recorded for an OpenPush field (`include_aliases.external_id` falls
     /// back to what `include_aliases` came from), or nil to use the dialect's mapping.
     public func callerField(_ openPushField: String) -> String? {
+        if sourceFields.isEmpty { return nil }
         if let f = sourceFields[openPushField] { return f }
-        guard let dot = openPushField.firstIndex(of: ".") else { return nil }
+        guard let dot = openPushField.firstIndexOfStandalone(UInt8(ascii: ".")) else { return nil }
         return sourceFields[String(openPushField[..<dot])]
     }
 
@@ -48,6 +49,15 @@ public struct OpenPushRequest: Sendable, Equatable {
         switch payload {
         case .start(let s): s.body
         case .update(let u): u.body
+        }
+    }
+
+    /// The alert's language maps, title first (what ``body`` holds under `headings` and
+    /// `contents`), without building the body.
+    public var alertMaps: (headings: JSONObject?, contents: JSONObject?) {
+        switch payload {
+        case .start(let s): (s.headings, s.contents)
+        case .update(let u): (u.headings, u.contents)
         }
     }
 

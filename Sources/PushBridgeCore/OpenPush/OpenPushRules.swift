@@ -75,7 +75,7 @@ public enum OpenPushRules {
     /// An id that goes into the URL path (activity id, activity type): see ``OpenPushPath/problem(segment:)``.
     private static func checkActivityId(_ id: String?, field: String, into v: inout [RuleViolation]) {
         if isBlank(id) { v.append(.init(field: field, rule: "is required and must be non-blank")) }
-        else if id!.contains("/") { v.append(.init(field: field, rule: "must not contain /")) }
+        else if id!.containsUTF8(UInt8(ascii: "/")), id!.contains("/") { v.append(.init(field: field, rule: "must not contain /")) }
         else if let problem = OpenPushPath.problem(segment: id!) { v.append(.init(field: field, rule: problem)) }
     }
 

@@ -84,6 +84,6 @@ public struct OpenPushStart: Sendable, Equatable {
 
     /// The number of targeting methods set (OpenPush requires exactly one).
     public var targetingCount: Int {
-        [includeAliases != nil, includeSubscriptionIds != nil, includedSegments != nil, filters != nil].filter { $0 }.count
+        (includeAliases != nil ? 1 : 0) + (includeSubscriptionIds != nil ? 1 : 0) + (includedSegments != nil ? 1 : 0) + (filters != nil ? 1 : 0)
     }
 }

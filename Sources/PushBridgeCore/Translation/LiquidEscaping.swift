@@ -48,8 +48,13 @@ extension LiquidEscaping {
     /// False when no `{` in `text`'s bytes is followed by `{` or `%`: then no two characters
     /// are `{{` or `{%` either, and the character-wise search is skipped (most texts).
     static func mayHoldTags(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { mayHoldTags(bytes: $0) } ?? mayHoldTags(bytes: text.utf8)
+    }
+
+    /// ``mayHoldTags(_:)`` over the text's bytes (one scan of a native string's storage).
+    private static func mayHoldTags<Bytes: Sequence<UInt8>>(bytes: Bytes) -> Bool {
         var previousBrace = false
-        for byte in text.utf8 {
+        for byte in bytes {
             if previousBrace && (byte == UInt8(ascii: "{") || byte == UInt8(ascii: "%")) { return true }
             previousBrace = byte == UInt8(ascii: "{")
         }
@@ -59,11 +64,17 @@ extension LiquidEscaping {
     /// `text.count`, without breaking graphemes when every byte is ASCII and none is a CR (the
     /// only ASCII character that joins the next, `\r\n`, into one).
     static func characterCount(_ text: String) -> Int {
-        var bytes = 0
-        for byte in text.utf8 {
-            if byte >= 0x80 || byte == 0x0D { return text.count }
-            bytes += 1
+        let ascii = text.utf8.withContiguousStorageIfAvailable { countWithoutJoins(bytes: $0) } ?? countWithoutJoins(bytes: text.utf8)
+        return ascii ?? text.count
+    }
+
+    /// The number of bytes when every one is ASCII and none is a CR, else nil.
+    private static func countWithoutJoins<Bytes: Sequence<UInt8>>(bytes: Bytes) -> Int? {
+        var count = 0
+        for byte in bytes {
+            if byte >= 0x80 || byte == 0x0D { return nil }
+            count += 1
         }
-        return bytes
+        return count
     }
 }

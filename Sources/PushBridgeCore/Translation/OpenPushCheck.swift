@@ -37,19 +37,24 @@ public enum OpenPushCheck {
     /// (`{{ '{{' }}`) render back to the two characters they stand for.
     static func alertCaps(_ request: OpenPushRequest, callerField: (String) -> String) -> [Finding] {
         var out: [Finding] = []
-        for (key, cap, what) in [("headings", OpenPushLimits.alertTitleCap, "alert title"), ("contents", OpenPushLimits.alertBodyCap, "alert body")] {
-            guard let map = request.body[key]?.objectValue else { continue }
-            for m in map.members {
-                guard let text = m.value.stringValue else { continue }
-                let rendered = LiquidEscaping.rendered(text)
-                guard rendered.length > cap else { continue }
-                let measure = rendered.hasTemplateTags
-                    ? "is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)"
-                    : "is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters"
-                out.append(Finding(field: callerField("\(key).\(m.key)"), kind: .caveat, message: "\(measure). Shorten the text to keep its end"))
-            }
-        }
+        let maps = request.alertMaps
+        alertCaps(maps.headings, key: "headings", cap: OpenPushLimits.alertTitleCap, what: "alert title", callerField: callerField, into: &out)
+        alertCaps(maps.contents, key: "contents", cap: OpenPushLimits.alertBodyCap, what: "alert body", callerField: callerField, into: &out)
         return out
+    }
+
+    /// The caveats of one language map (`headings` or `contents`) against its cap.
+    private static func alertCaps(_ map: JSONObject?, key: String, cap: Int, what: String, callerField: (String) -> String, into out: inout [Finding]) {
+        guard let map else { return }
+        for m in map.members {
+            guard let text = m.value.stringValue else { continue }
+            let rendered = LiquidEscaping.rendered(text)
+            guard rendered.length > cap else { continue }
+            let measure = rendered.hasTemplateTags
+                ? "is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)"
+                : "is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters"
+            out.append(Finding(field: callerField("\(key).\(m.key)"), kind: .caveat, message: "\(measure). Shorten the text to keep its end"))
+        }
     }
 
     /// OpenPush reaches at most 2,000 devices per send and never says when it cut: every start

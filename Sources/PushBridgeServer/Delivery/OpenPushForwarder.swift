@@ -32,7 +32,7 @@ public struct OpenPushForwarder: Sendable {
         let upstream = UpstreamRequest(
             method: request.method, url: baseURL + request.path,
             headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json")], callHeaders: [("X-PushBridge-Request-Id", requestId)],
-            body: JSONWriter.bytes(.object(request.body)), timeout: timeout)
+            body: request.bodyBytes, timeout: timeout)
         let response = await client.send(upstream)
         let latency = response.latency
         let ms = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15

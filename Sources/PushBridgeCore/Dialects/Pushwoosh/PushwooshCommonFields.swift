@@ -75,7 +75,8 @@ enum PushwooshCommonFields {
     /// A synthesized `name` of at most 128 characters, with an info finding.
     static func name(_ method: String, activityId: String, scope: inout PushwooshScope) -> String {
         let full = "Pushwoosh \(method) \(activityId)"
-        let cut = full.count > OpenPushLimits.nameMaxLength
+        // A text has at most as many characters as UTF-8 bytes: count them only when it may be over.
+        let cut = full.utf8.count > OpenPushLimits.nameMaxLength && full.count > OpenPushLimits.nameMaxLength
         let name = cut ? String(full.prefix(OpenPushLimits.nameMaxLength)) : full
         let note = cut ? " (cut to OpenPush's \(OpenPushLimits.nameMaxLength)-character limit)" : ""
         scope.note(scope.field("name"), .synthesized, "OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"\(note)", severity: .info)

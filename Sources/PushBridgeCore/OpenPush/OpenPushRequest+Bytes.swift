@@ -1,0 +1,116 @@
+/// The OpenPush body written straight into bytes (issue 31 item 1): the same bytes as
+/// `JSONWriter.bytes(.object(body))`, without building the body's `JSONObject` first.
+extension OpenPushRequest {
+    /// The JSON body's bytes, compact, in OpenPush's documented field order.
+    public var bodyBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        switch payload {
+        case .start(let s): s.writeBody(into: &out)
+        case .update(let u): u.writeBody(into: &out)
+        }
+        return out
+    }
+}
+
+/// Writes one object's members in order: `{`, then `"key":value` separated by commas, `}`.
+struct BodyBytesWriter {
+    /// The bytes written so far.
+    var out: [UInt8]
+    /// Whether the next member needs a comma before it.
+    private var first = true
+
+    /// A writer that takes `out`'s buffer (leaving `out` empty, so appending does not copy
+    /// it) and starts the object.
+    init(taking out: inout [UInt8]) {
+        self.out = out
+        out = []
+        self.out.append(UInt8(ascii: "{"))
+    }
+
+    /// Appends a member's key and colon, after a comma unless it is the first.
+    private mutating func key(_ key: StaticString) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        out.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
+    }
+
+    /// Appends a member.
+    mutating func member(_ key: StaticString, _ value: JSONValue) {
+        self.key(key)
+        JSONWriter.write(value, into: &out)
+    }
+
+    /// Appends a string member.
+    mutating func member(_ key: StaticString, string value: String) {
+        self.key(key)
+        JSONWriter.writeString(value, into: &out)
+    }
+
+    /// Appends a member whose value is a list of strings.
+    mutating func member(_ key: StaticString, strings: [String]) {
+        self.key(key)
+        out.append(UInt8(ascii: "["))
+        for (i, s) in strings.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.writeString(s, into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    /// Appends the members starts and updates end alike, in OpenPush's order: `stale_date`,
+    /// `dismissal_date`, `priority`, `ios_relevance_score`, `ios_sound`, `sound` (those set).
+    mutating func timingAndSound(staleDate: Int64?, dismissalDate: Int64?, priority: Int64?, relevanceScore: JSONNumber?, iosSound: String?, sound: String?) {
+        if let staleDate { member("stale_date", .int(staleDate)) }
+        if let dismissalDate { member("dismissal_date", .int(dismissalDate)) }
+        if let priority { member("priority", .int(priority)) }
+        if let relevanceScore { member("ios_relevance_score", .number(relevanceScore)) }
+        if let iosSound { member("ios_sound", string: iosSound) }
+        if let sound { member("sound", string: sound) }
+    }
+
+    /// Ends the object and gives the bytes.
+    consuming func finish() -> [UInt8] {
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}
+
+extension OpenPushStart {
+    /// Appends ``body``'s bytes (the same fields in the same order).
+    func writeBody(into out: inout [UInt8]) {
+        var w = BodyBytesWriter(taking: &out)
+        if let event { w.member("event", string: event) }
+        if let activityId { w.member("activity_id", string: activityId) }
+        if let name { w.member("name", string: name) }
+        if let eventAttributes { w.member("event_attributes", .object(eventAttributes)) }
+        if let eventUpdates { w.member("event_updates", .object(eventUpdates)) }
+        if let headings { w.member("headings", .object(headings)) }
+        if let contents { w.member("contents", .object(contents)) }
+        if let includeAliases { w.member("include_aliases", .object(includeAliases)) }
+        if let includeSubscriptionIds { w.member("include_subscription_ids", strings: includeSubscriptionIds) }
+        if let includedSegments { w.member("included_segments", strings: includedSegments) }
+        if let excludedSegments { w.member("excluded_segments", strings: excludedSegments) }
+        if let filters { w.member("filters", .array(filters)) }
+        w.timingAndSound(staleDate: staleDate, dismissalDate: dismissalDate, priority: priority, relevanceScore: relevanceScore, iosSound: iosSound, sound: sound)
+        if let idempotencyKey { w.member("idempotency_key", string: idempotencyKey) }
+        out = w.finish()
+    }
+}
+
+extension OpenPushUpdate {
+    /// Appends ``body``'s bytes (the same fields in the same order).
+    func writeBody(into out: inout [UInt8]) {
+        var w = BodyBytesWriter(taking: &out)
+        if let event { w.member("event", string: event) }
+        if let name { w.member("name", string: name) }
+        if let eventUpdates { w.member("event_updates", .object(eventUpdates)) }
+        if let headings { w.member("headings", .object(headings)) }
+        if let contents { w.member("contents", .object(contents)) }
+        w.timingAndSound(staleDate: staleDate, dismissalDate: dismissalDate, priority: priority, relevanceScore: relevanceScore, iosSound: iosSound, sound: sound)
+        out = w.finish()
+    }
+}
