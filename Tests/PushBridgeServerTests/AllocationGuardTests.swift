@@ -58,9 +58,14 @@ import Testing
     /// 3,489–3,510 (at `a2e9797` on the same machine and run 3,718–3,748), Pushwoosh start of
     /// three 6,933–7,044 (was 7,383–7,465); the stages that fell are translation (434 → 251 and
     /// 1,223 → 908) and admission's parse (899 → 851 and 1,190 → 1,096).
+    ///
+    /// All three branches merged (`fold`, `alloc`, `parse`, lead, 2026-12-06): OneSignal start
+    /// 3,051.7–3,055.5, Pushwoosh start of three 5,921.9–5,925.8 in this debug build (two runs,
+    /// `.build/debug/alloc-count --warm-up 200 --rounds 4 --requests 20`); pinned at the highest
+    /// plus 5 %.
     static let pinned: [String: Double] = [
-        "onesignal-start": 3_560,
-        "pushwoosh-start-of-three": 6_891,
+        "onesignal-start": 3_210,
+        "pushwoosh-start-of-three": 6_225,
     ]
 
     /// Allocations per request of the in-process `audit writes` stage (`stage_audit_writes`:
