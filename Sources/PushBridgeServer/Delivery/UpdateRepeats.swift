@@ -93,7 +93,7 @@ final class UpdateRepeats: Sendable {
         var bytes = Array(sourceApp.utf8) + [0] + Fingerprint.sha256(key)
         for request in requests {
             guard case .update = request.payload else { return nil }
-            bytes += Array("\n\(request.method) \(request.path)\n".utf8) + JSONWriter.bytes(.object(request.body))
+            bytes += Array("\n\(request.method) \(request.path)\n".utf8) + request.bodyBytes
         }
         return Fingerprint.hex(Fingerprint.sha256(bytes: bytes))
     }
