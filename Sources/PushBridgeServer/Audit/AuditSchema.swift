@@ -20,6 +20,7 @@ enum AuditSchema {
         migrator.register(AuditLogSchema.number, AuditLogSchema.name, sql: AuditLogSchema.sql)
         migrator.register(AuditRollupSchema.sqliteNumber, AuditRollupSchema.name, AuditRollupSchema.migrateSQLite)
         migrator.register(AuditRollupReadinessSchema.sqliteNumber, AuditRollupReadinessSchema.name, AuditRollupReadinessSchema.migrateSQLite)
+        migrator.register(AuditScheduledIndexSchema.sqliteNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql)
         return migrator
     }
 

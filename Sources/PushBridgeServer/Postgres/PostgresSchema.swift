@@ -102,6 +102,7 @@ enum PostgresSchema {
         PostgresAuditLogSchema.migration,
         .init(AuditRollupSchema.postgresNumber, AuditRollupSchema.name, sql: AuditRollupSchema.postgresSQL),
         .init(AuditRollupReadinessSchema.postgresNumber, AuditRollupReadinessSchema.name, sql: AuditRollupReadinessSchema.postgresSQL),
+        .init(AuditScheduledIndexSchema.postgresNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same
