@@ -60,7 +60,8 @@ import Testing
             #expect(before[0].contains("OLD-PENDING") && before[0].contains("pending"), "\(before[0])")
 
             let database = try SQLiteDatabase(path: path)
-            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber, AuditRollupReadinessSchema.sqliteNumber])
+            #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber, AuditRollupReadinessSchema.sqliteNumber,
+                                                                     AuditScheduledIndexSchema.sqliteNumber])
             #expect(try database.isAuditLog())
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
             #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'requests%'").isEmpty)
@@ -101,7 +102,8 @@ import Testing
                     .compactMap { $0.first?.textValue }
             }
             #expect(try indexes("request_log") == ["request_log_id", "request_log_time"])
-            #expect(try indexes("request_outcomes") == ["request_outcomes_id"])
+            // Migration 15 added the partial index of the `scheduled` outcomes (only those rows).
+            #expect(try indexes("request_outcomes") == ["request_outcomes_id", AuditScheduledIndexSchema.indexName])
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
             // Migration 14 dropped findings_by_field: findings keep their primary key (the table, WITHOUT ROWID) alone.
             #expect(try indexes("findings").isEmpty)
