@@ -96,9 +96,11 @@ struct JSONSecretSpans {
                 guard i < n else { return nil }
                 i += 1
                 if expectKey {
-                    let inherited = containers.last?.secret ?? false
-                    valueTargeting = containers.last?.targeting ?? false
-                    valueTwice = containers.last?.twice ?? false
+                    // By index: `last` allocates per call in an unspecialized (debug) build.
+                    let top = containers.isEmpty ? nil : containers[containers.count - 1]
+                    let inherited = top?.secret ?? false
+                    valueTargeting = top?.targeting ?? false
+                    valueTwice = top?.twice ?? false
                     if valueTargeting && !valueTwice {
                         guard let secret = Self.isSecretKey(bytes, start..<i, escaped: escaped, dialect: dialect) else { return nil }
                         valueTwice = secret
@@ -145,8 +147,14 @@ struct JSONSecretSpans {
     /// escaped key does not decode.
     private static func isTargetingKey(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, escaped: Bool) -> Bool? {
         if !escaped {
-            let inner = UnsafeBufferPointer(rebasing: bytes[range.lowerBound + 1..<range.upperBound - 1])
-            return targetingKeyBytes.contains { $0.elementsEqual(inner) }
+            let start = range.lowerBound + 1, count = range.count - 2
+            let words = targetingKeyBytes
+            for w in 0..<words.count where words[w].count == count {
+                var same = true
+                for i in 0..<count where words[w][i] != bytes[start + i] { same = false; break }
+                if same { return true }
+            }
+            return false
         }
         guard let key = text(bytes, range, escaped: true) else { return nil }
         return Redaction.tokenTargetingKeys.contains(key)
