@@ -77,7 +77,8 @@ struct JSONSecretSpans {
                 expectKey = false
                 i += 1
             case UInt8(ascii: ","):
-                guard let top = containers.last else { return nil }
+                guard !containers.isEmpty else { return nil }
+                let top = containers[containers.count - 1]
                 expectKey = top.object
                 valueSecret = top.secret
                 valueTargeting = top.targeting
