@@ -15,6 +15,13 @@ struct JSONSecretSpans {
         case string
         /// A string, number or boolean under a secret key.
         case secret
+        /// A string, number or boolean under a secret key below a targeting key (see
+        /// `targetingDepth`): the tree path fingerprints it twice, once as a targeting id and
+        /// once under its key, and so does the byte path.
+        case secretTwice
+
+        /// A value to write as its fingerprint (once or twice).
+        var isSecret: Bool { self == .secret || self == .secretTwice }
     }
 
     /// One span: `start..<end` in the document's bytes.
@@ -36,13 +43,21 @@ struct JSONSecretSpans {
 
     /// The spans of `bytes`, a document the parser accepted, or nil when the scan meets
     /// anything it does not expect there (the caller then redacts the parsed tree instead).
-    init?(_ bytes: UnsafeBufferPointer<UInt8>, dialect: DialectName?) {
-        // Per open container: an object, and whether it lies under a secret key.
-        var containers: [(object: Bool, secret: Bool)] = []
+    ///
+    /// `targetingDepth`: the keys of objects opened at that depth (1 is the document's own
+    /// container) named in ``Redaction/tokenTargetingKeys`` make their values secret too, as
+    /// ``Redaction/fingerprintTargeting(_:fingerprint:)`` does for the audit's copy of a
+    /// Pushwoosh translation. Below a secret key below such a key (an alias label such as
+    /// `pw_token`) values are ``Kind/secretTwice``, as the tree fingerprints them.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>, dialect: DialectName?, targetingDepth: Int? = nil) {
+        // Per open container: an object, whether it lies under a secret key, whether that
+        // key is a targeting one, and whether a secret key lies between them.
+        var containers: [(object: Bool, secret: Bool, targeting: Bool, twice: Bool)] = []
         containers.reserveCapacity(8)
         var expectKey = false
-        // Whether the next value is under a secret key (set by its key, or by its container).
-        var valueSecret = false
+        // Whether the next value is under a secret key (set by its key, or by its container),
+        // whether under a targeting key, and whether under a secret key below that one.
+        var valueSecret = false, valueTargeting = false, valueTwice = false
         var i = 0
         let n = bytes.count
         spans.reserveCapacity(32)
@@ -54,7 +69,7 @@ struct JSONSecretSpans {
                 i += 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let object = b == UInt8(ascii: "{")
-                containers.append((object, valueSecret))
+                containers.append((object, valueSecret, valueTargeting, valueTwice))
                 expectKey = object
                 i += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
@@ -62,9 +77,12 @@ struct JSONSecretSpans {
                 expectKey = false
                 i += 1
             case UInt8(ascii: ","):
-                guard let top = containers.last else { return nil }
+                guard !containers.isEmpty else { return nil }
+                let top = containers[containers.count - 1]
                 expectKey = top.object
                 valueSecret = top.secret
+                valueTargeting = top.targeting
+                valueTwice = top.twice
                 i += 1
             case UInt8(ascii: ":"):
                 i += 1
@@ -79,19 +97,31 @@ struct JSONSecretSpans {
                 guard i < n else { return nil }
                 i += 1
                 if expectKey {
-                    let inherited = containers.last?.secret ?? false
-                    guard let secret = inherited ? true : Self.isSecretKey(bytes, start..<i, escaped: escaped, dialect: dialect) else { return nil }
+                    // By index: `last` allocates per call in an unspecialized (debug) build.
+                    let top = containers.isEmpty ? nil : containers[containers.count - 1]
+                    let inherited = top?.secret ?? false
+                    valueTargeting = top?.targeting ?? false
+                    valueTwice = top?.twice ?? false
+                    if valueTargeting && !valueTwice {
+                        guard let secret = Self.isSecretKey(bytes, start..<i, escaped: escaped, dialect: dialect) else { return nil }
+                        valueTwice = secret
+                    }
+                    if !inherited, containers.count == targetingDepth {
+                        guard let targeting = Self.isTargetingKey(bytes, start..<i, escaped: escaped) else { return nil }
+                        valueTargeting = targeting
+                    }
+                    guard let secret = inherited || valueTargeting ? true : Self.isSecretKey(bytes, start..<i, escaped: escaped, dialect: dialect) else { return nil }
                     spans.append(Span(start: start, end: i, kind: .key, escaped: escaped))
                     valueSecret = secret
                     expectKey = false
                 } else {
-                    spans.append(Span(start: start, end: i, kind: valueSecret ? .secret : .string, escaped: escaped))
+                    spans.append(Span(start: start, end: i, kind: valueTwice ? .secretTwice : valueSecret ? .secret : .string, escaped: escaped))
                 }
             default:
                 // A number, `true`, `false` or `null`: up to the next delimiter.
                 let start = i
                 while i < n, !Self.endsLiteral(bytes[i]) { i += 1 }
-                if valueSecret && b != UInt8(ascii: "n") { spans.append(Span(start: start, end: i, kind: .secret, escaped: false)) }
+                if valueSecret && b != UInt8(ascii: "n") { spans.append(Span(start: start, end: i, kind: valueTwice ? .secretTwice : .secret, escaped: false)) }
             }
         }
         guard containers.isEmpty else { return nil }
@@ -113,6 +143,26 @@ struct JSONSecretSpans {
         guard let key = text(bytes, range, escaped: escaped) else { return nil }
         return Redaction.isSecretKey(key, dialect: dialect)
     }
+
+    /// Whether the quoted key at `range` is one of ``Redaction/tokenTargetingKeys``; nil if an
+    /// escaped key does not decode.
+    private static func isTargetingKey(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, escaped: Bool) -> Bool? {
+        if !escaped {
+            let start = range.lowerBound + 1, count = range.count - 2
+            let words = targetingKeyBytes
+            for w in 0..<words.count where words[w].count == count {
+                var same = true
+                for i in 0..<count where words[w][i] != bytes[start + i] { same = false; break }
+                if same { return true }
+            }
+            return false
+        }
+        guard let key = text(bytes, range, escaped: true) else { return nil }
+        return Redaction.tokenTargetingKeys.contains(key)
+    }
+
+    /// ``Redaction/tokenTargetingKeys`` as bytes.
+    private static let targetingKeyBytes: [[UInt8]] = Redaction.tokenTargetingKeys.map { Array($0.utf8) }
 
     /// The text of the quoted string at `range` (escapes decoded by the parser), or nil when
     /// it does not decode.

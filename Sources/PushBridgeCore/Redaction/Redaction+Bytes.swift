@@ -16,65 +16,83 @@ extension Redaction {
             guard let scan = JSONSecretSpans(buffer, dialect: dialect) else { return nil }
             // The values under secret keys first: every string is swept of all of them.
             var found = Set<String>()
-            var hashed: [String] = []
-            for span in scan.spans where span.kind == .secret {
-                guard let leaf = secretLeaf(buffer, span) else { return nil }
-                if let text = leaf.text { found.insert(text) }
-                hashed.append(leaf.hashed)
-            }
+            guard let hashed = secretLeaves(buffer, scan, collecting: &found) else { return nil }
             let scrubber = SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: fingerprint)
-            var out: [UInt8] = []
-            out.reserveCapacity(buffer.count + 16 * scan.spans.count)
-            var copied = 0, secretIndex = 0
-            func copy(upTo end: Int) {
-                if scan.hasWhitespace {
-                    // Runs start outside strings; strings kept as they are keep their spaces.
-                    var i = copied
-                    while i < end {
-                        let b = buffer[i]
-                        if b == UInt8(ascii: "\"") {
-                            let open = i
-                            i += 1
-                            while i < end, buffer[i] != UInt8(ascii: "\"") { i += buffer[i] == UInt8(ascii: "\\") ? 2 : 1 }
-                            i = min(i + 1, end)
-                            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[open..<i]))
-                            continue
-                        }
-                        if !(b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) { out.append(b) }
-                        i += 1
-                    }
-                } else {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[copied..<end]))
-                }
-                copied = end
-            }
-            for span in scan.spans {
-                switch span.kind {
-                case .secret:
-                    copy(upTo: span.start)
-                    JSONWriter.writeString(scrubber.scrub(fingerprint(hashed[secretIndex]), fingerprint: fingerprint), into: &out)
-                    secretIndex += 1
-                    copied = span.end
-                case .key, .string:
-                    if span.escaped {
-                        guard let text = JSONSecretSpans.text(buffer, span.start..<span.end, escaped: true) else { return nil }
-                        let swept = scrubber.scrub(text, fingerprint: fingerprint)
-                        if span.kind == .key && swept != text { return nil }
-                        copy(upTo: span.start)
-                        JSONWriter.writeString(swept, into: &out)
-                        copied = span.end
-                    } else if let swept = scrubber.scrubbed(UnsafeBufferPointer(rebasing: buffer[span.start + 1..<span.end - 1]), fingerprint: fingerprint) {
-                        if span.kind == .key { return nil }
-                        copy(upTo: span.start)
-                        // Written as the writer writes the swept text (a fingerprint is the caller's to choose).
-                        JSONWriter.writeString(String(decoding: swept, as: UTF8.self), into: &out)
-                        copied = span.end
-                    }
-                }
-            }
-            copy(upTo: buffer.count)
+            guard let out = write(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint) else { return nil }
             return (String(decoding: out, as: UTF8.self), found, scrubber)
         }
+    }
+
+    /// The secret spans' texts as the tree fingerprints them (``secretLeaf(_:_:)``), in
+    /// document order, with the texts the sweep takes added to `found`; nil when one does not
+    /// decode.
+    static func secretLeaves(_ buffer: UnsafeBufferPointer<UInt8>, _ scan: JSONSecretSpans, collecting found: inout Set<String>) -> [String]? {
+        var hashed: [String] = []
+        for span in scan.spans where span.kind.isSecret {
+            guard let leaf = secretLeaf(buffer, span) else { return nil }
+            if let text = leaf.text { found.insert(text) }
+            hashed.append(leaf.hashed)
+        }
+        return hashed
+    }
+
+    /// `buffer` written compactly with its secret spans replaced by the fingerprint of
+    /// `hashed` (one per secret span, in order) and every string swept by `scrubber`, or nil
+    /// when the sweep changes an object key or an escaped string does not decode.
+    static func write(_ buffer: UnsafeBufferPointer<UInt8>, _ scan: JSONSecretSpans, hashed: [String],
+                      scrubber: SecretScrubber, fingerprint: (String) -> String) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count + 16 * scan.spans.count)
+        var copied = 0, secretIndex = 0
+        func copy(upTo end: Int) {
+            if scan.hasWhitespace {
+                // Runs start outside strings; strings kept as they are keep their spaces.
+                var i = copied
+                while i < end {
+                    let b = buffer[i]
+                    if b == UInt8(ascii: "\"") {
+                        let open = i
+                        i += 1
+                        while i < end, buffer[i] != UInt8(ascii: "\"") { i += buffer[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                        i = min(i + 1, end)
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[open..<i]))
+                        continue
+                    }
+                    if !(b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) { out.append(b) }
+                    i += 1
+                }
+            } else {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[copied..<end]))
+            }
+            copied = end
+        }
+        for span in scan.spans {
+            switch span.kind {
+            case .secret, .secretTwice:
+                copy(upTo: span.start)
+                let once = fingerprint(hashed[secretIndex])
+                JSONWriter.writeString(scrubber.scrub(span.kind == .secretTwice ? fingerprint(once) : once, fingerprint: fingerprint), into: &out)
+                secretIndex += 1
+                copied = span.end
+            case .key, .string:
+                if span.escaped {
+                    guard let text = JSONSecretSpans.text(buffer, span.start..<span.end, escaped: true) else { return nil }
+                    let swept = scrubber.scrub(text, fingerprint: fingerprint)
+                    if span.kind == .key && swept != text { return nil }
+                    copy(upTo: span.start)
+                    JSONWriter.writeString(swept, into: &out)
+                    copied = span.end
+                } else if let swept = scrubber.scrubbed(UnsafeBufferPointer(rebasing: buffer[span.start + 1..<span.end - 1]), fingerprint: fingerprint) {
+                    if span.kind == .key { return nil }
+                    copy(upTo: span.start)
+                    // Written as the writer writes the swept text (a fingerprint is the caller's to choose).
+                    JSONWriter.writeString(String(decoding: swept, as: UTF8.self), into: &out)
+                    copied = span.end
+                }
+            }
+        }
+        copy(upTo: buffer.count)
+        return out
     }
 
     /// A secret span's text as the tree path fingerprints it (`hashed`: a string's text, a

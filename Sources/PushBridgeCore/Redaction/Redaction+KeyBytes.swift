@@ -13,7 +13,12 @@ extension Redaction {
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: KeyWords.tailCapacity) { tail -> Bool in
             // The last normalized bytes, last first; `length` counts all of them.
             var kept = 0, length = 0
-            for b in key.reversed() where !(b == 0x5F || b == 0x2D || b == 0x2E || b == 0x20) {
+            // Index loops, not iterators: an unspecialized (debug) iterator allocates per element.
+            var k = key.count
+            while k > 0 {
+                k -= 1
+                let b = key[k]
+                if b == 0x5F || b == 0x2D || b == 0x2E || b == 0x20 { continue }
                 if kept < KeyWords.tailCapacity {
                     tail[kept] = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
                     kept += 1
@@ -25,8 +30,9 @@ extension Redaction {
                 for i in 0..<word.count where tail[i] != word[word.count - 1 - i] { return false }
                 return true
             }
-            for word in KeyWords.names where length == word.count && endsWith(word) { return true }
-            for word in KeyWords.suffixes where endsWith(word) { return true }
+            let names = KeyWords.names, suffixes = KeyWords.suffixes
+            for w in 0..<names.count where length == names[w].count && endsWith(names[w]) { return true }
+            for w in 0..<suffixes.count where endsWith(suffixes[w]) { return true }
             return dialect == .pushwoosh && length == 7 && endsWith(KeyWords.devices)
         }
     }

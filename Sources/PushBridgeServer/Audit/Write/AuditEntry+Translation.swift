@@ -30,7 +30,8 @@ extension AuditEntry {
             let swept = Redaction.inboundSwept(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
             redactedBody = swept.body
             translated = translation.map { _ in
-                JSONWriter.string(Redaction.openPushRequests(requests, dialect: dialect, scrubber: swept.scrubber, fingerprint: fingerprint))
+                // Written over bytes, byte for byte the tree's text (``Redaction/openPushRequestsText``).
+                Redaction.openPushRequestsText(requests, dialect: dialect, scrubber: swept.scrubber, fingerprint: fingerprint)
             }
         }
         self.init(
