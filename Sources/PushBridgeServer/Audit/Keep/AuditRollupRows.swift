@@ -7,7 +7,9 @@ enum AuditRollupRows {
     private static let columns = "request_id, received_at, instance_name, source_app, app_name, target_app, dialect, route, translated, outcome, "
         + "upstream_status, upstream_latency_ms, attempts, upstream_body, error_message"
     private static let findingColumns = "f.request_id, f.ordinal, f.dialect, f.route, f.source_app, f.received_at, f.field, f.kind, f.severity, f.message, "
-        + "f.instance_name, coalesce(r.app_name, '')"
+        // The app name by a lookup of the finding's own request: a join to the `requests` view
+        // would have SQLite materialize the whole log first (a scan per prune batch).
+        + "f.instance_name, coalesce((SELECT r.app_name FROM requests r WHERE r.request_id = f.request_id), '')"
     /// Rows read per query while filling.
     static let chunk = 5_000
 
@@ -52,7 +54,7 @@ enum AuditRollupRows {
         var lastRequest = ""
         while true {
             let rows = try database.select("""
-                SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
+                SELECT \(findingColumns) FROM findings f
                 WHERE f.request_id > ?\(scope.replacingOccurrences(of: "instance_name", with: "f.instance_name")) ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
                 """, [.text(lastRequest)] + named)
             // A full chunk may end inside a request: that request is read again with the next.
@@ -114,13 +116,16 @@ enum AuditRollupRows {
         for statement in fold.statements() { try statement.run(on: database) }
     }
 
+    /// The findings of `count` requests (bound to their ids) with their app names, read by
+    /// the findings' key and the log's id index: what pruning takes out of the rollups.
+    static func findingsOfRequestsSQL(count: Int) -> String {
+        let marks = Array(repeating: "?", count: max(1, count)).joined(separator: ", ")
+        return "SELECT \(findingColumns) FROM findings f WHERE f.request_id IN (\(marks)) ORDER BY f.request_id, f.ordinal"
+    }
+
     /// Takes the findings of `ids` out of `fold`.
     private static func foldFindings(of ids: [String], into fold: inout AuditRollupFold, in database: any AuditSQL) throws {
-        let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        foldFindings(try database.select("""
-            SELECT \(findingColumns) FROM findings f LEFT JOIN requests r ON r.request_id = f.request_id
-            WHERE f.request_id IN (\(marks)) ORDER BY f.request_id, f.ordinal
-            """, ids.map { .text($0) }), into: &fold, sign: -1)
+        foldFindings(try database.select(findingsOfRequestsSQL(count: ids.count), ids.map { .text($0) }), into: &fold, sign: -1)
     }
 
     /// Moves the intents `condition` selects from `request_log l` (the very ones recovery is
