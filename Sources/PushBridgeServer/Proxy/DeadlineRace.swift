@@ -28,8 +28,9 @@ final class DeadlineRace: Sendable {
             let once = Once(continuation)
             let timer = EventLoop.schedule(at: deadline) { once.resume(false) }
             start { result in
-                once.resume(result)
+                // The timer goes first: the caller, once resumed, finds no timer of its race left.
                 timer.cancel()
+                once.resume(result)
             }
         }
     }
