@@ -24,6 +24,7 @@ struct LoopWakeTests {
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
         while ContinuousClock.now < deadline {
             if threadSleeps(name) { return true }
+            // A poll, not a fixed sleep: a thread's sleep state in /proc has no event to wait on.
             usleep(200)
         }
         return false
