@@ -52,6 +52,39 @@ import Testing
         #expect(try db.execute("SELECT k, n FROM q ORDER BY k").rows == [["a", "2"], ["b", "6"]])
     }
 
+    /// The audit's reads and changes (the activity ledger's lookup on every request among them)
+    /// are prepared once per connection and then only executed (issue 30: each was parsed and
+    /// planned per call); a statement without values runs unnamed.
+    @Test func auditStatementsWithValuesArePreparedOncePerConnection() throws {
+        let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
+        try db.execute("CREATE TABLE r (k TEXT PRIMARY KEY, n BIGINT)")
+        let sql: any AuditSQL = db
+        for k in ["a", "b", "c"] { #expect(try sql.change("INSERT INTO r VALUES (?, ?)", [.text(k), .integer(1)]) == 1) }
+        for k in ["a", "b", "c"] { #expect(try sql.select("SELECT n FROM r WHERE k = ?", [.text(k)]) == [[.integer(1)]]) }
+        #expect(try sql.select("SELECT count(*) FROM r", []) == [[.integer(3)]])
+        let prepared = try db.execute("SELECT statement FROM pg_prepared_statements ORDER BY statement").rows.map { $0[0] ?? "" }
+        #expect(prepared == ["INSERT INTO r VALUES ($1, $2)", "SELECT n FROM r WHERE k = $1"])
+    }
+
+    /// A prepared statement whose table changed shape under it (another instance migrated the
+    /// schema) is prepared again: outside a transaction the same call answers; inside one the
+    /// call fails (the transaction is aborted) and the next call answers.
+    @Test func aPreparedStatementWhoseTableChangedShapeIsPreparedAgain() throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let db = try PostgresConnection(uri)
+        try db.execute("CREATE TABLE s (k TEXT PRIMARY KEY)")
+        try db.execute("INSERT INTO s VALUES ('a')")
+        let sql: any AuditSQL = db
+        #expect(try sql.select("SELECT * FROM s WHERE k = ?", [.text("a")]) == [[.text("a")]])
+        try PostgresConnection(uri).execute("ALTER TABLE s ADD COLUMN n BIGINT DEFAULT 7")
+        #expect(try sql.select("SELECT * FROM s WHERE k = ?", [.text("a")]) == [[.text("a"), .integer(7)]])
+        try db.execute("ALTER TABLE s ADD COLUMN m BIGINT DEFAULT 8")
+        try db.execute("BEGIN")
+        #expect(throws: PostgresError.self) { try sql.select("SELECT * FROM s WHERE k = ?", [.text("a")]) }
+        try db.execute("ROLLBACK")
+        #expect(try sql.select("SELECT * FROM s WHERE k = ?", [.text("a")]) == [[.text("a"), .integer(7), .integer(8)]])
+    }
+
     @Test func refusedStatementsCarryTheirSQLStateAndSQL() throws {
         let db = try PostgresConnection(try PostgresTestCluster.start().makeDatabase())
         try db.execute("CREATE TABLE u (k TEXT PRIMARY KEY)")

@@ -3,14 +3,16 @@ import Foundation
 /// One batch of reservations: one transaction, whatever the number of reservations and apps.
 extension PostgresSendPacer {
     /// Carries `asks` in one transaction on `db`, in three round trips whatever their number:
-    /// `BEGIN`; their apps' rows locked in app order and read (one statement);
+    /// `BEGIN` (with ``SQL/begin``'s asynchronous commit); their apps' rows locked in app order
+    /// and read (one statement);
     /// ``PacerWindow``'s rule applied to each ask in order, then every changed window and the
     /// grants held by `instance` written back (one statement) and `COMMIT`, sent together as
-    /// one libpq pipeline. One answer per ask, in order. Throws (nothing written) when any
-    /// statement fails.
+    /// one libpq pipeline. Both statements are prepared once per connection (the server plans
+    /// them once, not per batch). One answer per ask, in order. Throws (nothing written) when
+    /// any statement fails.
     static func reserve(_ asks: [PacerBatchQueue.Ask], settings: DeliverySettings, instance: String,
                         on db: PostgresConnection) throws -> [SendPacer.Reservation] {
-        try db.execute("BEGIN")
+        try db.executeScript(SQL.begin)
         do {
             var windows = try lock(Array(Set(asks.map(\.app))), on: db)
             var granted: [String: (grants: [Int64], latest: Int64)] = [:]
@@ -39,7 +41,7 @@ extension PostgresSendPacer {
                 instance,
                 textArray(apps.map { arrayText(windows[$0]?.spare.all ?? []) }),
             ]
-            for case .failed(let error) in try db.pipeline([(SQL.store, store), ("COMMIT", [])]) { throw error }
+            for case .failed(let error) in try db.pipeline([(SQL.store, store), ("COMMIT", [])], prepared: true) { throw error }
             return answers
         } catch {
             _ = try? db.execute("ROLLBACK")
@@ -49,7 +51,7 @@ extension PostgresSendPacer {
 
     /// The windows of `apps`, their rows locked for this transaction (created empty when missing).
     private static func lock(_ apps: [String], on db: PostgresConnection) throws -> [String: PacerWindow] {
-        let rows = try db.execute(SQL.lockWindows, [textArray(apps)]).rows
+        let rows = try db.executePrepared(SQL.lockWindows, [textArray(apps)]).rows
         var windows: [String: PacerWindow] = [:]
         for row in rows {
             guard let app = row[0] else { continue }

@@ -36,6 +36,18 @@ extension PostgresSendPacer {
 
     /// The statements.
     enum SQL {
+        /// Opens a batch's transaction, its commit asynchronous (`synchronous_commit` off for
+        /// this transaction only): the `COMMIT` returns once the change is in the server's WAL
+        /// buffers, without waiting for its flush, which the next durable commit on the server
+        /// (the audit writer's, every batch) or the WAL writer (within `wal_writer_delay`)
+        /// makes. Every instance sees the grants as soon as the `COMMIT` returns, under the same
+        /// row locks, so the limit holds across instances as before; only a crash of the
+        /// PostgreSQL server itself can forget the grants of its last fraction of a second
+        /// (no audit row, intent or completion, is written this way). A send then
+        /// granted may be granted again after the restart: at most one window's worth more,
+        /// once, the price of not flushing the WAL ~0.3 times per request.
+        static let begin = "BEGIN; SET LOCAL synchronous_commit TO off"
+
         /// Locks the windows of the apps in `$1` (`TEXT[]`) in app order, creating the missing
         /// ones empty; returns `app, slots, blocked_until, spare_slots` of each. An upsert that touches
         /// every row takes its lock and reads it in one round trip.

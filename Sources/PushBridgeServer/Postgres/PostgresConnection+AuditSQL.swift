@@ -1,13 +1,14 @@
 /// The audit's statements on PostgreSQL: `?` marks numbered `$1`, `$2`, … (the SQL is this
 /// module's own, with no `?` inside a string literal), values sent as text and read back
-/// typed by their column's type.
+/// typed by their column's type. A statement with values is prepared once per connection
+/// (``executePrepared(_:_:)``): the activity ledger's read runs on every request.
 extension PostgresConnection: AuditSQL {
     func change(_ sql: String, _ values: [SQLiteValue]) throws -> Int {
-        try execute(Self.numberingMarks(sql), values.map(Self.text)).affectedRows
+        try executePrepared(numbered(sql), values.map(Self.text)).affectedRows
     }
 
     func select(_ sql: String, _ values: [SQLiteValue]) throws -> [[SQLiteValue]] {
-        let result = try execute(Self.numberingMarks(sql), values.map(Self.text))
+        let result = try executePrepared(numbered(sql), values.map(Self.text))
         let types = (0..<result.columnCount).map(result.columnType)
         return (0..<result.rowCount).map { row in
             (0..<result.columnCount).map { column in Self.value(result.value(row, column), type: types[column]) }
@@ -16,6 +17,15 @@ extension PostgresConnection: AuditSQL {
 
     func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction(body)
+    }
+
+    /// ``numberingMarks(_:)`` of `sql`, kept for the texts already prepared on this connection
+    /// (their numbered text is the cache's key): a known statement is not scanned again.
+    private func numbered(_ sql: String) -> String {
+        if let known = numberedTexts[sql] { return known }
+        let text = Self.numberingMarks(sql)
+        if numberedTexts.count < Self.preparedLimit { numberedTexts[sql] = text }
+        return text
     }
 
     /// `sql` with each `?` outside a quoted literal or identifier replaced by `$1`, `$2`, … in order.

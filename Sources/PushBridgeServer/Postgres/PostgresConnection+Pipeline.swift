@@ -44,7 +44,7 @@ extension PostgresConnection {
                 if let known = preparedNames[statement.sql] ?? preparing.first(where: { $0.sql == statement.sql })?.name {
                     name = known
                 } else {
-                    name = "pushbridge_\(preparedNames.count + preparing.count)"
+                    name = nextPreparedName()
                     guard PQsendPrepare(handle, name, statement.sql, Int32(statement.parameters.count), nil) == 1 else {
                         throw connectionError("send prepare", sql: statement.sql)
                     }

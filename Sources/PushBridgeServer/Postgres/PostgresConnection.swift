@@ -12,8 +12,14 @@ import Glibc
 public final class PostgresConnection {
     /// The libpq connection; used only by this type and its extensions.
     let handle: OpaquePointer
-    /// The statements prepared on this connection by ``pipeline(_:prepared:)``, by SQL: their names.
+    /// The statements prepared on this connection by ``pipeline(_:prepared:)`` and
+    /// ``executePrepared(_:_:)``, by SQL: their names.
     var preparedNames: [String: String] = [:]
+    /// Statement names given out on this connection (``nextPreparedName()``): a name is never
+    /// reused, even for a text forgotten since.
+    var preparedCount = 0
+    /// The audit's SQL texts (`?` marks) run on this connection, with their marks numbered.
+    var numberedTexts: [String: String] = [:]
     /// Statements sent on this connection (one each by ``execute(_:_:)`` and
     /// ``executeScript(_:)``, one per statement of a ``pipeline(_:prepared:)``): how the
     /// audit writer counts what a batch costs the server.
