@@ -2,17 +2,15 @@ import Foundation
 
 /// One batch of reservations: one transaction, whatever the number of reservations and apps.
 extension PostgresSendPacer {
-    /// Carries `asks` in one transaction on `db`, in three round trips whatever their number:
-    /// `BEGIN` (with ``SQL/begin``'s asynchronous commit); their apps' rows locked in app order
-    /// and read (one statement);
-    /// ``PacerWindow``'s rule applied to each ask in order, then every changed window and the
-    /// grants held by `instance` written back (one statement) and `COMMIT`, sent together as
-    /// one libpq pipeline. Both statements are prepared once per connection (the server plans
-    /// them once, not per batch). One answer per ask, in order. Throws (nothing written) when
-    /// any statement fails.
+    /// Carries `asks` in one transaction on `db`, in two round trips whatever their number,
+    /// each one libpq pipeline of statements prepared once per connection (the server plans
+    /// them once, not per batch): `BEGIN`, ``SQL/asynchronousCommit`` and their apps' rows
+    /// locked in app order and read (``SQL/lockWindows``); then, ``PacerWindow``'s rule applied
+    /// to each ask in order, every changed window and the grants held by `instance` written
+    /// back (``SQL/store``) and `COMMIT`. One answer per ask, in order. Throws (nothing
+    /// written) when any statement fails.
     static func reserve(_ asks: [PacerBatchQueue.Ask], settings: DeliverySettings, instance: String,
                         on db: PostgresConnection) throws -> [SendPacer.Reservation] {
-        try db.executeScript(SQL.begin)
         do {
             var windows = try lock(Array(Set(asks.map(\.app))), on: db)
             var granted: [String: (grants: [Int64], latest: Int64)] = [:]
@@ -49,13 +47,25 @@ extension PostgresSendPacer {
         }
     }
 
-    /// The windows of `apps`, their rows locked for this transaction (created empty when missing).
+    /// Opens the batch's transaction and returns the windows of `apps`, their rows locked for
+    /// it (created empty when missing): one round trip.
     private static func lock(_ apps: [String], on db: PostgresConnection) throws -> [String: PacerWindow] {
-        let rows = try db.executePrepared(SQL.lockWindows, [textArray(apps)]).rows
+        let results = try db.pipeline([("BEGIN", []), (SQL.asynchronousCommit, []), (SQL.lockWindows, [textArray(apps)])], prepared: true)
         var windows: [String: PacerWindow] = [:]
-        for row in rows {
-            guard let app = row[0] else { continue }
-            windows[app] = PacerWindow(slots: parseArray(row[1] ?? "{}"), spare: parseArray(row[3] ?? "{}"), blockedUntil: row[2].flatMap { Int64($0) } ?? 0)
+        for result in results {
+            switch result {
+            case .failed(let error): throw error
+            case .skipped: throw PostgresError(operation: "execute", message: "a statement of the pacer's batch was skipped", sql: SQL.lockWindows)
+            case .done: break
+            }
+        }
+        guard case .done(_, let rows)? = results.last else { return windows }
+        for case let row? in rows {
+            // "blocked_until slots spare_slots app": the app, which may hold spaces, last.
+            let parts = row.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count == 4 else { continue }
+            windows[String(parts[3])] = PacerWindow(slots: parseArray(String(parts[1])), spare: parseArray(String(parts[2])),
+                                                    blockedUntil: Int64(parts[0]) ?? 0)
         }
         return windows
     }

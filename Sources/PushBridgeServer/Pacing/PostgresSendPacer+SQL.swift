@@ -36,7 +36,7 @@ extension PostgresSendPacer {
 
     /// The statements.
     enum SQL {
-        /// Opens a batch's transaction, its commit asynchronous (`synchronous_commit` off for
+        /// Makes the batch's transaction's commit asynchronous (`synchronous_commit` off for
         /// this transaction only): the `COMMIT` returns once the change is in the server's WAL
         /// buffers, without waiting for its flush, which the next durable commit on the server
         /// (the audit writer's, every batch) or the WAL writer (within `wal_writer_delay`)
@@ -46,15 +46,16 @@ extension PostgresSendPacer {
         /// (no audit row, intent or completion, is written this way). A send then
         /// granted may be granted again after the restart: at most one window's worth more,
         /// once, the price of not flushing the WAL ~0.3 times per request.
-        static let begin = "BEGIN; SET LOCAL synchronous_commit TO off"
+        static let asynchronousCommit = "SELECT set_config('synchronous_commit', 'off', true)"
 
         /// Locks the windows of the apps in `$1` (`TEXT[]`) in app order, creating the missing
-        /// ones empty; returns `app, slots, blocked_until, spare_slots` of each. An upsert that touches
-        /// every row takes its lock and reads it in one round trip.
+        /// ones empty; returns one text per window, `blocked_until slots spare_slots app` (one
+        /// column: a pipeline's result carries its first), the app, which may hold spaces, last.
+        /// An upsert that touches every row takes its lock and reads it in one round trip.
         static let lockWindows = """
             INSERT INTO pacer_windows (app) SELECT a.app FROM unnest($1::text[]) AS a(app) ORDER BY a.app
             ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
-            RETURNING app, slots, blocked_until, spare_slots
+            RETURNING blocked_until || ' ' || slots::text || ' ' || spare_slots::text || ' ' || app
             """
 
         /// Writes back the windows of the apps in `$1` (their slots in `$2` and the shadow sends

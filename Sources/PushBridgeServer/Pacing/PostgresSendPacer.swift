@@ -65,7 +65,7 @@ public final class PostgresSendPacer: SendPacing {
         await batches.submit(.init(app: app, count: count, now: now, spare: true))
     }
 
-    /// Batches written so far (one transaction and three round trips each), the reservations
+    /// Batches written so far (one transaction and two round trips each), the reservations
     /// they carried, and the reservations waiting for the next one.
     public var batchStatistics: (batches: Int, reservations: Int, waiting: Int) { batches.statistics }
 
