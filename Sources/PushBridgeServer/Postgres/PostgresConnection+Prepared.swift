@@ -53,8 +53,9 @@ extension PostgresConnection {
     private func preparedName(for sql: String, parameterCount: Int) throws(PostgresError) -> String? {
         if let known = preparedNames[sql] { return known }
         guard preparedNames.count < Self.preparedLimit else { return nil }
+        // Not counted in ``statementsSent``, as a pipeline's `Parse` is not: the statement it
+        // prepares is counted when it runs.
         let name = nextPreparedName()
-        statementsSent += 1
         guard let raw = PQprepare(handle, name, sql, Int32(parameterCount), nil) else {
             throw PostgresError(operation: "prepare", message: String(cString: PQerrorMessage(handle)), sql: sql)
         }
