@@ -172,9 +172,12 @@ extension AuditReader {
         whole.appNames = []
         (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
         let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { window throws(AuditError) in
+            // Grouped by the key's first columns, in the table's order: no sort of every rollup
+            // row (one per request on thin traffic); an app under two names, or sending from two
+            // instances, is a row each, added up below.
             let (clause, arguments) = readinessRollupClause(whole, window, extra: ["outcome <> 'rejected'"])
             return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, sum(openpush_sends) "
-                             + "FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(requests) != 0", arguments)
+                             + "FROM rollup_requests \(clause) GROUP BY \(Self.busiestMinuteGrouping) HAVING sum(requests) != 0", arguments)
         } rows: { whole throws(AuditError) in
             let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
             let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
@@ -193,6 +196,10 @@ extension AuditReader {
         let busiestOf = minutes.mapValues { $0.values.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
         return senders.compactMapValues { groups in groups.compactMap { busiestOf[$0] ?? nil }.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
     }
+
+    /// The busiest minute's grouping of `rollup_requests`: a prefix of its key
+    /// (``AuditRollupSchema/requestKey``), so SQLite reads the groups in order without sorting.
+    static let busiestMinuteGrouping = AuditRollupSchema.requestKey.prefix(5).joined(separator: ", ")
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a
     /// disagreement whose one refusal is OpenPush's population gap is expected and counted
