@@ -34,10 +34,13 @@ extension AuditReader {
     /// The verdicts over exactly the rows `filter` selects, each app's stage taken from `runs`.
     private func judged(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, runs: [String: StageRun]) throws(AuditError) -> Readiness {
         let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
-        var routes = try readinessRequests(scope)
+        // The whole minutes' request figures, read once for every part that needs them.
+        var rolled = ReadinessRequestRollup()
+        if hasRollups, let minutes = RollupWindow(since: filter.since, until: filter.until).minutes { rolled = try readinessRequestRollup(scope, minutes) }
+        var routes = try readinessRequests(scope, rolled)
         for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
         try readinessShadow(scope, into: &routes)
-        try readinessOpenPush(scope, into: &routes)
+        try readinessOpenPush(scope, rolled, into: &routes)
         var judged: [ReadinessKey: RouteReadiness] = [:]
         for (key, route) in routes {
             let names = settings.names(of: key.app)
@@ -47,7 +50,7 @@ extension AuditReader {
         }
         var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight,
                                                 runs: runs, database: path)
-        readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope)
+        readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope, rolled)
         return readiness
     }
 
@@ -101,11 +104,11 @@ extension AuditReader {
     /// after admission (a translation error, a rule) keeps its translation.
     static let admitted = "(r.outcome != 'rejected' OR r.translated IS NOT NULL)"
 
-    /// Requests the filter selects that were refused before admission: reported apart.
-    private func refusedBeforeAdmission(_ scope: ReadinessScope) throws(AuditError) -> Int {
-        try fromRollups(scope, 0, +) { minutes throws(AuditError) in
-            let (clause, arguments) = readinessRollupClause(scope, minutes, admitted: false)
-            return Int(try query("SELECT coalesce(sum(requests), 0) FROM rollup_requests \(clause)", arguments).first?.first?.integerValue ?? 0)
+    /// Requests the filter selects that were refused before admission: reported apart (whole
+    /// minutes from `rolled`).
+    private func refusedBeforeAdmission(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup) throws(AuditError) -> Int {
+        try fromRollups(scope, 0, +) { _ in
+            rolled.refusedBeforeAdmission
         } rows: { scope throws(AuditError) in
             let (clause, arguments) = readinessClause(scope, admitted: false)
             return Int(try query("SELECT count(*) FROM requests r \(clause)", arguments).first?.first?.integerValue ?? 0)
@@ -120,7 +123,8 @@ extension AuditReader {
         ReadinessKey(app: row[0].textValue ?? "", dialect: row[1].textValue ?? "", route: row[2].textValue ?? "")
     }
 
-    private func readinessRequests(_ scope: ReadinessScope) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
+    /// Each route's requests and population gaps (whole minutes from `rolled`).
+    private func readinessRequests(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup) throws(AuditError) -> [ReadinessKey: RouteReadiness] {
         let merge: ([ReadinessKey: RouteReadiness], [ReadinessKey: RouteReadiness]) -> [ReadinessKey: RouteReadiness] = { a, b in
             a.merging(b) { x, y in
                 var sum = x
@@ -128,11 +132,12 @@ extension AuditReader {
                 return sum
             }
         }
-        return try fromRollups(scope, [:], merge) { minutes throws(AuditError) in
-            let (clause, arguments) = readinessRollupClause(scope, minutes)
-            let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN outcome = '\(outcome.rawValue)' THEN requests ELSE 0 END)" }
-            return readinessRoutes(try query("SELECT \(Self.rollupAppKey), dialect, route, sum(requests), \(gap(.notOnOpenPush)), \(gap(.notOnLegacy)) "
-                                             + "FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(requests) != 0", arguments))
+        return try fromRollups(scope, [:], merge) { _ in
+            Dictionary(uniqueKeysWithValues: rolled.routes.map { key, figures in
+                var route = RouteReadiness(dialect: key.dialect, route: key.route)
+                (route.requests, route.openPushGaps, route.legacyGaps) = (figures.requests, figures.notOnOpenPush, figures.notOnLegacy)
+                return (key, route)
+            })
         } rows: { scope throws(AuditError) in
             let (clause, arguments) = readinessClause(scope)
             let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN r.outcome = '\(outcome.rawValue)' THEN 1 ELSE 0 END)" }
@@ -167,9 +172,12 @@ extension AuditReader {
         whole.appNames = []
         (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
         let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { window throws(AuditError) in
+            // Grouped by the key's first columns, in the table's order: no sort of every rollup
+            // row (one per request on thin traffic); an app under two names, or sending from two
+            // instances, is a row each, added up below.
             let (clause, arguments) = readinessRollupClause(whole, window, extra: ["outcome <> 'rejected'"])
             return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, sum(openpush_sends) "
-                             + "FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(requests) != 0", arguments)
+                             + "FROM rollup_requests \(clause) GROUP BY \(Self.busiestMinuteGrouping) HAVING sum(requests) != 0", arguments)
         } rows: { whole throws(AuditError) in
             let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
             let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
@@ -188,6 +196,10 @@ extension AuditReader {
         let busiestOf = minutes.mapValues { $0.values.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
         return senders.compactMapValues { groups in groups.compactMap { busiestOf[$0] ?? nil }.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
     }
+
+    /// The busiest minute's grouping of `rollup_requests`: a prefix of its key
+    /// (``AuditRollupSchema/requestKey``), so SQLite reads the groups in order without sorting.
+    static let busiestMinuteGrouping = AuditRollupSchema.requestKey.prefix(5).joined(separator: ", ")
 
     /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a
     /// disagreement whose one refusal is OpenPush's population gap is expected and counted

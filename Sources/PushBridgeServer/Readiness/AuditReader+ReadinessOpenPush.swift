@@ -20,9 +20,9 @@ extension AuditReader {
     /// comparison whose OpenPush side answered a population gap is a gap, not a call. The
     /// primary's figures come from the rollups' counters (``ReadinessOpenPushCounts``) for
     /// whole minutes, the example error from the log in the newest minute that had one.
-    func readinessOpenPush(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let primary = try fromRollups(scope, merging: +, rollups: { minutes throws(AuditError) in
-            try openPushPrimary(scope, minutes)
+    func readinessOpenPush(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+        let primary = try fromRollups(scope, merging: +, rollups: { _ throws(AuditError) in
+            try openPushPrimary(scope, rolled)
         }, rows: { scope throws(AuditError) in
             try openPushPrimary(scope)
         })
@@ -55,21 +55,18 @@ extension AuditReader {
         return figures
     }
 
-    /// The primary's figures over whole `minutes`, from `rollup_requests`; each route's example
-    /// error read from the log over the newest minute with an error.
-    private func openPushPrimary(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?)) throws(AuditError) -> [ReadinessKey: ReadinessOpenPushFigures] {
-        let (clause, arguments) = readinessRollupClause(scope, minutes)
-        var figures = openPushFigures(try query("""
-            SELECT \(Self.rollupAppKey), dialect, route, sum(openpush_calls), sum(openpush_errors), sum(openpush_rate_limited), sum(openpush_gaps), NULL
-            FROM rollup_requests \(clause) GROUP BY 1, 2, 3 HAVING sum(openpush_calls) != 0 OR sum(openpush_gaps) != 0 OR sum(openpush_rate_limited) != 0
-            """, arguments))
-        let (erred, erredArguments) = readinessRollupClause(scope, minutes, extra: ["openpush_errors <> 0"])
-        let newest = try query("SELECT \(Self.rollupAppKey), dialect, route, max(minute) FROM rollup_requests \(erred) GROUP BY 1, 2, 3", erredArguments)
-        for row in newest {
-            guard let minute = row[3].integerValue else { continue }
-            var narrowed = scope
-            (narrowed.filter.since, narrowed.filter.until) = (minute * 60_000, (minute + 1) * 60_000)
-            figures[key(row)]?.example = try openPushPrimary(narrowed, route: key(row))[key(row)]?.example
+    /// The primary's figures over whole minutes, from `rolled`; each route's example error
+    /// read from the log over the newest minute with an error.
+    private func openPushPrimary(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup) throws(AuditError) -> [ReadinessKey: ReadinessOpenPushFigures] {
+        var figures: [ReadinessKey: ReadinessOpenPushFigures] = [:]
+        for (key, route) in rolled.openPush {
+            var figure = ReadinessOpenPushFigures(calls: route.calls, errors: route.errors, rateLimited: route.rateLimited, gaps: route.gaps)
+            if let minute = route.newestErrorMinute {
+                var narrowed = scope
+                (narrowed.filter.since, narrowed.filter.until) = (minute * 60_000, (minute + 1) * 60_000)
+                figure.example = try openPushPrimary(narrowed, route: key)[key]?.example
+            }
+            figures[key] = figure
         }
         return figures
     }

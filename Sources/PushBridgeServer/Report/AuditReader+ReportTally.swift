@@ -28,13 +28,19 @@ extension AuditReader {
     private func tallyRollups(_ filter: ReportFilter, from: Int64?, to: Int64?, into tally: inout ReportTally) throws(AuditError) {
         let (clause, arguments) = rollupClause(filter, from: from, to: to)
         // Few groups each; the per-minute sums stream in the key's order (minute first), unsorted.
+        // The retries are summed with the cells: each read of the table is a pass over every rollup row.
         for row in try query("""
-            SELECT outcome, upstream_status, dialect, route, sum(requests), min(first_at), max(last_at)
+            SELECT outcome, upstream_status, dialect, route, sum(requests), min(first_at), max(last_at),
+                   sum(retried_requests), sum(retries), sum(rate_limited_attempts), sum(rate_limit_wait_ms)
             FROM rollup_requests \(clause) GROUP BY outcome, upstream_status, dialect, route
             """, arguments) {
             let status = row[1].integerValue ?? 0
             tally.add(ReportTally.Cell(outcome: row[0].textValue ?? "", status: status == 0 ? nil : status, dialect: row[2].textValue ?? "", route: row[3].textValue ?? ""),
                       minute: nil, count: Int(row[4].integerValue ?? 0), first: row[5].integerValue, last: row[6].integerValue)
+            tally.retried += Int(row[7].integerValue ?? 0)
+            tally.retries += Int(row[8].integerValue ?? 0)
+            tally.rateLimited += Int(row[9].integerValue ?? 0)
+            tally.waitMs += Self.double(row[10])
         }
         for row in try query("SELECT minute, sum(requests) FROM rollup_requests \(clause) GROUP BY minute", arguments) where row[1].integerValue != 0 {
             tally.perMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
@@ -42,15 +48,6 @@ extension AuditReader {
         let (dropped, droppedArguments) = rollupClause(filter, from: from, to: to, extra: ["kind = 'dropped'"])
         for row in try query("SELECT minute, sum(findings) FROM rollup_findings \(dropped) GROUP BY minute", droppedArguments) where row[1].integerValue != 0 {
             tally.droppedPerMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
-        }
-        if let row = try query("""
-            SELECT coalesce(sum(retried_requests), 0), coalesce(sum(retries), 0), coalesce(sum(rate_limited_attempts), 0), coalesce(sum(rate_limit_wait_ms), 0)
-            FROM rollup_requests \(clause)
-            """, arguments).first {
-            tally.retried += Int(row[0].integerValue ?? 0)
-            tally.retries += Int(row[1].integerValue ?? 0)
-            tally.rateLimited += Int(row[2].integerValue ?? 0)
-            tally.waitMs += Self.double(row[3])
         }
         for row in try query("""
             SELECT dialect, route, field, kind, source_app, sum(requests), sum(findings), max(indexed), min(first_at), max(last_at), max(example_request_id)

@@ -51,12 +51,13 @@ extension AuditReader {
     }
 
     /// ``readinessClause``'s conditions on `rollup_requests` over `minutes`: rows with a
-    /// dialect and route, not `unhandled`, admitted (or not), the filter's dialect, route and
-    /// app. With `findings`, on `rollup_findings` (findings are only ever of admitted,
-    /// handled requests: that table has neither column).
-    func readinessRollupClause(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?), admitted: Bool = true, extra: [String] = [],
+    /// dialect and route, not `unhandled`, admitted (or not; nil: both), the filter's dialect,
+    /// route and app. With `findings`, on `rollup_findings` (findings are only ever of
+    /// admitted, handled requests: that table has neither column).
+    func readinessRollupClause(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?), admitted: Bool? = true, extra: [String] = [],
                                findings: Bool = false) -> (String, [SQLiteValue]) {
-        var conditions = ["dialect <> ''", "route <> ''"] + (findings ? [] : ["outcome <> 'unhandled'", "admitted = \(admitted ? 1 : 0)"]) + extra
+        var conditions = ["dialect <> ''", "route <> ''"] + (findings ? [] : ["outcome <> 'unhandled'"])
+            + (findings ? [] : admitted.map { ["admitted = \($0 ? 1 : 0)"] } ?? []) + extra
         if let from = minutes.from { conditions.append("minute >= \(from)") }
         if let to = minutes.to { conditions.append("minute < \(to)") }
         let (narrowing, arguments) = readinessFilter(scope, prefix: "", appKey: Self.rollupAppKey)

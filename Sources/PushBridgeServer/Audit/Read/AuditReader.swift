@@ -14,6 +14,9 @@ public final class AuditReader: Sendable {
     /// Whether the audit has the per-minute rollups (a file no proxy of this build has
     /// migrated has not: its reports read the rows).
     let hasRollups: Bool
+    /// The SQL of every query the reader runs while this holds an array (nil: none kept): the
+    /// tests count the passes a report or readiness makes over a table.
+    let recordedQueries = Mutex<[String]?>(nil)
 
     /// Opens the existing audit at `path`: an SQLite file, or a `postgresql://` URI. Throws
     /// ``AuditError/notAnAudit(_:)`` for a database that holds none.
@@ -150,6 +153,7 @@ public final class AuditReader: Sendable {
 
     /// Runs a query on the reader's connection.
     func query(_ sql: String, _ arguments: [SQLiteValue] = []) throws(AuditError) -> [[SQLiteValue]] {
+        recordedQueries.withLock { $0?.append(sql) }
         do { return try source.withSQL { try $0.select(sql, arguments) } } catch { throw AuditError.wrap(error) }
     }
 
