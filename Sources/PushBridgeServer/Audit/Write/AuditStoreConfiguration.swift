@@ -21,8 +21,9 @@ public struct AuditStoreConfiguration: Sendable {
     /// each. A ~1.6 KB intent row still fits a 2 KiB page (one a page, as two fit a 4 KiB
     /// one). Measured with `audit-bench 20000 64` and `bench/audit-wal-pages.py`
     /// (docs/benchmarks.md, "Where the audit's bytes go"): begin+finish 18–19 KiB written per
-    /// request at 8 KiB pages, 10.8–11.7 KiB at 4 KiB, 8.9–9.9 KiB at 2 KiB with the same
-    /// CPU; 1 KiB pages wrote a little less again but cost ~15 µs more CPU per request.
+    /// request at 8 KiB pages, 10.8–11.7 KiB at 4 KiB, 8.9–9.9 KiB at 2 KiB for 3–5 µs more
+    /// CPU (twice the frames, each smaller); 1 KiB pages wrote a little less again but cost
+    /// ~15 µs more CPU per request.
     public var pageSize = 2_048
     /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 4,096
     /// (4 MiB, 2,048 pages of 2 KiB): enough for the right edges of the indexes to stay cached
