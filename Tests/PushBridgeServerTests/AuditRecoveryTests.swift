@@ -16,8 +16,10 @@ import Testing
                 : "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'requests' ORDER BY ordinal_position"
             let columns = try store.reader.query(sql).map { [$0[0].textValue ?? "", ($0[1].textValue ?? "").uppercased()] }
             // On SQLite `requests` is a view (migration 12): its `outcome` is `coalesce(o.outcome, 'pending')`,
-            // an expression, which SQLite gives no declared type; the log's tables declare it.
-            let declared = AuditRequestColumn.allCases.map { [$0.name, engine == .sqlite && $0 == .outcome ? "" : $0.kind.type(sqlite: engine == .sqlite)] }
+            // and its `response_body` the upstream body where the answer was stored once (migration 17),
+            // expressions, which SQLite gives no declared type; the log's tables declare them.
+            let expressions: Set<AuditRequestColumn> = engine == .sqlite ? [.outcome, .responseBody] : []
+            let declared = AuditRequestColumn.allCases.map { [$0.name, expressions.contains($0) ? "" : $0.kind.type(sqlite: engine == .sqlite)] }
             #expect(columns == [["id", engine == .sqlite ? "INTEGER" : "BIGINT"]] + declared)
             await store.close()
         }

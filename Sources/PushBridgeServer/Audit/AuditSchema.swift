@@ -21,6 +21,7 @@ enum AuditSchema {
         migrator.register(AuditRollupSchema.sqliteNumber, AuditRollupSchema.name, AuditRollupSchema.migrateSQLite)
         migrator.register(AuditRollupReadinessSchema.sqliteNumber, AuditRollupReadinessSchema.name, AuditRollupReadinessSchema.migrateSQLite)
         migrator.register(AuditScheduledIndexSchema.sqliteNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql)
+        migrator.register(AuditAnswerOnceSchema.sqliteNumber, AuditAnswerOnceSchema.name, sql: AuditAnswerOnceSchema.sql)
         return migrator
     }
 

@@ -2,7 +2,8 @@
 ///
 /// The file is a log (``AuditLogSchema``): a request's intent is one insert into
 /// `request_log`, its completion one insert into `request_outcomes`, and a request answered
-/// without upstream (`record`) both; nothing on this path updates a row. The static
+/// without upstream (`record`) both; nothing on this path updates a row. An answer passed on
+/// as upstream sent it is stored once (``AuditAnswerOnceSchema``). The static
 /// ``apply(_:on:)`` is the PostgreSQL writer's, on its `requests` table.
 final class AuditStatements {
     let database: SQLiteDatabase
@@ -134,13 +135,13 @@ final class AuditStatements {
                 if Self.isIntentAlone(row) {
                     intents.opened(row[Self.requestIdPosition].textValue ?? "", id: id)
                 } else {
-                    try run(insertOutcome, Self.outcomePositions.map { row[$0] })
+                    try run(insertOutcome, Self.storingAnswerOnce(outcomeRow: Self.outcomePositions.map { row[$0] }))
                     intents.wroteSettled(id: id)
                 }
                 for finding in findings { try run(insertFinding, finding) }
                 try runLedger(ledger)
             case .finish(let requestId, let values, let ledger):
-                try run(finishIntent, values)
+                try run(finishIntent, Self.storingAnswerOnce(completion: values))
                 guard database.changes == 1 else { throw AuditError.unknownRequest(requestId) }
                 intents.completed(requestId)
                 try runLedger(ledger)

@@ -13,18 +13,24 @@ public struct AuditStoreConfiguration: Sendable {
     public var bodyLimit = 8_192
     /// How long a connection waits for another's lock. Default 5 s.
     public var busyTimeout: Duration = .seconds(5)
-    /// Page size for a new database file (bytes). Default 4 KiB: every commit rewrites the
-    /// right-edge leaf page of each b-tree it appends to (the log, its two indexes, the
-    /// outcomes and theirs, the findings and theirs), so a smaller page writes less per
-    /// commit; a ~2 KB intent row still fits a page without overflow. Measured with
-    /// `audit-bench 20000 64` (docs/benchmarks.md, "The audit as a log on SQLite"): begin+finish
-    /// 18–19 KiB written per request at 8 KiB pages, 13–14 KiB at 4 KiB, the same CPU.
-    public var pageSize = 4_096
+    /// Page size for a new database file (bytes; an existing file keeps its own). Default
+    /// 2 KiB: a WAL commit writes every page it dirtied whole, and every commit dirties the
+    /// right edge of each b-tree it appends to (the log, its two indexes, the outcomes and
+    /// theirs, the findings, the two rollups, and page 1 for the file's size), plus, in the
+    /// index b-trees, the siblings SQLite rebalances with it; a smaller page writes less of
+    /// each. A ~1.6 KB intent row still fits a 2 KiB page (one a page, as two fit a 4 KiB
+    /// one). Measured with `audit-bench 20000 64` and `bench/audit-wal-pages.py`
+    /// (docs/benchmarks.md, "Where the audit's bytes go"): begin+finish 18–19 KiB written per
+    /// request at 8 KiB pages, 10.8–11.7 KiB at 4 KiB, 8.9–9.9 KiB at 2 KiB for 3–5 µs more
+    /// CPU (twice the frames, each smaller); 1 KiB pages wrote a little less again but cost
+    /// ~15 µs more CPU per request.
+    public var pageSize = 2_048
     /// The writer connection's page cache, KiB (`PRAGMA cache_size = -N`). Default 4,096
-    /// (4 MiB, 1,024 pages of 4 KiB): enough for the right edges of the indexes to stay cached
+    /// (4 MiB, 2,048 pages of 2 KiB): enough for the right edges of the indexes to stay cached
     /// between commits, small enough for the proxy's 64 MB memory target.
     public var cacheKiB = 4_096
-    /// WAL pages between checkpoints. Default 4,000 (about 16 MiB at 4 KiB pages): index
+    /// WAL pages between checkpoints. Default 4,000 (about 8 MiB at 2 KiB pages; 16,000
+    /// and 64,000 pages wrote as much per request at 4 KiB pages): index
     /// pages rewritten by every commit are copied to the database once per checkpoint, so a
     /// longer interval writes fewer pages in all. The checkpoints run on a thread and a
     /// connection of their own (``AuditCheckpointer``), never inside the writer's `COMMIT`;
