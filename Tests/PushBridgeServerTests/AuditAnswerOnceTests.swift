@@ -3,7 +3,7 @@ import PushBridgeCore
 import Testing
 @testable import PushBridgeServer
 
-/// SQLite migration 17 (``AuditAnswerOnceSchema``): an answer the caller got exactly as
+/// SQLite migration 16 (``AuditAnswerOnceSchema``): an answer the caller got exactly as
 /// upstream sent it is stored once, and every reader reads it as before.
 @Suite(.serialized) struct AuditAnswerOnceTests {
     /// How each request's outcome row holds its answer: `typeof` and length of `response_body`.

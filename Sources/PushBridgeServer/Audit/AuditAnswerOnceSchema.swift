@@ -1,4 +1,4 @@
-/// SQLite audit migration 17 (issue 30, bytes written per request): an answer the caller got
+/// SQLite audit migration 16 (issue 30, bytes written per request): an answer the caller got
 /// exactly as upstream sent it (a legacy provider's answer passed on byte for byte: observe,
 /// a shadow whose primary is legacy, an activity the legacy side holds) is stored once, in
 /// `upstream_body`; its outcome row's `response_body` then holds ``sameAsUpstream``, and the
@@ -10,7 +10,7 @@
 /// triggers (dropping a view drops them), as ``AuditLogSchema`` made them.
 enum AuditAnswerOnceSchema {
     /// The migration's number and name in `pushbridge_migrations`.
-    static let sqliteNumber = 17
+    static let sqliteNumber = 16
     static let name = "an answer passed on as it came is stored once"
 
     /// What `request_outcomes.response_body` holds for "the upstream body, as it came": an
