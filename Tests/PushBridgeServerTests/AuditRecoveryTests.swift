@@ -16,7 +16,7 @@ import Testing
                 : "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'requests' ORDER BY ordinal_position"
             let columns = try store.reader.query(sql).map { [$0[0].textValue ?? "", ($0[1].textValue ?? "").uppercased()] }
             // On SQLite `requests` is a view (migration 12): its `outcome` is `coalesce(o.outcome, 'pending')`,
-            // and its `response_body` the upstream body where the answer was stored once (migration 17),
+            // and its `response_body` the upstream body where the answer was stored once (migration 16),
             // expressions, which SQLite gives no declared type; the log's tables declare them.
             let expressions: Set<AuditRequestColumn> = engine == .sqlite ? [.outcome, .responseBody] : []
             let declared = AuditRequestColumn.allCases.map { [$0.name, expressions.contains($0) ? "" : $0.kind.type(sqlite: engine == .sqlite)] }
