@@ -6,42 +6,41 @@
 /// Only ASCII keys are held, and a key is found only when its bytes are exactly a held key's
 /// bytes, so the `String` given is the one the bytes would have made.
 public struct InternedKeys: Sendable {
-    /// One held key: its fingerprint, its bytes and its text.
-    private struct Slot: Sendable {
-        let bits: UInt64
-        let bytes: [UInt8]
-        let key: String
-    }
-
-    /// An open-addressed table, a power of two long, at most a quarter full.
-    private let slots: [Slot?]
-    /// `slots.count - 1`.
+    /// An open-addressed table, a power of two long, at most a quarter full: each slot's key
+    /// fingerprint bits (0 for an empty slot: a held key is never empty, so its bits never are)…
+    private let bits: [UInt64]
+    /// …and its key (empty for an empty slot). Flat arrays, so a lookup copies no slot.
+    private let keys: [String]
+    /// `bits.count - 1`.
     private let mask: Int
     /// The shift that takes a hash's top bits as a slot index.
     private let shift: UInt64
 
-    /// A table of `keys`; keys that are not ASCII, or longer than 0xFFFF bytes, are left out.
+    /// A table of `keys`; keys that are empty, not ASCII, or longer than 0xFFFF bytes are left out.
     public init(_ keys: some Sequence<String>) {
         var unique: [[UInt8]] = []
         var seen = Set<[UInt8]>()
         for key in keys {
             let bytes = Array(key.utf8)
-            guard bytes.count <= 0xFFFF, bytes.allSatisfy({ $0 < 0x80 }), seen.insert(bytes).inserted else { continue }
+            guard !bytes.isEmpty, bytes.count <= 0xFFFF, bytes.allSatisfy({ $0 < 0x80 }), seen.insert(bytes).inserted else { continue }
             unique.append(bytes)
         }
         var size = 16
         var bitsOfSize: UInt64 = 4
         while size < unique.count * 4 { size *= 2; bitsOfSize += 1 }
-        var table = [Slot?](repeating: nil, count: size)
+        var bits = [UInt64](repeating: 0, count: size)
+        var held = [String](repeating: "", count: size)
         shift = 64 - bitsOfSize
         mask = size - 1
         for bytes in unique {
-            let bits = bytes.withUnsafeBufferPointer { KeyFingerprint(ascii: $0).bits }
-            var i = Self.index(bits, shift: shift)
-            while table[i] != nil { i = (i + 1) & mask }
-            table[i] = Slot(bits: bits, bytes: bytes, key: String(decoding: bytes, as: UTF8.self))
+            let fingerprint = bytes.withUnsafeBufferPointer { KeyFingerprint(ascii: $0).bits }
+            var i = Self.index(fingerprint, shift: shift)
+            while bits[i] != 0 { i = (i + 1) & mask }
+            bits[i] = fingerprint
+            held[i] = String(decoding: bytes, as: UTF8.self)
         }
-        slots = table
+        self.bits = bits
+        self.keys = held
     }
 
     private static func index(_ bits: UInt64, shift: UInt64) -> Int {
@@ -50,25 +49,27 @@ public struct InternedKeys: Sendable {
 
     /// The held key whose bytes are exactly `bytes` (ASCII, fingerprinted as `fingerprint`), or nil.
     func key(_ bytes: UnsafeBufferPointer<UInt8>, fingerprint: KeyFingerprint) -> String? {
-        var i = Self.index(fingerprint.bits, shift: shift)
-        while let slot = slots[i] {
-            // The fingerprint holds the length and the first six bytes: only the rest is compared.
-            if slot.bits == fingerprint.bits, bytes.count <= 6 || Self.same(slot.bytes, bytes) { return slot.key }
-            i = (i + 1) & mask
+        bits.withUnsafeBufferPointer { bits in
+            var i = Self.index(fingerprint.bits, shift: shift)
+            while bits[i] != 0 {
+                // The fingerprint holds the length and the first six bytes: only the rest is compared.
+                if bits[i] == fingerprint.bits, bytes.count <= 6 || Self.same(keys[i], bytes) { return keys[i] }
+                i = (i + 1) & mask
+            }
+            return nil
         }
-        return nil
     }
 
-    /// True when the two hold the same bytes (an index loop: the generic `elementsEqual`
+    /// True when a held key's bytes are `bytes` (an index loop: the generic `elementsEqual`
     /// allocates in an unoptimized build, which the allocation guard counts).
-    private static func same(_ held: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard held.count == bytes.count else { return false }
-        return held.withUnsafeBufferPointer { p in
+    private static func same(_ held: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        held.utf8.withContiguousStorageIfAvailable { p in
+            guard p.count == bytes.count else { return false }
             for i in 0..<p.count where p[i] != bytes[i] { return false }
             return true
-        }
+        } ?? false
     }
 
     /// How many keys the table holds.
-    public var count: Int { slots.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+    public var count: Int { bits.reduce(0) { $0 + ($1 == 0 ? 0 : 1) } }
 }
