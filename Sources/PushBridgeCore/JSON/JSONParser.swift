@@ -4,10 +4,11 @@ public struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     public static let defaultMaxDepth = 64
 
-    /// Parses a whole document.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
+    /// Parses a whole document. A key found in `keys` is that table's `String` (made once)
+    /// rather than a new one made from the bytes: the same text, without its allocation and check.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, keys: InternedKeys? = nil) throws(JSONParseError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (buf) throws(JSONParseError) -> JSONValue in
-            var p = JSONParser(buf, maxDepth: maxDepth)
+            var p = JSONParser(buf, maxDepth: maxDepth, keys: keys)
             p.skipWhitespace()
             let value = try p.parseValue(depth: 0)
             p.skipWhitespace()
@@ -17,8 +18,8 @@ public struct JSONParser {
     }
 
     /// Parses a whole document from a string.
-    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
-        try parse(Array(text.utf8), maxDepth: maxDepth)
+    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth, keys: InternedKeys? = nil) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth, keys: keys)
     }
 
     private let buf: UnsafeBufferPointer<UInt8>
@@ -29,9 +30,13 @@ public struct JSONParser {
     /// whose fingerprints match. One array for the whole document.
     private var keyStack: [KeyFingerprint] = []
 
-    private init(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    /// The keys given as `String`s made once (see ``parse(_:maxDepth:keys:)``).
+    private let keys: InternedKeys?
+
+    private init(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int, keys: InternedKeys?) {
         self.buf = buf
         self.maxDepth = maxDepth
+        self.keys = keys
     }
 
     private mutating func skipWhitespace() {
@@ -90,9 +95,8 @@ public struct JSONParser {
                 throw JSONParseError("expected a string key", at: index)
             }
             let keyOffset = index
-            let key = try parseString()
+            let (key, fingerprint) = try parseKey()
             if object.count < 16 {
-                let fingerprint = KeyFingerprint(key)
                 for i in base..<keyStack.count where keyStack[i].mayEqual(fingerprint) && object.members[i - base].key == key {
                     throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset)
                 }
@@ -159,26 +163,82 @@ public struct JSONParser {
 
     private func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
 
+    /// A key and its fingerprint: a key without escapes is fingerprinted from its bytes, and
+    /// one of ``keys`` is that table's `String`.
+    private mutating func parseKey() throws(JSONParseError) -> (String, KeyFingerprint) {
+        let quote = index
+        index += 1
+        guard let plain = try scanPlainString(quote: quote) else {
+            let key = try parseEscapedString(quote: quote, start: quote + 1)
+            return (key, KeyFingerprint(key))
+        }
+        let raw = UnsafeBufferPointer(rebasing: buf[plain.start..<plain.end])
+        guard plain.ascii else { return (try validatedUTF8(raw, at: plain.start), .unknown) }
+        let fingerprint = KeyFingerprint(ascii: raw)
+        if let known = keys?.key(raw, fingerprint: fingerprint) { return (known, fingerprint) }
+        return (String(decoding: raw, as: UTF8.self), fingerprint)
+    }
+
     private mutating func parseString() throws(JSONParseError) -> String {
         let quote = index
         index += 1
+        guard let plain = try scanPlainString(quote: quote) else { return try parseEscapedString(quote: quote, start: quote + 1) }
+        let raw = UnsafeBufferPointer(rebasing: buf[plain.start..<plain.end])
+        // An all-ASCII string (most keys and values) needs no UTF-8 check.
+        if plain.ascii { return String(decoding: raw, as: UTF8.self) }
+        return try validatedUTF8(raw, at: plain.start)
+    }
+
+    /// `0x01` in every byte of a word.
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    /// `0x80` in every byte of a word.
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// True when a word of eight bytes may hold a `"`, a `\` or a control byte (never false
+    /// when it does; the byte loop decides when it says true).
+    @inline(__always)
+    private static func mayEndPlainRun(_ w: UInt64) -> Bool {
+        let quotes = w ^ (ones &* 0x22)
+        let backslashes = w ^ (ones &* 0x5C)
+        let zeroQuote = (quotes &- ones) & ~quotes
+        let zeroBackslash = (backslashes &- ones) & ~backslashes
+        let control = (w &- ones &* 0x20) & ~w
+        return (zeroQuote | zeroBackslash | control) & highs != 0
+    }
+
+    /// Scans a string from after its opening quote (at `quote`). When it ends before any escape:
+    /// moves past the closing quote and gives its bytes' range and whether they are all ASCII.
+    /// When an escape comes first: nil, `index` at the backslash. Eight bytes at a time while no
+    /// quote, backslash or control byte can be among them, then byte by byte.
+    private mutating func scanPlainString(quote: Int) throws(JSONParseError) -> (start: Int, end: Int, ascii: Bool)? {
         let start = index
-        // Fast path: no escapes. An all-ASCII string (most keys and values) needs no UTF-8 check.
+        var highWord: UInt64 = 0
+        if let base = buf.baseAddress {
+            while index + 8 <= buf.count {
+                let w = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                if Self.mayEndPlainRun(w) { break }
+                highWord |= w
+                index += 8
+            }
+        }
         var high: UInt8 = 0
         while index < buf.count {
             let b = buf[index]
             if b == UInt8(ascii: "\"") {
-                let raw = UnsafeBufferPointer(rebasing: buf[start..<index])
+                let end = index
                 index += 1
-                if high < 0x80 { return String(decoding: raw, as: UTF8.self) }
-                return try validatedUTF8(raw, at: start)
+                return (start, end, high < 0x80 && highWord & Self.highs == 0)
             }
-            if b == UInt8(ascii: "\\") { break }
+            if b == UInt8(ascii: "\\") { return nil }
             if b < 0x20 { throw JSONParseError("control character in string", at: index) }
             high |= b
             index += 1
         }
-        guard index < buf.count else { throw JSONParseError("unterminated string", at: quote) }
+        throw JSONParseError("unterminated string", at: quote)
+    }
+
+    /// The rest of a string that has an escape at `index` (its bytes begin at `start`).
+    private mutating func parseEscapedString(quote: Int, start: Int) throws(JSONParseError) -> String {
         var bytes = Array(UnsafeBufferPointer(rebasing: buf[start..<index]))
         while index < buf.count {
             let b = buf[index]

@@ -23,6 +23,15 @@ struct KeyFingerprint: Equatable {
         bits = packed
     }
 
+    /// The fingerprint of a key's UTF-8 bytes already known to be ASCII (the parser learns it
+    /// while it finds the key's end): the same as ``init(_:)-(UnsafeBufferPointer<UInt8>)``
+    /// without its scan.
+    init(ascii bytes: UnsafeBufferPointer<UInt8>) {
+        var packed = UInt64(min(bytes.count, 0xFFFF)) << 48
+        for i in 0..<min(bytes.count, 6) { packed |= UInt64(bytes[i]) << (8 * UInt64(i)) }
+        bits = packed
+    }
+
     /// The fingerprint of a key.
     init(_ key: String) {
         self = key.utf8.withContiguousStorageIfAvailable { KeyFingerprint($0) } ?? .unknown

@@ -63,18 +63,18 @@ public enum OpenPushCheck {
         guard case .start(let s) = request.payload else { return [] }
         let cap = OpenPushLimits.fanOutCap
         if let segments = s.includedSegments {
-            let names = segments.map { "\"\($0)\"" }.joined(separator: ", ")
+            let holds = segments.count == 1 ? MessageText("segment \(quoted: segments, separator: ", ") holds") : MessageText("segments \(quoted: segments, separator: ", ") together hold")
             return [Finding(field: callerField("included_segments"), kind: .caveat,
-                            message: "OpenPush reaches at most \(cap) devices per send and does not report the cut: if \(segments.count == 1 ? "segment \(names) holds" : "segments \(names) together hold") more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")]
+                            message: MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if \(holds.text) more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text)]
         }
         if s.filters != nil {
             return [Finding(field: callerField("filters"), kind: .caveat,
-                            message: "OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")]
+                            message: MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text)]
         }
         let ids = (s.includeSubscriptionIds?.count ?? 0) + (s.includeAliases?.members.reduce(0) { $0 + ($1.value.arrayValue?.count ?? 1) } ?? 0)
         guard ids > cap else { return [] }
         let field = s.includeSubscriptionIds != nil ? "include_subscription_ids" : "include_aliases"
         return [Finding(field: callerField(field), kind: .caveat,
-                        message: "lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)")]
+                        message: MessageText("lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)").text)]
     }
 }

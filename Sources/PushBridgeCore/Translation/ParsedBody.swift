@@ -7,11 +7,12 @@ public struct ParsedBody: Sendable {
     /// The JSON value, or why the body does not parse.
     public let parsed: Result<JSONValue, JSONParseError>
 
-    /// Parses `bytes` (with the parser's default depth limit).
+    /// Parses `bytes` (with the parser's default depth limit), the dialects' field names
+    /// taken from ``InternedKeys/dialectFields`` rather than made anew.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         do {
-            self.parsed = .success(try JSONParser.parse(bytes))
+            self.parsed = .success(try JSONParser.parse(bytes, keys: .dialectFields))
         } catch {
             self.parsed = .failure(error)
         }

@@ -6,17 +6,17 @@ public enum SegmentMapping {
     public static func map(_ name: String, field: String, provider: String, context: TranslationContext,
                            findings: inout [Finding], errors: inout [TranslationError]) -> String? {
         if let id = context.segmentMap?[name] {
-            findings.append(Finding(field: field, kind: .renamed, message: "\(provider) \"\(name)\" sent as OpenPush segment \(id) through the segment map"))
+            findings.append(Finding(field: field, kind: .renamed, message: MessageText("\(provider) \"\(name)\" sent as OpenPush segment \(id) through the segment map").text))
             return id
         }
-        let why = context.segmentMap == nil ? "no segment map is configured for this app" : "\"\(name)\" is not in the app's segment map"
+        let why = context.segmentMap == nil ? "no segment map is configured for this app" : MessageText("\"\(name)\" is not in the app's segment map").text
         switch context.unmappedSegmentsInForce {
         case .reject:
-            errors.append(TranslationError(field: field, rule: "\(provider) \"\(name)\" has no OpenPush segment: \(why) (unmapped_segments is reject); add \"\(name)\": \"<OpenPush segment id>\" to the app's segment_map"))
+            errors.append(TranslationError(field: field, rule: MessageText("\(provider) \"\(name)\" has no OpenPush segment: \(why) (unmapped_segments is reject); add \"\(name)\": \"<OpenPush segment id>\" to the app's segment_map").text))
             return nil
         case .forward:
             findings.append(Finding(field: field, kind: .caveat,
-                                    message: "\(why), so the \(provider) \"\(name)\" was sent as the OpenPush segment id; OpenPush segments are ids, and unless one has exactly this id it matches no device — add \"\(name)\": \"<OpenPush segment id>\" to the app's segment_map"))
+                                    message: MessageText("\(why), so the \(provider) \"\(name)\" was sent as the OpenPush segment id; OpenPush segments are ids, and unless one has exactly this id it matches no device — add \"\(name)\": \"<OpenPush segment id>\" to the app's segment_map").text))
             return name
         }
     }
