@@ -47,6 +47,9 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         self.statements = statements
     }
 
+    /// A commit here is local (see ``AuditWriteEngine/commitsOnCallers``).
+    var commitsOnCallers: Bool { true }
+
     var reads: (any AuditSQL)? { database }
 
     func begin() throws(AuditError) {

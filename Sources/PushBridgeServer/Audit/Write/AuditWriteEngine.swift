@@ -35,6 +35,11 @@ protocol AuditWriteEngine: AnyObject {
     /// acknowledges it now. `alone`: nothing else is queued to overlap with.
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool
 
+    /// Whether a commit is local and short (SQLite: a few page writes and an `fdatasync`), so
+    /// that an event loop may run a lone operation's transaction itself; false where a commit
+    /// is a round trip to a server (PostgreSQL), which a loop must not wait for.
+    var commitsOnCallers: Bool { get }
+
     /// Statements sent to the database server so far (PostgreSQL); 0 where there is none.
     var statementsSent: Int { get }
 
@@ -64,6 +69,7 @@ struct AuditApplied {
 extension AuditWriteEngine {
     func endBatch() {}
     var statementsSent: Int { 0 }
+    var commitsOnCallers: Bool { false }
     func waitForRoom() {}
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
 }

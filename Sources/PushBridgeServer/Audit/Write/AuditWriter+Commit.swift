@@ -49,7 +49,9 @@ extension AuditWriter {
         let sample = AuditCommitSample(batchSize: batch.operations.count, transactionDuration: end - batch.began,
                                        maxLatency: end - oldest, writeDuration: batch.committed - batch.began)
         let failedWhole = batch.batchError ?? durabilityError
+        let quick = loopCommitLimit.map { failedWhole == nil && end - batch.began < $0 } ?? false
         state.withLock { state in
+            state.lastWriteQuick = quick
             if failedWhole == nil {
                 state.statistics.record(sample, committed: batch.operations.count - batch.failures.count)
             } else {
