@@ -45,8 +45,10 @@ public struct AuditStoreConfiguration: Sendable {
     /// file, a stalling disk) sends every operation through the writer thread again until one
     /// commits quickly there, so a loop blocks at most once on a stall. Only engines that commit
     /// locally take it (SQLite, not PostgreSQL). nil: every operation goes through the writer
-    /// thread. Default 20 ms.
-    public var loopCommitLimit: Duration? = .milliseconds(20)
+    /// thread. Default nil (off): on the shared bench machine it cut the switches per request
+    /// at one connection by a third but its p50 on disk rose 1.6× (on tmpfs it fell); see
+    /// docs/benchmarks.md, "Context switches per request". 20 ms is the value measured.
+    public var loopCommitLimit: Duration? = nil
     /// With ``pipelinedSync``: at most this many committed batches wait for an `fdatasync`
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.

@@ -17,7 +17,7 @@
 /// wakes when it gives the engine back. The loop's other connections wait for that commit, as
 /// they would wait for the loop behind any other blocking step; a slow or failed transaction
 /// (a file another process locked, a stalling disk) turns this off until the writer thread
-/// commits quickly again (``AuditStoreConfiguration/loopCommitLimit``).
+/// commits quickly again (``AuditStoreConfiguration/loopCommitLimit``, which also turns this on).
 extension AuditWriter {
     /// Where ``submit(_:)`` put an operation.
     enum Submission {

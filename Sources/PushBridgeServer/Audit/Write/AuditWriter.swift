@@ -202,8 +202,13 @@ final class AuditWriter: @unchecked Sendable {
             let committed = write(batch, on: engine)
             let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
             if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
-            state.withLock { $0.committing = false }
+            batchDone()
         }
+    }
+
+    /// Gives the engine back after a batch ``nextBatch()`` took (``State/committing``).
+    func batchDone() {
+        state.withLock { $0.committing = false }
     }
 
     /// Marks the writer closed and resumes everyone waiting in ``close()``.
