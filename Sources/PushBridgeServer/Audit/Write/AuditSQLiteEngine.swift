@@ -47,8 +47,12 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         self.statements = statements
     }
 
-    /// A commit here is local (see ``AuditWriteEngine/commitsOnCallers``).
-    var commitsOnCallers: Bool { true }
+    /// A commit here is local; idle when the syncer (if any) has nothing in flight (see
+    /// ``AuditWriteEngine/idleForCallers``).
+    var idleForCallers: (@Sendable () -> Bool)? {
+        let syncer = syncer
+        return { syncer?.isIdle ?? true }
+    }
 
     var reads: (any AuditSQL)? { database }
 

@@ -35,10 +35,12 @@ protocol AuditWriteEngine: AnyObject {
     /// acknowledges it now. `alone`: nothing else is queued to overlap with.
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool
 
-    /// Whether a commit is local and short (SQLite: a few page writes and an `fdatasync`), so
-    /// that an event loop may run a lone operation's transaction itself; false where a commit
-    /// is a round trip to a server (PostgreSQL), which a loop must not wait for.
-    var commitsOnCallers: Bool { get }
+    /// Where a commit is local and short (SQLite: a few page writes and an `fdatasync`), whether
+    /// the engine has nothing in flight (no batch waiting for or inside a sync), callable from
+    /// any thread: an event loop may then run a lone operation's transaction itself without
+    /// waiting behind another's sync. nil where a commit is a round trip to a server
+    /// (PostgreSQL), which a loop must not wait for.
+    var idleForCallers: (@Sendable () -> Bool)? { get }
 
     /// Statements sent to the database server so far (PostgreSQL); 0 where there is none.
     var statementsSent: Int { get }
@@ -69,7 +71,7 @@ struct AuditApplied {
 extension AuditWriteEngine {
     func endBatch() {}
     var statementsSent: Int { 0 }
-    var commitsOnCallers: Bool { false }
+    var idleForCallers: (@Sendable () -> Bool)? { nil }
     func waitForRoom() {}
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
 }

@@ -58,6 +58,8 @@ final class AuditWriter: @unchecked Sendable {
     var engine: (any AuditWriteEngine)?
     /// ``AuditStoreConfiguration/loopCommitLimit`` when the engine commits locally, else nil.
     var loopCommitLimit: Duration?
+    /// The engine's ``AuditWriteEngine/idleForCallers``, when ``loopCommitLimit`` is set.
+    var engineIdle: (@Sendable () -> Bool)?
 
     init(configuration: AuditStoreConfiguration) {
         self.configuration = configuration
@@ -114,7 +116,8 @@ final class AuditWriter: @unchecked Sendable {
     /// finds the writer asleep with nothing queued, commits it here instead (``commitHere(_:on:)``).
     func submit(_ operation: AuditOperation) {
         let capacity = configuration.queueCapacity
-        let onLoop = loopCommitLimit != nil && EventLoop.current != nil
+        // Under load the syncer is busy: a loop would wait behind its sync, so it queues.
+        let onLoop = loopCommitLimit != nil && EventLoop.current != nil && engineIdle?() == true
         let (taken, wakeWriter) = state.withLock { state -> (Submission, Bool) in
             guard !state.closing else { return (.refused, false) }
             if onLoop && state.idleForLoop(operation) {
@@ -172,7 +175,8 @@ final class AuditWriter: @unchecked Sendable {
         do {
             let (engine, recovered) = try open(self)
             self.engine = engine
-            loopCommitLimit = engine.commitsOnCallers ? configuration.loopCommitLimit : nil
+            engineIdle = configuration.loopCommitLimit == nil ? nil : engine.idleForCallers
+            loopCommitLimit = engineIdle == nil ? nil : configuration.loopCommitLimit
             opened(.success(recovered))
             drive(engine)
             failure = engine.close()
