@@ -107,6 +107,37 @@ struct AuditLoopCommitTests {
         }
     }
 
+    /// A batch of several operations (load) sends the next operation through the writer thread;
+    /// once the writer commits one alone again, a loop commits its own.
+    @Test func aBatchOfSeveralSendsTheNextOperationToTheWriter() async throws {
+        try await withTemporaryAudit { path in
+            let probe = SyncProbe()
+            let store = try Self.store(path, probe, limit: .seconds(600))
+            let loop = EventLoop(name: "pb-own-load")
+            defer { loop.shutdown() }
+            #expect(await Self.writerIdle(store), "the writer never went idle")
+            probe.arm()
+            let hold = Task { try await store.record(sampleEntry("LOAD-HOLD"), sampleCompletion()) }
+            #expect(await eventually(10) { probe.held.withLock { $0 } == 1 }, "the writer's sync was never reached")
+            let queued = (0..<2).map { index in Task { try await store.record(sampleEntry("LOAD\(index)"), sampleCompletion()) } }
+            #expect(await eventually(10) { store.queueDepth == 2 }, "the two operations never queued")
+            probe.open()
+            try await hold.value
+            for task in queued { try await task.value }
+            #expect(await Self.writerIdle(store), "the writer never went idle")
+            for index in 0..<2 {
+                try await Task(executorPreference: loop) {
+                    try await store.record(sampleEntry("LOAD-LOOP\(index)"), sampleCompletion())
+                }.value
+                #expect(await Self.writerIdle(store), "the writer never went idle")
+            }
+            #expect(probe.threads.withLock { $0 } == ["-", "-", "-", loop.name], "syncs ran on \(probe.threads.withLock { $0 })")
+            #expect(store.statistics.largestBatch == 2)
+            #expect(store.statistics.committedOnLoops == 1)
+            await store.close()
+        }
+    }
+
     /// A transaction slower than the limit sends the next operations through the writer thread
     /// (a loop must not block again on a stalling disk or a locked file); with no limit, a loop
     /// never commits.

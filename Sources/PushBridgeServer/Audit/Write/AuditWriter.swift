@@ -31,7 +31,7 @@ final class AuditWriter: @unchecked Sendable {
         /// committing its own operation (``submit(_:)``); given back once it is acknowledged
         /// or handed to the syncer.
         var committing = false
-        /// The last transaction was quick and succeeded (see
+        /// The last transaction was quick, alone in its batch and succeeded (see
         /// ``AuditStoreConfiguration/loopCommitLimit``).
         var lastWriteQuick = true
         /// Request batches taken while background work waited, since the last one ran.
