@@ -73,11 +73,13 @@ struct AuditRetentionYieldTests {
         for index in 0..<6 {
             writer.submit(operation(.finish(requestId: "r\(index)", values: [])))
             taken.withLock { $0.append(label(writer.nextBatch())) }
+            writer.batchDone()
         }
         #expect(taken.withLock { $0 } == ["r0", "r1", "prune(2)", "r2+r3", "r4", "prune(1)"])
         // The request left behind goes next; then, with nothing queued, an empty batch (the
         // writer sleeps).
         #expect(label(writer.nextBatch()) == "r5")
+        writer.batchDone()
         #expect(writer.nextBatch()?.isEmpty == true)
         writer.requestStop()
         #expect(writer.nextBatch() == nil)

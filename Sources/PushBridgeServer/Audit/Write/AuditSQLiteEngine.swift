@@ -47,6 +47,13 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         self.statements = statements
     }
 
+    /// A commit here is local; idle when the syncer (if any) has nothing in flight (see
+    /// ``AuditWriteEngine/idleForCallers``).
+    var idleForCallers: (@Sendable () -> Bool)? {
+        let syncer = syncer
+        return { syncer?.isIdle ?? true }
+    }
+
     var reads: (any AuditSQL)? { database }
 
     func begin() throws(AuditError) {

@@ -16,6 +16,10 @@ public struct AuditStatistics: Sendable, Equatable {
     /// `ROLLBACK` included); 0 on SQLite.
     public var statementsSent = 0
 
+    /// Transactions an event loop committed itself, finding the writer idle
+    /// (``AuditStoreConfiguration/loopCommitLimit``); counted in ``transactions`` too.
+    public var committedOnLoops = 0
+
     /// Counters at zero.
     public init() {}
 

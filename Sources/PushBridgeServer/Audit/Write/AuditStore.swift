@@ -21,7 +21,8 @@ public final class AuditStore: Sendable {
     /// The activity ledger's reads (a connection of their own); its writes ride on
     /// completions (``AuditCompletion/ledger``).
     public let activities: ActivityLedger
-    private let writer: AuditWriter
+    /// The writer loop (internal for tests that wait for it to go idle).
+    let writer: AuditWriter
     /// The connections to PostgreSQL (the writer's and the reader's); nil on SQLite.
     public let pool: PostgresPool?
     /// Watches whether PostgreSQL answers; nil on SQLite.

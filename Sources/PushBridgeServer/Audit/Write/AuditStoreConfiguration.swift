@@ -43,6 +43,18 @@ public struct AuditStoreConfiguration: Sendable {
     /// in `AuditSyncer.swift`). `false`: every commit fsyncs itself (`synchronous=FULL`).
     /// Default `true`.
     public var pipelinedSync = true
+    /// How quick the writer's last transaction (`BEGIN` until durable) must have been for an
+    /// event loop that finds the writer idle, with nothing queued, to commit its lone operation
+    /// itself (``AuditWriter/commitHere(_:on:)``) instead of waking the writer thread and
+    /// parking until that thread wakes it back: two context switches fewer per commit at low
+    /// load, and none of the writer's wake-up latency. A slow or failed transaction (a locked
+    /// file, a stalling disk) sends every operation through the writer thread again until one
+    /// commits quickly there, so a loop blocks at most once on a stall. Only engines that commit
+    /// locally take it (SQLite, not PostgreSQL). nil: every operation goes through the writer
+    /// thread. Default nil (off): on the shared bench machine it cut the switches per request
+    /// at one connection by a third but its p50 on disk rose 1.6× (on tmpfs it fell); see
+    /// docs/benchmarks.md, "Context switches per request". 20 ms is the value measured.
+    public var loopCommitLimit: Duration? = nil
     /// With ``pipelinedSync``: at most this many committed batches wait for an `fdatasync`
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.

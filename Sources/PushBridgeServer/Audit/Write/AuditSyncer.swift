@@ -98,6 +98,10 @@ final class AuditSyncer: Sendable {
         finished.wait()
     }
 
+    /// Whether no committed batch waits for or is inside a sync: a batch committed now would be
+    /// synced at once by ``synchronizeHereIfIdle(_:)``, and ``submit(_:)`` would not block.
+    var isIdle: Bool { state.withLock { $0.pending.isEmpty && !$0.syncing } }
+
     /// Syncs and acknowledges `batch` on the calling (writer) thread, if no earlier batch is
     /// waiting for or inside a sync; returns false, doing nothing, otherwise. The writer calls
     /// it when no operation is waiting for it either: with nothing to overlap, a hand-off to

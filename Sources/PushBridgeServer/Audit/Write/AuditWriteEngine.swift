@@ -35,6 +35,13 @@ protocol AuditWriteEngine: AnyObject {
     /// acknowledges it now. `alone`: nothing else is queued to overlap with.
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool
 
+    /// Where a commit is local and short (SQLite: a few page writes and an `fdatasync`), whether
+    /// the engine has nothing in flight (no batch waiting for or inside a sync), callable from
+    /// any thread: an event loop may then run a lone operation's transaction itself without
+    /// waiting behind another's sync. nil where a commit is a round trip to a server
+    /// (PostgreSQL), which a loop must not wait for.
+    var idleForCallers: (@Sendable () -> Bool)? { get }
+
     /// Statements sent to the database server so far (PostgreSQL); 0 where there is none.
     var statementsSent: Int { get }
 
@@ -64,6 +71,7 @@ struct AuditApplied {
 extension AuditWriteEngine {
     func endBatch() {}
     var statementsSent: Int { 0 }
+    var idleForCallers: (@Sendable () -> Bool)? { nil }
     func waitForRoom() {}
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
 }

@@ -49,7 +49,10 @@ extension AuditWriter {
         let sample = AuditCommitSample(batchSize: batch.operations.count, transactionDuration: end - batch.began,
                                        maxLatency: end - oldest, writeDuration: batch.committed - batch.began)
         let failedWhole = batch.batchError ?? durabilityError
+        // A batch of several says there is load: the loops queue again until a batch is alone.
+        let quick = loopCommitLimit.map { failedWhole == nil && end - batch.began < $0 && batch.operations.count == 1 } ?? false
         state.withLock { state in
+            state.lastWriteQuick = quick
             if failedWhole == nil {
                 state.statistics.record(sample, committed: batch.operations.count - batch.failures.count)
             } else {

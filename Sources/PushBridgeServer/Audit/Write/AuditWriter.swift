@@ -7,10 +7,17 @@ import Synchronization
 /// queued as one batch, writes it in one transaction (group commit), rolls back and rewrites a
 /// batch one operation aborted, and answers every caller once its commit is durable.
 ///
+/// At low load an event loop that finds the writer asleep with nothing queued commits its
+/// operation itself (``commitHere(_:on:)``, `AuditWriter+Loop.swift`), with the same engine,
+/// under the same one-batch-at-a-time rule (``State/committing``).
+///
 /// Why `@unchecked Sendable` is sound: callers on any thread, and the SQLite syncer's
 /// thread, touch only `state` (a `Mutex`), the semaphore (thread-safe by contract) and the
 /// immutable `configuration`. The engine — the connection and its prepared statements — is
-/// created, used and released only on the writer thread, inside `run`, and never escapes it.
+/// created and released on the writer thread, inside `run`; it is used only by whoever set
+/// ``State/committing`` (the writer thread, or a loop committing its lone operation), one at a
+/// time, each handing it on through `state`'s lock. ``engine`` and ``loopCommitLimit`` are set
+/// before the writer reports itself open, and ``engine`` cleared only after the last batch.
 final class AuditWriter: @unchecked Sendable {
     struct State {
         var ready: [AuditOperation] = []
@@ -20,6 +27,13 @@ final class AuditWriter: @unchecked Sendable {
         /// of its own, when no request operation is queued or after
         /// ``AuditStoreConfiguration/backgroundYieldBatches`` request batches went first.
         var background: [AuditOperation] = []
+        /// A batch holds the engine: taken by the writer thread in ``nextBatch()``, or by a loop
+        /// committing its own operation (``submit(_:)``); given back once it is acknowledged
+        /// or handed to the syncer.
+        var committing = false
+        /// The last transaction was quick, alone in its batch and succeeded (see
+        /// ``AuditStoreConfiguration/loopCommitLimit``).
+        var lastWriteQuick = true
         /// Request batches taken while background work waited, since the last one ran.
         var batchesAheadOfBackground = 0
         var closing = false
@@ -39,6 +53,13 @@ final class AuditWriter: @unchecked Sendable {
     /// kept); used on the writer thread only.
     var rollupFold = AuditRollupFold()
     let wake = DispatchSemaphore(value: 0)
+    /// The engine, for a loop committing its own operation while it holds
+    /// ``State/committing``; nil before the writer opened it and after it closed it.
+    var engine: (any AuditWriteEngine)?
+    /// ``AuditStoreConfiguration/loopCommitLimit`` when the engine commits locally, else nil.
+    var loopCommitLimit: Duration?
+    /// The engine's ``AuditWriteEngine/idleForCallers``, when ``loopCommitLimit`` is set.
+    var engineIdle: (@Sendable () -> Bool)?
 
     init(configuration: AuditStoreConfiguration) {
         self.configuration = configuration
@@ -91,11 +112,18 @@ final class AuditWriter: @unchecked Sendable {
     // MARK: Callers' side
 
     /// Queues `operation`, or parks it behind the full queue (the caller stays suspended: a
-    /// row is never dropped). Fails it at once when the store is closing.
+    /// row is never dropped). Fails it at once when the store is closing. On an event loop that
+    /// finds the writer asleep with nothing queued, commits it here instead (``commitHere(_:on:)``).
     func submit(_ operation: AuditOperation) {
         let capacity = configuration.queueCapacity
-        let (accepted, wakeWriter) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closing else { return (false, false) }
+        // Under load the syncer is busy: a loop would wait behind its sync, so it queues.
+        let onLoop = loopCommitLimit != nil && EventLoop.current != nil && engineIdle?() == true
+        let (taken, wakeWriter) = state.withLock { state -> (Submission, Bool) in
+            guard !state.closing else { return (.refused, false) }
+            if onLoop && state.idleForLoop(operation) {
+                state.committing = true
+                return (.here, false)
+            }
             if operation.work.isBackground {
                 state.background.append(operation)
             } else if state.ready.count < capacity && state.waiting.isEmpty {
@@ -105,10 +133,14 @@ final class AuditWriter: @unchecked Sendable {
                 state.statistics.waitedForRoom += 1
             }
             defer { state.sleeping = false }
-            return (true, state.sleeping)
+            return (.queued, state.sleeping)
         }
-        if !accepted { operation.reply(.failure(AuditError.closed)) }
         if wakeWriter { wake.signal() }
+        switch taken {
+        case .refused: operation.reply(.failure(AuditError.closed))
+        case .here: commitHere(operation, on: engine)
+        case .queued: break
+        }
     }
 
     /// Asks the thread to write everything queued and stop; returns when it has.
@@ -142,9 +174,13 @@ final class AuditWriter: @unchecked Sendable {
         let failure: String?
         do {
             let (engine, recovered) = try open(self)
+            self.engine = engine
+            engineIdle = configuration.loopCommitLimit == nil ? nil : engine.idleForCallers
+            loopCommitLimit = engineIdle == nil ? nil : configuration.loopCommitLimit
             opened(.success(recovered))
             drive(engine)
             failure = engine.close()
+            self.engine = nil
         } catch {
             state.withLock { $0.closing = true; $0.closed = true }
             opened(.failure(AuditError.wrap(error)))
@@ -170,7 +206,13 @@ final class AuditWriter: @unchecked Sendable {
             let committed = write(batch, on: engine)
             let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
             if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
+            batchDone()
         }
+    }
+
+    /// Gives the engine back after a batch ``nextBatch()`` took (``State/committing``).
+    func batchDone() {
+        state.withLock { $0.committing = false }
     }
 
     /// Marks the writer closed and resumes everyone waiting in ``close()``.
@@ -184,16 +226,22 @@ final class AuditWriter: @unchecked Sendable {
     }
 
     /// Up to `maxBatchSize` request operations, or one background operation alone (see
-    /// ``State/background``); `[]` after marking the thread asleep when there are none; nil
-    /// when closing and everything is written.
+    /// ``State/background``), taking the engine (``State/committing``); `[]` after marking the
+    /// thread asleep when there are none, or while a loop commits (it wakes the thread when it
+    /// is done, if anything queued meanwhile); nil when closing and everything is written.
     func nextBatch() -> [AuditOperation]? {
         let capacity = configuration.queueCapacity
         let maximum = max(1, configuration.maxBatchSize)
         let yieldBatches = max(0, configuration.backgroundYieldBatches)
         return state.withLock { state -> [AuditOperation]? in
+            if state.committing {
+                state.sleeping = true
+                return []
+            }
             let requestsQueued = !(state.ready.isEmpty && state.waiting.isEmpty)
             if !state.background.isEmpty && (!requestsQueued || state.batchesAheadOfBackground >= yieldBatches) {
                 state.batchesAheadOfBackground = 0
+                state.committing = true
                 return [state.background.removeFirst()]
             }
             if !requestsQueued {
@@ -202,6 +250,7 @@ final class AuditWriter: @unchecked Sendable {
                 return []
             }
             if !state.background.isEmpty { state.batchesAheadOfBackground += 1 }
+            state.committing = true
             let count = min(maximum, state.ready.count)
             let batch = Array(state.ready.prefix(count))
             state.ready.removeFirst(count)
