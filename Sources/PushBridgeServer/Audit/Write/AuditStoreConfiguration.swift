@@ -51,12 +51,11 @@ public struct AuditStoreConfiguration: Sendable {
     /// file, a stalling disk) sends every operation through the writer thread again until one
     /// commits quickly there, so a loop blocks at most once on a stall. Only engines that commit
     /// locally take it (SQLite, not PostgreSQL). nil: every operation goes through the writer
-    /// thread. Default 20 ms: against nil, in `bench/ab.sh` on disk, it cut the switches per
-    /// request at one connection from 11 to about 7 with p50 0.69–0.98× and requests/s
-    /// 1.05–1.42× (quiet, beside a build, beside eight CPU hogs, beside CPU and `fdatasync`
-    /// hogs), 0.93–1.14× at 16 connections and 1.06× at 64; see docs/benchmarks.md, "Issues 30
-    /// and 31, third day" (one earlier run under a load of 7–10 saw p50 worse, not reproduced).
-    public var loopCommitLimit: Duration? = .milliseconds(20)
+    /// thread. Default nil (off): at 20 ms it cut the switches per request at one connection
+    /// from 11 to 7, but A/B runs against older builds put 16 connections 5–15 % lower (a
+    /// loop's other connections wait behind its `fdatasync`); see docs/benchmarks.md, "Issues
+    /// 30 and 31, third day".
+    public var loopCommitLimit: Duration? = nil
     /// With ``pipelinedSync``: at most this many committed batches wait for an `fdatasync`
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.
