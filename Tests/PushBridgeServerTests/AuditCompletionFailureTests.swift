@@ -79,6 +79,33 @@ struct AuditCompletionFailureTests {
         await proxy.stop()
     }
 
+    /// A commit slowed past the 1.5 s every answer used to be limited to (a busy disk, a
+    /// backup's lock for a few seconds) while the handler's deadline still has room: the
+    /// caller waits for it and gets OpenPush's own answer, not the 500 that says the audit failed.
+    @Test(.timeLimit(.minutes(1)))
+    func aCompletionHeldBackLongerThanOneAndAHalfSecondsStillAnswersWithOpenPushsAnswer() async throws {
+        let trigger = OnFirstStart()
+        let upstream = try RecordingSandbox(beforeAnswering: { _ in trigger.fire() })
+        let proxy = try ProxyHarness(.inProcess, upstream: upstream.baseURL)
+        let locker = Locker(try SQLiteDatabase(path: proxy.auditPath))
+        let held: Duration = .milliseconds(2500)
+        // The stimulus is a lock held for `held` (the writer waits up to 5 s for a lock), released off the caller's path.
+        trigger.arm {
+            try? locker.database.execute("BEGIN EXCLUSIVE")
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(2500)) { try? locker.database.execute("COMMIT") }
+        }
+        let started = ContinuousClock.now
+        let reply = try await proxy.send(path: Self.start.0, body: try ProxyFailureTests.fixture(Self.start.1))
+        let elapsed = ContinuousClock.now - started
+        #expect(reply.status == 201, "\(reply.status): \(String(decoding: reply.body, as: UTF8.self))")
+        #expect(elapsed >= held, "answered after \(elapsed), before the lock went: the completion cannot have been written")
+        let id = try #require(reply.headers["x-pushbridge-request-id"])
+        let row = try AuditReader(path: proxy.auditPath).show(requestId: id)
+        #expect(row?.outcome == "forwarded" && row?.responseStatus == 201, "\(String(describing: row))")
+        #expect(proxy.runtime.service.lateCompletionCount == 0)
+        await proxy.stop()
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aFullDiskGetsTheTruthAndTheRowCompletesOnceThereIsRoom() async throws {
         let folder = try TemporaryDirectory("pushbridge-full")

@@ -132,7 +132,8 @@ public final class ProxyRuntime: Sendable {
                                          legacy: LegacyForwarder(client: client),
                                          shadows: ShadowQueue(limit: configuration.shadowQueue.limit, workers: configuration.shadowQueue.workers, metrics: metrics),
                                          shadowTimeout: configuration.shadowQueue.timeout, sandboxBaseURL: sandboxURL, scheduler: scheduler,
-                                         diskGuard: upkeep.diskGuard, rollouts: rollouts, rolloutThresholds: configuration.readiness))
+                                         diskGuard: upkeep.diskGuard, rollouts: rollouts, rolloutThresholds: configuration.readiness,
+                                         handlerDeadline: configuration.handlerDeadline))
         var http = HTTPServerConfiguration()
         http.host = configuration.listen.host
         http.port = UInt16(configuration.listen.port)

@@ -70,8 +70,8 @@ extension ProxyService {
             + (late.errorMessage.map { ": \($0)" } ?? "")
         late.responseStatus = sent.status
         late.responseBody = String(decoding: sent.body, as: UTF8.self)
-        if !(await finishWithinBudget(call.requestId, late)) {
-            deps.log.error("audit completion after the server's own answer failed", ["request_id": .string(call.requestId)])
+        if let failure = await finishWithin(Self.completionBudget, call.requestId, late) {
+            deps.log.error("audit completion after the server's own answer failed", ["request_id": .string(call.requestId), "error": .string(failure)])
         }
         return sent
     }

@@ -35,12 +35,17 @@ public final class ProxyService: Sendable {
         public var rollouts: RolloutMonitor?
         /// The readiness thresholds a rollout's window is judged by.
         public var rolloutThresholds: ReadinessThresholds
+        /// The server's handler deadline (``ProxyConfiguration/handlerDeadline``): how long an
+        /// answer may wait for its audit completion is what it leaves; nil: a fixed 1.5 s.
+        public var handlerDeadline: Duration?
 
         /// Dependencies.
         public init(snapshots: ProxySnapshotBox, delivery: OpenPushDelivery, audit: AuditStore, log: EventLog, metrics: Metrics,
                     clock: @escaping @Sendable () -> Int64, legacy: LegacyForwarder, shadows: ShadowQueue,
                     shadowTimeout: Duration = .seconds(5), sandboxBaseURL: String? = nil, scheduler: StartScheduler? = nil,
-                    diskGuard: AuditDiskGuard? = nil, rollouts: RolloutMonitor? = nil, rolloutThresholds: ReadinessThresholds = ReadinessThresholds()) {
+                    diskGuard: AuditDiskGuard? = nil, rollouts: RolloutMonitor? = nil, rolloutThresholds: ReadinessThresholds = ReadinessThresholds(),
+                    handlerDeadline: Duration? = nil) {
+            self.handlerDeadline = handlerDeadline
             self.diskGuard = diskGuard
             self.rollouts = rollouts
             self.rolloutThresholds = rolloutThresholds
