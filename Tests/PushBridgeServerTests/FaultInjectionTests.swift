@@ -70,7 +70,7 @@ struct FaultInjectionTests {
                 #expect(health == 200, "\(fault) \(c.name): healthz \(health)")
             } else {
                 let normal = try await proxy.send(path: c.path, body: c.body("normal_\(fault)"), session: makeBurstSession())
-                #expect(normal.status < 300, "\(fault) \(c.name): normal request got \(normal.status) \(String(decoding: normal.body, as: UTF8.self))")
+                #expect(normal.status < 300, "\(fault) \(c.name): normal request got \(normal.status) \(String(decoding: normal.body, as: UTF8.self)) \(proxy.log.lines.filter { $0.contains("error") })")
             }
             // A 429 empties the app's bucket until its Retry-After (1 s): the normal send waits that out.
             let normalBound: Duration = fault == .tooMany ? .milliseconds(2500) : .milliseconds(1200)
