@@ -82,7 +82,7 @@ import PushBridgeCore
                                                        previous: "rollout 5%", detail: "max_openpush_error_rate: 6 of 20 failed", instance: nil, fingerprint: nil))
         // Rows written before the file had instance names.
         try database.execute("UPDATE requests SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
-        try database.execute("UPDATE findings SET instance_name = NULL WHERE request_id = 'COPY-REJ'")
+        // (Its findings' `instance_name` is the intent's: SQLite migration 18 stores them inline.)
         return store
     }
 

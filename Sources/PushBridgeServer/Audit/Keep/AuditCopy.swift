@@ -108,7 +108,7 @@ public struct AuditCopy: Sendable {
         var cursor: [SQLiteValue]?
         while true {
             let after = cursor.map { _ in "WHERE (\(table.order.joined(separator: ", "))) > (\(table.order.map { _ in "?" }.joined(separator: ", ")))" } ?? ""
-            let rows = try source.rows("SELECT \(selected.joined(separator: ", ")) FROM \(table.name) \(after) ORDER BY \(table.order.joined(separator: ", ")) LIMIT ?",
+            let rows = try source.rows("SELECT \(selected.joined(separator: ", ")) FROM \(table.name) \(after) ORDER BY \((table.sortedBy ?? table.order).joined(separator: ", ")) LIMIT ?",
                                        (cursor ?? []) + [.integer(Int64(limit))])
             guard let last = rows.last else { return counts }
             cursor = Array(last.prefix(table.order.count))

@@ -11,6 +11,11 @@ struct AuditCopyTable: Sendable {
     var key: [String]
     /// The SQLite columns the rows are read in order of (a cursor moves along them).
     var order: [String]
+    /// The columns the source is sorted by, when fewer than ``order`` give the same order; nil:
+    /// ``order``. (``findings`` is a view over each intent's list since SQLite migration 18: the
+    /// intent's index gives its rows by request and each list its elements by ordinal, while
+    /// sorting by the ordinal too would sort all the rows after the cursor at every batch.)
+    var sortedBy: [String]?
     /// The columns copied value for value, key included.
     var columns: [String]
     /// Copied columns a file may lack (added by a later SQLite migration); read as NULL there.
@@ -46,7 +51,7 @@ struct AuditCopyTable: Sendable {
 
     /// One row per finding of a request.
     static let findings = AuditCopyTable(
-        name: "findings", key: ["request_id", "ordinal"], order: ["request_id", "ordinal"],
+        name: "findings", key: ["request_id", "ordinal"], order: ["request_id", "ordinal"], sortedBy: ["request_id"],
         columns: ["request_id", "ordinal", "dialect", "route", "source_app", "received_at", "field", "kind", "severity", "message", instanceColumn],
         addedLater: [instanceColumn])
 

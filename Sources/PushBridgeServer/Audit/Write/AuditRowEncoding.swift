@@ -30,6 +30,9 @@ enum AuditRowEncoding {
         }
     }
 
+    /// The entry's findings as `findings` rows (``AuditStatements/findingColumns``' order): what
+    /// the rollups fold and the PostgreSQL writer inserts; the SQLite writer stores them inline
+    /// (``findingList(_:)``).
     static func findingRows(_ entry: AuditEntry, instance: String) -> [[SQLiteValue]] {
         entry.findings.enumerated().map { ordinal, finding in
             [
@@ -38,6 +41,27 @@ enum AuditRowEncoding {
                 .text(finding.severity.rawValue), .text(finding.message), .text(instance),
             ]
         }
+    }
+
+    /// Where `field`, `kind`, `severity` and `message` are in a row of ``findingRows(_:instance:)``.
+    private static let listedPositions = ["field", "kind", "severity", "message"].compactMap { AuditStatements.findingColumns.firstIndex(of: $0) }
+
+    /// The value of an intent's ``AuditFindingsInlineSchema/column``: `rows` (``findingRows(_:instance:)``)
+    /// as one JSON array of `[field, kind, severity, message]`, in order; NULL for none.
+    static func findingList(_ rows: [[SQLiteValue]]) -> SQLiteValue {
+        guard !rows.isEmpty else { return .null }
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(rows.count * 96)
+        for (index, row) in rows.enumerated() {
+            bytes.append(contentsOf: index == 0 ? [UInt8(ascii: "[")] : [UInt8(ascii: ","), UInt8(ascii: "[")])
+            for (position, column) in listedPositions.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(row.indices.contains(column) ? row[column].textValue ?? "" : "", into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, marked when cut.

@@ -3,7 +3,8 @@
 /// The file is a log (``AuditLogSchema``): a request's intent is one insert into
 /// `request_log`, its completion one insert into `request_outcomes`, and a request answered
 /// without upstream (`record`) both; nothing on this path updates a row. An answer passed on
-/// as upstream sent it is stored once (``AuditAnswerOnceSchema``). The static
+/// as upstream sent it is stored once (``AuditAnswerOnceSchema``), and its findings inline in
+/// the intent, no `findings` row (``AuditFindingsInlineSchema``). The static
 /// ``apply(_:on:)`` is the PostgreSQL writer's, on its `requests` table.
 final class AuditStatements {
     let database: SQLiteDatabase
@@ -11,7 +12,6 @@ final class AuditStatements {
     private let commit: SQLiteStatement
     private let insertIntent: SQLiteStatement
     private let insertOutcome: SQLiteStatement
-    private let insertFinding: SQLiteStatement
     private let finishIntent: SQLiteStatement
     private let mark: SQLiteStatement
     /// The activity ledger's statements by SQL, prepared on first use.
@@ -38,9 +38,8 @@ final class AuditStatements {
         intents = AuditOpenIntents(settledThrough: settledThrough)
         begin = try database.prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try database.prepare("COMMIT TRANSACTION")
-        insertIntent = try database.prepare(Self.insertSQL("request_log", AuditRequestColumn.intent.map(\.name)))
+        insertIntent = try database.prepare(Self.insertSQL("request_log", AuditRequestColumn.intent.map(\.name) + [AuditFindingsInlineSchema.column]))
         insertOutcome = try database.prepare(Self.insertSQL("request_outcomes", AuditLogSchema.outcomeColumns.map(\.name)))
-        insertFinding = try database.prepare(Self.insertSQL("findings", Self.findingColumns))
         finishIntent = try database.prepare(Self.finishIntentSQL)
         mark = try database.prepare(AuditRecovery.markSQL)
     }
@@ -130,7 +129,7 @@ final class AuditStatements {
         do {
             switch work {
             case .insert(let row, let findings, let ledger):
-                try run(insertIntent, Self.intentPositions.map { row[$0] })
+                try run(insertIntent, Self.intentPositions.map { row[$0] } + [AuditRowEncoding.findingList(findings)])
                 let id = database.lastInsertRowID
                 if Self.isIntentAlone(row) {
                     intents.opened(row[Self.requestIdPosition].textValue ?? "", id: id)
@@ -138,7 +137,6 @@ final class AuditStatements {
                     try run(insertOutcome, Self.storingAnswerOnce(outcomeRow: Self.outcomePositions.map { row[$0] }))
                     intents.wroteSettled(id: id)
                 }
-                for finding in findings { try run(insertFinding, finding) }
                 try runLedger(ledger)
             case .finish(let requestId, let values, let ledger):
                 try run(finishIntent, Self.storingAnswerOnce(completion: values))
