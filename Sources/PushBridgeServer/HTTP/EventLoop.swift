@@ -60,6 +60,12 @@ final class EventLoop: @unchecked Sendable {
     /// How often another thread woke the loop through its eventfd (``signal()``): what a
     /// request costs the loop beyond its own descriptors' readiness.
     let wakes = Atomic(0)
+    /// Requests read on this loop between their request line and libmicrohttpd's completion
+    /// notice (``HTTPExchange/loop``): what ``hasNothingElseToDo`` counts as in flight.
+    let exchangesOpen = Atomic(0)
+    /// Jobs of the batch the thread runs now that come after the running one; only on the
+    /// loop's thread (``serve()``).
+    var jobsLeftInBatch = 0
     /// Signalled when the thread has left its loop.
     private let exited = DispatchSemaphore(value: 0)
 
