@@ -7,8 +7,8 @@ import Synchronization
 /// queued as one batch, writes it in one transaction (group commit), rolls back and rewrites a
 /// batch one operation aborted, and answers every caller once its commit is durable.
 ///
-/// At low load an event loop that finds the writer asleep with nothing queued commits its
-/// operation itself (``commitHere(_:on:)``, `AuditWriter+Loop.swift`), with the same engine,
+/// At low load an event loop that has nothing else to do and finds the writer asleep with
+/// nothing queued commits its operation itself (``commitHere(_:on:)``, `AuditWriter+Loop.swift`), with the same engine,
 /// under the same one-batch-at-a-time rule (``State/committing``).
 ///
 /// Why `@unchecked Sendable` is sound: callers on any thread, and the SQLite syncer's
