@@ -28,11 +28,12 @@ struct AuditLoopCommitTests {
     }
 
     /// A store whose syncs go through `probe`, a loop committing when the last transaction took
-    /// less than `limit`.
-    private static func store(_ path: String, _ probe: SyncProbe, limit: Duration?) throws -> AuditStore {
+    /// less than `limit`, however loaded the machine running the test is.
+    private static func store(_ path: String, _ probe: SyncProbe, limit: Duration?, needsSpareCPU: Bool = false) throws -> AuditStore {
         var configuration = AuditStoreConfiguration()
         configuration.beforeWALSync = { probe.pass() }
         configuration.loopCommitLimit = limit
+        configuration.loopCommitNeedsSpareCPU = needsSpareCPU
         return try AuditStore(path: path, configuration: configuration)
     }
 
@@ -214,6 +215,30 @@ struct AuditLoopCommitTests {
             #expect(store.statistics.committedOnLoops == 2)
             #expect(try store.reader.query("SELECT count(*) FROM requests WHERE request_id IN ('ALONE1', 'BESIDE1', 'ALONE2')") == [[.integer(3)]])
             await server.stop()
+            await store.close()
+        }
+    }
+
+    /// A loop whose thread found the CPU scarce (``EventLoop/hasCPUToSpare``: on a saturated
+    /// host one thread doing a request's work waited twice as long for a CPU) leaves its lone
+    /// commit to the writer thread; with the CPU to spare, it commits it itself.
+    @Test func aLoopShortOfCPULeavesItsCommitToTheWriter() async throws {
+        try await withTemporaryAudit { path in
+            let probe = SyncProbe()
+            let store = try Self.store(path, probe, limit: .seconds(600), needsSpareCPU: true)
+            let loop = EventLoop(name: "pb-own-cpu")
+            defer { loop.shutdown() }
+            for scarce in [true, false] {
+                #expect(await Self.writerIdle(store), "the writer never went idle")
+                try await Task(executorPreference: loop) {
+                    // A reading dated ahead, so the loop keeps this verdict however slow the machine.
+                    loop.cpuSample = CPUWaitSample(at: .now.advanced(by: .seconds(3600)), waitedNs: 0)
+                    loop.cpuScarce = scarce
+                    try await store.record(sampleEntry("CPU-\(scarce)"), sampleCompletion())
+                }.value
+            }
+            #expect(probe.threads.withLock { $0 } == ["-", loop.name], "syncs ran on \(probe.threads.withLock { $0 })")
+            #expect(store.statistics.committedOnLoops == 1)
             await store.close()
         }
     }

@@ -60,4 +60,29 @@ struct EventLoopIdleTests {
         #expect(await eventually(10) { loop.exchangesOpen.load(ordering: .relaxed) == 0 }, "the answered request stayed counted")
         await server.stop()
     }
+
+    /// When a loop counts the CPU as scarce (``EventLoop/hasCPUToSpare``, which keeps loop commits
+    /// on the writer thread on a saturated host): over 5 % of the time spent waiting for a CPU
+    /// turns it scarce, and only under 1 % turns it plentiful again (a loop whose commits went to
+    /// the writer waits less, and would otherwise switch back and forth).
+    @Test func theCPUIsScarceWhenTheLoopWaitsForIt() {
+        let interval = Duration.milliseconds(100)
+        let ms: UInt64 = 1_000_000
+        #expect(!EventLoop.isScarce(waitedNs: 0, over: interval, wasScarce: false))
+        #expect(!EventLoop.isScarce(waitedNs: 4 * ms, over: interval, wasScarce: false))
+        #expect(EventLoop.isScarce(waitedNs: 20 * ms, over: interval, wasScarce: false), "20 % of the time waiting")
+        #expect(EventLoop.isScarce(waitedNs: 4 * ms, over: interval, wasScarce: true), "4 % is not plentiful again")
+        #expect(!EventLoop.isScarce(waitedNs: ms / 2, over: interval, wasScarce: true))
+        #expect(!EventLoop.isScarce(waitedNs: 20 * ms, over: .zero, wasScarce: false), "no time passed, nothing said")
+    }
+
+    /// A loop reads its thread's wait for a CPU from the kernel, and an idle loop on this
+    /// machine has the CPU to spare the first time it asks (nothing measured yet).
+    @Test func aLoopReadsItsThreadsWaitForACPU() async {
+        let loop = EventLoop(name: "pb-cpu-test")
+        defer { loop.shutdown() }
+        let (waited, spare) = await loop.run { (EventLoop.threadWaitNs(), loop.hasCPUToSpare) }
+        #expect(waited != nil, "/proc/thread-self/schedstat was not read")
+        #expect(spare)
+    }
 }

@@ -66,6 +66,10 @@ final class EventLoop: @unchecked Sendable {
     /// Jobs of the batch the thread runs now that come after the running one; only on the
     /// loop's thread (``serve()``).
     var jobsLeftInBatch = 0
+    /// The last reading of the thread's wait for a CPU, and whether it said the CPU is scarce
+    /// (``hasCPUToSpare``); only on the loop's thread.
+    var cpuSample: CPUWaitSample?
+    var cpuScarce = false
     /// Signalled when the thread has left its loop.
     private let exited = DispatchSemaphore(value: 0)
 

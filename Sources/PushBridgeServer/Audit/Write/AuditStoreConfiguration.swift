@@ -53,11 +53,17 @@ public struct AuditStoreConfiguration: Sendable {
     /// locally take it (SQLite, not PostgreSQL). nil: every operation goes through the writer
     /// thread. A loop commits only when it serves no other request and has nothing else to do
     /// (``EventLoop/hasNothingElseToDo``), so its other connections never wait behind its
-    /// `fdatasync`. Default nil (off): at 20 ms it cuts the switches per request at one
-    /// connection from 12 to 8 (7 on a quiet machine), but on a saturated CPU it made the
-    /// one-connection p50 2.75× worse; see docs/benchmarks.md, "Loop commits when the loop
-    /// is idle".
+    /// `fdatasync`, and only while its thread gets a CPU when it wants one
+    /// (``EventLoop/hasCPUToSpare``: on a saturated CPU, committing on the loop made the
+    /// one-connection p50 2.75× worse). Default nil (off): on a quiet machine 20 ms cut the
+    /// switches per request at one connection from 11 to 7, but no A/B yet showed that 16 and
+    /// 64 connections do not lose; see docs/benchmarks.md, "Loop commits when the loop is idle".
     public var loopCommitLimit: Duration? = nil
+    /// With ``loopCommitLimit`` set, whether a loop commits its own operation only while its
+    /// thread gets a CPU when it wants one (``EventLoop/hasCPUToSpare``). Default `true`;
+    /// `false` is for tests about where a commit runs, which must not depend on how loaded the
+    /// machine running them is.
+    public var loopCommitNeedsSpareCPU = true
     /// With ``pipelinedSync``: at most this many committed batches wait for an `fdatasync`
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.

@@ -21,7 +21,8 @@
 /// (``EventLoop/hasNothingElseToDo``: no other request in flight on it, no other job, none of its
 /// descriptors ready): a loop blocked in `fdatasync` holds up every connection it serves, which
 /// cost 16 connections 5–15 % of their requests per second when loops committed regardless
-/// (docs/benchmarks.md, "Loop commits when the loop is idle"). A slow or failed transaction
+/// (docs/benchmarks.md, "Loop commits when the loop is idle"). And only while the loop's thread
+/// gets a CPU when it wants one (``EventLoop/hasCPUToSpare``). A slow or failed transaction
 /// (a file another process locked, a stalling disk) turns this off until the writer thread
 /// commits quickly again (``AuditStoreConfiguration/loopCommitLimit``, which also turns this on).
 extension AuditWriter {
@@ -40,10 +41,15 @@ extension AuditWriter {
     /// are on, the engine has no sync in flight (under load the syncer is busy, and a loop would
     /// wait behind its sync), and the loop has nothing else to do
     /// (``EventLoop/hasNothingElseToDo``: a loop serving other requests would hold them up
-    /// through its commit). The loop's check, the dearest, goes last.
+    /// through its commit), and its thread gets a CPU when it wants one
+    /// (``EventLoop/hasCPUToSpare``, unless ``AuditStoreConfiguration/loopCommitNeedsSpareCPU``
+    /// is off: on a saturated CPU the request waits less with its work split between the loop
+    /// and the writer thread). Under load the loop's first check (more than one request in
+    /// flight, an atomic load) answers before the syncer's lock is taken.
     func loopMayCommit() -> Bool {
-        guard loopCommitLimit != nil, let loop = EventLoop.current, engineIdle?() == true else { return false }
-        return loop.hasNothingElseToDo
+        guard loopCommitLimit != nil, let loop = EventLoop.current else { return false }
+        return loop.hasNothingElseToDo && engineIdle?() == true
+            && (!configuration.loopCommitNeedsSpareCPU || loop.hasCPUToSpare)
     }
 
     /// Runs `operation` as a batch alone on the calling loop, with `engine`, then gives the
