@@ -17,7 +17,8 @@ import Synchronization
 /// from one thread.
 ///
 /// Why `@unchecked Sendable` is sound: the job queue and the timers are in a `Mutex`;
-/// ``sources`` is read and written only on the loop's thread; the descriptors are immutable.
+/// ``sources``, ``jobsLeftInBatch``, ``cpuSample`` and ``cpuScarce`` are read and written only
+/// on the loop's thread; ``exchangesOpen`` is atomic; the descriptors are immutable.
 final class EventLoop: @unchecked Sendable {
     /// A job waiting for the thread.
     enum Job {
