@@ -28,11 +28,12 @@ struct AuditLoopCommitTests {
     }
 
     /// A store whose syncs go through `probe`, a loop committing when the last transaction took
-    /// less than `limit`.
-    private static func store(_ path: String, _ probe: SyncProbe, limit: Duration?) throws -> AuditStore {
+    /// less than `limit`, however loaded the machine running the test is.
+    private static func store(_ path: String, _ probe: SyncProbe, limit: Duration?, needsSpareCPU: Bool = false) throws -> AuditStore {
         var configuration = AuditStoreConfiguration()
         configuration.beforeWALSync = { probe.pass() }
         configuration.loopCommitLimit = limit
+        configuration.loopCommitNeedsSpareCPU = needsSpareCPU
         return try AuditStore(path: path, configuration: configuration)
     }
 
@@ -158,6 +159,86 @@ struct AuditLoopCommitTests {
             #expect(probe.threads.withLock { $0 } == expected)
             #expect(store.statistics.committedOnLoops == (limit == nil ? 0 : 1))
             #expect(try store.reader.query("SELECT count(*) FROM requests WHERE request_id LIKE 'SLOW%'") == [[.integer(3)]])
+            await store.close()
+        }
+    }
+
+    /// A loop commits its own operation only when it serves no other request (issue 31, item 3:
+    /// loop commits that cost 16 connections 5–15 % of their requests per second, because the
+    /// loop's other connections waited through its `fdatasync`). A real server on one loop: a
+    /// request alone is committed on the loop; a request beside one whose handler is still
+    /// running on the same loop goes to the writer thread; alone again, on the loop again.
+    @Test func aLoopServingAnotherRequestLeavesItsCommitToTheWriter() async throws {
+        try await withTemporaryAudit { path in
+            let probe = SyncProbe()
+            let store = try Self.store(path, probe, limit: .seconds(600))
+            let gate = AsyncGate()
+            let holding = Atomic(false)
+            var configuration = HTTPServerConfiguration()
+            configuration.threadCount = 1
+            let server = try HTTPServer(configuration: configuration) { request in
+                if request.target == "/hold" {
+                    holding.store(true, ordering: .releasing)
+                    await gate.wait()
+                    return HTTPResponse(status: 204)
+                }
+                let id = String(request.target.dropFirst("/record/".count))
+                do {
+                    try await store.record(sampleEntry(id), sampleCompletion())
+                    return HTTPResponse(status: 200)
+                } catch {
+                    return HTTPResponse(status: 503, body: Array("\(error)".utf8))
+                }
+            }
+            let loop = server.loops[0]
+            let record = { (id: String) async throws -> Int in
+                try await RawHTTPClient.send(port: server.port, method: "POST", target: "/record/\(id)").status
+            }
+            #expect(await Self.writerIdle(store), "the writer never went idle")
+            #expect(try await record("ALONE1") == 200)
+            #expect(probe.threads.withLock { $0 } == [loop.name], "syncs ran on \(probe.threads.withLock { $0 })")
+
+            #expect(await Self.writerIdle(store), "the writer never went idle")
+            let held = Task { try await RawHTTPClient.send(port: server.port, method: "POST", target: "/hold").status }
+            #expect(await eventually(10) { holding.load(ordering: .acquiring) }, "the held request never reached its handler")
+            #expect(try await record("BESIDE1") == 200)
+            #expect(probe.threads.withLock { $0 } == [loop.name, "-"],
+                    "with another request in flight on the loop, syncs ran on \(probe.threads.withLock { $0 })")
+            #expect(store.statistics.committedOnLoops == 1)
+            gate.open()
+            #expect(try await held.value == 204)
+
+            #expect(await eventually(10) { loop.exchangesOpen.load(ordering: .relaxed) == 0 }, "the held request never completed")
+            #expect(await Self.writerIdle(store), "the writer never went idle")
+            #expect(try await record("ALONE2") == 200)
+            #expect(probe.threads.withLock { $0 } == [loop.name, "-", loop.name], "syncs ran on \(probe.threads.withLock { $0 })")
+            #expect(store.statistics.committedOnLoops == 2)
+            #expect(try store.reader.query("SELECT count(*) FROM requests WHERE request_id IN ('ALONE1', 'BESIDE1', 'ALONE2')") == [[.integer(3)]])
+            await server.stop()
+            await store.close()
+        }
+    }
+
+    /// A loop whose thread found the CPU scarce (``EventLoop/hasCPUToSpare``: on a saturated
+    /// host one thread doing a request's work waited twice as long for a CPU) leaves its lone
+    /// commit to the writer thread; with the CPU to spare, it commits it itself.
+    @Test func aLoopShortOfCPULeavesItsCommitToTheWriter() async throws {
+        try await withTemporaryAudit { path in
+            let probe = SyncProbe()
+            let store = try Self.store(path, probe, limit: .seconds(600), needsSpareCPU: true)
+            let loop = EventLoop(name: "pb-own-cpu")
+            defer { loop.shutdown() }
+            for scarce in [true, false] {
+                #expect(await Self.writerIdle(store), "the writer never went idle")
+                try await Task(executorPreference: loop) {
+                    // A reading dated ahead, so the loop keeps this verdict however slow the machine.
+                    loop.cpuSample = CPUWaitSample(at: .now.advanced(by: .seconds(3600)), waitedNs: 0)
+                    loop.cpuScarce = scarce
+                    try await store.record(sampleEntry("CPU-\(scarce)"), sampleCompletion())
+                }.value
+            }
+            #expect(probe.threads.withLock { $0 } == ["-", loop.name], "syncs ran on \(probe.threads.withLock { $0 })")
+            #expect(store.statistics.committedOnLoops == 1)
             await store.close()
         }
     }

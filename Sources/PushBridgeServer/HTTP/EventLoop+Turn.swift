@@ -15,7 +15,10 @@ extension EventLoop {
                 queue.jobs.removeAll(keepingCapacity: true)
                 return (jobs, queue.stopped)
             }
-            for job in batch { runJob(job) }
+            for (index, job) in batch.enumerated() {
+                jobsLeftInBatch = batch.count - index - 1
+                runJob(job)
+            }
             if stopped && batch.isEmpty { return }
             if pollRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 for source in sources { source.run() }

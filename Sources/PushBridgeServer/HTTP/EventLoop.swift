@@ -17,7 +17,8 @@ import Synchronization
 /// from one thread.
 ///
 /// Why `@unchecked Sendable` is sound: the job queue and the timers are in a `Mutex`;
-/// ``sources`` is read and written only on the loop's thread; the descriptors are immutable.
+/// ``sources``, ``jobsLeftInBatch``, ``cpuSample`` and ``cpuScarce`` are read and written only
+/// on the loop's thread; ``exchangesOpen`` is atomic; the descriptors are immutable.
 final class EventLoop: @unchecked Sendable {
     /// A job waiting for the thread.
     enum Job {
@@ -60,6 +61,16 @@ final class EventLoop: @unchecked Sendable {
     /// How often another thread woke the loop through its eventfd (``signal()``): what a
     /// request costs the loop beyond its own descriptors' readiness.
     let wakes = Atomic(0)
+    /// Requests read on this loop between their request line and libmicrohttpd's completion
+    /// notice (``HTTPExchange/loop``): what ``hasNothingElseToDo`` counts as in flight.
+    let exchangesOpen = Atomic(0)
+    /// Jobs of the batch the thread runs now that come after the running one; only on the
+    /// loop's thread (``serve()``).
+    var jobsLeftInBatch = 0
+    /// The last reading of the thread's wait for a CPU, and whether it said the CPU is scarce
+    /// (``hasCPUToSpare``); only on the loop's thread.
+    var cpuSample: CPUWaitSample?
+    var cpuScarce = false
     /// Signalled when the thread has left its loop.
     private let exited = DispatchSemaphore(value: 0)
 

@@ -52,6 +52,10 @@ final class HTTPExchange: Sendable {
     let ticket: HTTPRequestTicket?
     /// How the request ends: ``ticket``, or one of its own without an exit.
     let ending: HTTPRequestTicket
+    /// The loop that read its request line, which counts it in flight
+    /// (``EventLoop/exchangesOpen``) until libmicrohttpd's completion notice
+    /// (``HTTPServerCore/closed(_:refusedByLibrary:)``); nil off a loop.
+    let loop: EventLoop?
     /// The guarded state.
     let state = Mutex(State())
     /// The suspended `MHD_Connection *` as a bit pattern (a raw pointer is not `Sendable`; the
@@ -61,11 +65,14 @@ final class HTTPExchange: Sendable {
     /// the answer.
     private let suspendedConnection = Mutex<(connection: UInt, loop: EventLoop?)?>(nil)
 
-    /// An exchange for a request line with `target`, known to the server's exit by `ticket`.
-    init(target: String, ticket: HTTPRequestTicket? = nil) {
+    /// An exchange for a request line with `target`, known to the server's exit by `ticket`,
+    /// read on `loop` (which counts it in flight from now on).
+    init(target: String, ticket: HTTPRequestTicket? = nil, loop: EventLoop? = nil) {
         self.target = target
         self.ticket = ticket
         self.ending = ticket ?? HTTPRequestTicket(id: "", startedMs: 0)
+        self.loop = loop
+        loop?.exchangesOpen.add(1, ordering: .relaxed)
     }
 
     /// The request as far as it arrived (method, target, headers, peer; no body), with its

@@ -74,7 +74,7 @@ final class HTTPServerCore: Sendable {
     /// A request line arrived.
     func opened(target: String) -> HTTPExchange {
         registry.withLock { $0.open += 1 }
-        return HTTPExchange(target: target, ticket: configuration.exit?.arrived())
+        return HTTPExchange(target: target, ticket: configuration.exit?.arrived(), loop: EventLoop.current)
     }
 
     /// libmicrohttpd is done with the request (sent, failed or shut down). `refusal` (the
@@ -85,6 +85,8 @@ final class HTTPServerCore: Sendable {
         if let refusal { recordLibraryRefusal(exchange, status: refusal.status, remote: refusal.remote) }
         // A request closed while its handler runs (daemon shutdown) must not be resumed later.
         exchange.close()
+        // Called once per exchange (libmicrohttpd's completion notice clears `*req_cls`).
+        exchange.loop?.exchangesOpen.subtract(1, ordering: .relaxed)
         registry.withLock { registry in
             registry.open -= 1
             registry.running[ObjectIdentifier(exchange)] = nil

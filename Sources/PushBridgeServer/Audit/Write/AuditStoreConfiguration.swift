@@ -51,11 +51,19 @@ public struct AuditStoreConfiguration: Sendable {
     /// file, a stalling disk) sends every operation through the writer thread again until one
     /// commits quickly there, so a loop blocks at most once on a stall. Only engines that commit
     /// locally take it (SQLite, not PostgreSQL). nil: every operation goes through the writer
-    /// thread. Default nil (off): at 20 ms it cut the switches per request at one connection
-    /// from 11 to 7, but A/B runs against older builds put 16 connections 5–15 % lower (a
-    /// loop's other connections wait behind its `fdatasync`); see docs/benchmarks.md, "Issues
-    /// 30 and 31, third day".
+    /// thread. A loop commits only when it serves no other request and has nothing else to do
+    /// (``EventLoop/hasNothingElseToDo``), so its other connections never wait behind its
+    /// `fdatasync`, and only while its thread gets a CPU when it wants one
+    /// (``EventLoop/hasCPUToSpare``: on a saturated CPU, committing on the loop made the
+    /// one-connection p50 2.75× worse). Default nil (off): on a quiet machine 20 ms cut the
+    /// switches per request at one connection from 11 to 7, but no A/B yet showed that 16 and
+    /// 64 connections do not lose; see docs/benchmarks.md, "Loop commits when the loop is idle".
     public var loopCommitLimit: Duration? = nil
+    /// With ``loopCommitLimit`` set, whether a loop commits its own operation only while its
+    /// thread gets a CPU when it wants one (``EventLoop/hasCPUToSpare``). Default `true`;
+    /// `false` is for tests about where a commit runs, which must not depend on how loaded the
+    /// machine running them is.
+    public var loopCommitNeedsSpareCPU = true
     /// With ``pipelinedSync``: at most this many committed batches wait for an `fdatasync`
     /// to begin (besides the one being synced) before the writer waits to gather a bigger
     /// batch. Default 1: the writer's next transaction overlaps the current sync.

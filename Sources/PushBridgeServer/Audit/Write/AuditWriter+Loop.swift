@@ -17,8 +17,12 @@
 /// is load: at 64 connections loops that still committed alone now and then lost 0.84× of the
 /// requests per second); whatever
 /// arrives meanwhile (another loop's operations) queues for the writer thread, which the loop
-/// wakes when it gives the engine back. The loop's other connections wait for that commit, as
-/// they would wait for the loop behind any other blocking step; a slow or failed transaction
+/// wakes when it gives the engine back. And only when the loop has nothing else to do
+/// (``EventLoop/hasNothingElseToDo``: no other request in flight on it, no other job, none of its
+/// descriptors ready): a loop blocked in `fdatasync` holds up every connection it serves, which
+/// cost 16 connections 5–15 % of their requests per second when loops committed regardless
+/// (docs/benchmarks.md, "Loop commits when the loop is idle"). And only while the loop's thread
+/// gets a CPU when it wants one (``EventLoop/hasCPUToSpare``). A slow or failed transaction
 /// (a file another process locked, a stalling disk) turns this off until the writer thread
 /// commits quickly again (``AuditStoreConfiguration/loopCommitLimit``, which also turns this on).
 extension AuditWriter {
@@ -30,6 +34,22 @@ extension AuditWriter {
         case queued
         /// The caller, a loop, commits it now (``commitHere(_:on:)``).
         case here
+    }
+
+    /// Whether the calling thread is an event loop that may commit its own operation, as far as
+    /// the engine and the loop go (the writer's side is ``State/idleForLoop(_:)``): loop commits
+    /// are on, the engine has no sync in flight (under load the syncer is busy, and a loop would
+    /// wait behind its sync), and the loop has nothing else to do
+    /// (``EventLoop/hasNothingElseToDo``: a loop serving other requests would hold them up
+    /// through its commit), and its thread gets a CPU when it wants one
+    /// (``EventLoop/hasCPUToSpare``, unless ``AuditStoreConfiguration/loopCommitNeedsSpareCPU``
+    /// is off: on a saturated CPU the request waits less with its work split between the loop
+    /// and the writer thread). Under load the loop's first check (more than one request in
+    /// flight, an atomic load) answers before the syncer's lock is taken.
+    func loopMayCommit() -> Bool {
+        guard loopCommitLimit != nil, let loop = EventLoop.current else { return false }
+        return loop.hasNothingElseToDo && engineIdle?() == true
+            && (!configuration.loopCommitNeedsSpareCPU || loop.hasCPUToSpare)
     }
 
     /// Runs `operation` as a batch alone on the calling loop, with `engine`, then gives the

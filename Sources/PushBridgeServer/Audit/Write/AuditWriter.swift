@@ -7,8 +7,8 @@ import Synchronization
 /// queued as one batch, writes it in one transaction (group commit), rolls back and rewrites a
 /// batch one operation aborted, and answers every caller once its commit is durable.
 ///
-/// At low load an event loop that finds the writer asleep with nothing queued commits its
-/// operation itself (``commitHere(_:on:)``, `AuditWriter+Loop.swift`), with the same engine,
+/// At low load an event loop that has nothing else to do and finds the writer asleep with
+/// nothing queued commits its operation itself (``commitHere(_:on:)``, `AuditWriter+Loop.swift`), with the same engine,
 /// under the same one-batch-at-a-time rule (``State/committing``).
 ///
 /// Why `@unchecked Sendable` is sound: callers on any thread, and the SQLite syncer's
@@ -113,11 +113,11 @@ final class AuditWriter: @unchecked Sendable {
 
     /// Queues `operation`, or parks it behind the full queue (the caller stays suspended: a
     /// row is never dropped). Fails it at once when the store is closing. On an event loop that
-    /// finds the writer asleep with nothing queued, commits it here instead (``commitHere(_:on:)``).
+    /// has nothing else to do and finds the writer asleep with nothing queued, commits it here
+    /// instead (``commitHere(_:on:)``).
     func submit(_ operation: AuditOperation) {
         let capacity = configuration.queueCapacity
-        // Under load the syncer is busy: a loop would wait behind its sync, so it queues.
-        let onLoop = loopCommitLimit != nil && EventLoop.current != nil && engineIdle?() == true
+        let onLoop = loopMayCommit()
         let (taken, wakeWriter) = state.withLock { state -> (Submission, Bool) in
             guard !state.closing else { return (.refused, false) }
             if onLoop && state.idleForLoop(operation) {
