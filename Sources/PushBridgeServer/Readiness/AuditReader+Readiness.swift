@@ -36,7 +36,8 @@ extension AuditReader {
         let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
         // The whole minutes' request figures, read once for every part that needs them.
         var rolled = ReadinessRequestRollup()
-        if hasRollups, let minutes = RollupWindow(since: filter.since, until: filter.until).minutes { rolled = try readinessRequestRollup(scope, minutes) }
+        let window = RollupWindow(since: filter.since, until: filter.until)
+        if hasRollups, window.minutes != nil { rolled = try readinessRequestRollup(scope, window) }
         var routes = try readinessRequests(scope, rolled)
         for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
         try readinessShadow(scope, into: &routes)
@@ -171,13 +172,14 @@ extension AuditReader {
         var whole = scope
         whole.appNames = []
         (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
-        let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { window throws(AuditError) in
+        let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { _ throws(AuditError) in
             // Grouped by the key's first columns, in the table's order: no sort of every rollup
             // row (one per request on thin traffic); an app under two names, or sending from two
-            // instances, is a row each, added up below.
-            let (clause, arguments) = readinessRollupClause(whole, window, extra: ["outcome <> 'rejected'"])
+            // instances, is a row each, added up below. Minutes, never hours: the minute table alone.
+            let window = RollupWindow(since: whole.filter.since, until: whole.filter.until, hourly: false)
+            let (from, clause, arguments) = readinessRollupClause(whole, .requests, window, extra: ["outcome <> 'rejected'"])
             return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, sum(openpush_sends) "
-                             + "FROM rollup_requests \(clause) GROUP BY \(Self.busiestMinuteGrouping) HAVING sum(requests) != 0", arguments)
+                             + "FROM \(from) \(clause) GROUP BY \(Self.busiestMinuteGrouping) HAVING sum(requests) != 0", arguments)
         } rows: { whole throws(AuditError) in
             let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
             let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"

@@ -56,14 +56,15 @@ extension AuditReader {
     }
 
     /// The primary's figures over whole minutes, from `rolled`; each route's example error
-    /// read from the log over the newest minute with an error.
+    /// read from the log over the newest rollup row with an error (a minute, or an hour).
     private func openPushPrimary(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup) throws(AuditError) -> [ReadinessKey: ReadinessOpenPushFigures] {
         var figures: [ReadinessKey: ReadinessOpenPushFigures] = [:]
         for (key, route) in rolled.openPush {
             var figure = ReadinessOpenPushFigures(calls: route.calls, errors: route.errors, rateLimited: route.rateLimited, gaps: route.gaps)
             if let minute = route.newestErrorMinute {
                 var narrowed = scope
-                (narrowed.filter.since, narrowed.filter.until) = (minute * 60_000, (minute + 1) * 60_000)
+                let span = RollupWindow(since: scope.filter.since, until: scope.filter.until).span(ofMinute: minute)
+                (narrowed.filter.since, narrowed.filter.until) = (span.since, span.until)
                 figure.example = try openPushPrimary(narrowed, route: key)[key]?.example
             }
             figures[key] = figure
