@@ -212,8 +212,8 @@ extension AuditReader {
         let statusClass = { (side: String) in
             "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
         }
-        let (clause, arguments) = readinessClause(scope, extra: [Self.shadowSent])
-        let join = "FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id"
+        let (clause, arguments) = readinessClause(scope, extra: [Self.shadowSent, Self.shadowsRequest])
+        let join = Self.shadowJoin
         let disagreed = "\(accepted("primary")) != \(accepted("shadow"))"
         for row in try query("""
             SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN \(disagreed) AND NOT \(expected) THEN 1 ELSE 0 END), sum(CASE WHEN \(expected) THEN 1 ELSE 0 END)
@@ -223,7 +223,7 @@ extension AuditReader {
             routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
             routes[key(row)]?.expectedDisagreements = Int(row[5].integerValue ?? 0)
         }
-        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)", Self.shadowSent])
+        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)", Self.shadowSent, Self.shadowsRequest])
         for row in try query("""
             SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
             \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
@@ -235,4 +235,13 @@ extension AuditReader {
 
     /// A comparison whose shadow was sent (not skipped for live traffic).
     static let shadowSent = "s.verdict <> '\(ShadowComparison.Verdict.shadowSkipped.rawValue)'"
+
+    /// Comparisons (`s`) with their requests (`r`, joined by ``shadowsRequest``), the
+    /// comparisons read first: SQLite takes `CROSS JOIN`'s left side as the outer loop, so it
+    /// probes the log by request id once per comparison (a tenth of the requests in the bench)
+    /// instead of scanning the whole log and probing the comparisons (3–4× the CPU over
+    /// 200,000 requests). PostgreSQL plans it as the inner join it is.
+    static let shadowJoin = "FROM shadow_comparisons s CROSS JOIN requests r"
+    /// ``shadowJoin``'s condition.
+    static let shadowsRequest = "r.request_id = s.request_id"
 }
