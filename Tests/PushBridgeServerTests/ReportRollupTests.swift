@@ -12,7 +12,8 @@ import Testing
     static let rows = 400
 
     /// The windows compared: the whole audit, edges inside minutes, whole minutes, one
-    /// partial minute, and the app, dialect and route filters.
+    /// partial minute, and the app, dialect and route filters; whole hours exactly, and a
+    /// few hours (the chart per 15 minutes: read per minute, hours or not).
     static func filters() -> [ReportFilter] {
         let start = SyntheticTraffic.start, span = SyntheticTraffic.span
         return [
@@ -24,6 +25,8 @@ import Testing
             ReportFilter(until: start + span / 4 + 30_000),
             ReportFilter(app: "app-03"),
             ReportFilter(since: start + span / 5 + 777, dialect: "onesignal", route: "update"),
+            ReportFilter(since: start - start % 3_600_000 + 3_600_000 * 40, until: start - start % 3_600_000 + 3_600_000 * 300),
+            ReportFilter(since: start + span / 2 - 3 * 3_600_000 - 61_001, until: start + span / 2 + 2 * 3_600_000 + 119_999),
         ]
     }
 
@@ -87,6 +90,7 @@ import Testing
     /// Compares the two reports, rendered too, and readiness (judged from the rollups, and from
     /// the rows by a reader that ignores them), for every filter.
     static func compare(_ reader: AuditReader, path: String, _ label: String) throws {
+        try HourlyRollupTests.expectHoursAreTheirMinutes(reader, label)
         let rows = try AuditReader.rowsOnly(path)
         for filter in filters() {
             let readiness = try reader.readiness(filter)
@@ -201,7 +205,8 @@ import Testing
     /// when traffic is spread thinly), so readiness reads it twice (its routes' figures in one
     /// query, the busiest minutes in another; five reads before) and the report four times
     /// (its cells with the retries, its minutes, and readiness's two; eight before), with
-    /// the same figures as the rows give; the busiest minute's read sorts nothing.
+    /// the same figures as the rows give; the busiest minute's read sorts nothing. A window
+    /// with whole hours reads them from the hourly rollups in the same passes.
     @Test(arguments: AuditEngine.allCases)
     func readinessAndTheReportReadTheRequestRollupsInFewPasses(_ engine: AuditEngine) async throws {
         try await Self.withWrittenAudit(engine) { path, reader in
@@ -222,8 +227,9 @@ import Testing
                 let reportPasses = try passes { report = try reader.report(filter) }
                 #expect(reportPasses.count == 4, "\(filter.summary): \(reportPasses)")
                 #expect(report == (try reader.oracleReport(filter)), "\(filter.summary)")
+                #expect(readinessPasses.filter { $0.contains("FROM \(AuditRollupHourSchema.requestsTable)") }.count == 1, "\(filter.summary): \(readinessPasses)")
                 // The busiest minute groups by the key's prefix: SQLite sorts nothing for it.
-                let busiest = try #require(readinessPasses.first { $0.contains("openpush_sends") })
+                let busiest = try #require(readinessPasses.first { $0.contains("sum(openpush_sends)") })
                 if engine == .sqlite {
                     let plan = try SQLiteDatabase(path: path).rows("EXPLAIN QUERY PLAN " + busiest).compactMap { $0.last?.textValue }
                     #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")

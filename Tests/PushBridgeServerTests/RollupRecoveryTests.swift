@@ -33,6 +33,9 @@ import Testing
         #expect(rollups == ["forwarded=1"])
         #expect(rollups == rows)
         #expect(try Self.judged(store.reader) == 1)
+        // The day's hours go too: the hourly rows are still the minutes' added up.
+        #expect(try store.reader.query("SELECT sum(requests) FROM \(AuditRollupHourSchema.requestsTable)").first?.first?.integerValue == 1)
+        try HourlyRollupTests.expectHoursAreTheirMinutes(store.reader, "dropped day")
         await store.close()
     }
 

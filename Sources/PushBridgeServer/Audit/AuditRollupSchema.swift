@@ -24,54 +24,75 @@ enum AuditRollupSchema {
 
     /// Both tables, for SQLite (`WITHOUT ROWID`: the key is the table) or PostgreSQL.
     static func createTables(sqlite: Bool) -> String {
+        table("rollup_requests", requestKey, firstRequestCounters, sqlite: sqlite) + table("rollup_findings", findingKey, firstFindingCounters, sqlite: sqlite)
+    }
+
+    /// `CREATE TABLE name` with `key` (its primary key) and `counters`; `defaults`: each
+    /// counter with its zero as its default (for inserts that name only some).
+    static func table(_ name: String, _ key: [String], _ counters: [String], sqlite: Bool, defaults: Bool = false) -> String {
         let integer = sqlite ? "INTEGER" : "BIGINT", real = sqlite ? "REAL" : "DOUBLE PRECISION"
         let suffix = sqlite ? " WITHOUT ROWID" : ""
         func declare(_ column: String) -> String {
+            let counter = defaults && counters.contains(column)
             switch column {
-            case "minute", "upstream_status", "admitted", "requests", "openpush_sends", "retried_requests", "retries", "rate_limited_attempts",
-                 "first_at", "last_at", "findings", "indexed":
-                "\(column) \(integer) NOT NULL"
-            case "latency_ms", "rate_limit_wait_ms": "\(column) \(real) NOT NULL"
-            default: "\(column) TEXT NOT NULL"
+            case "latency_ms", "rate_limit_wait_ms": return "\(column) \(real) NOT NULL" + (counter ? " DEFAULT 0" : "")
+            case _ where textColumns.contains(column): return "\(column) TEXT NOT NULL" + (counter ? " DEFAULT ''" : "")
+            default: return "\(column) \(integer) NOT NULL" + (counter ? " DEFAULT 0" : "")
             }
         }
-        func table(_ name: String, _ key: [String], _ counters: [String]) -> String {
-            "CREATE TABLE \(name) (\n    " + (key + counters).map(declare).joined(separator: ",\n    ")
-                + ",\n    PRIMARY KEY (\(key.joined(separator: ", ")))\n)\(suffix);\n"
-        }
-        return table("rollup_requests", requestKey, firstRequestCounters) + table("rollup_findings", findingKey, firstFindingCounters)
+        return "CREATE TABLE \(name) (\n    " + (key + counters).map(declare).joined(separator: ",\n    ")
+            + ",\n    PRIMARY KEY (\(key.joined(separator: ", ")))\n)\(suffix);\n"
     }
+
+    /// The rollups' text columns (every other is a number).
+    static let textColumns: Set<String> = ["instance_name", "source_app", "app_name", "target_app", "dialect", "route", "outcome", "field", "kind",
+                                           "example_request_id", "example_message", "judged_example_request_id"]
 
     /// Adds `rows` counter rows' figures to `rollup_requests` (the first and last time widened).
     static func upsertRequestsSQL(rows: Int) -> String { "INSERT INTO rollup_requests \(values(requestKey + requestCounters, rows: rows)) ON CONFLICT \(requestsConflict)" }
+
+    /// Adds `rows` counter rows' figures to `table` (its `key` and `counters`) with `conflict` (``requestsConflict(_:_:)``, ``findingsConflict(_:_:)``).
+    static func upsertSQL(_ table: String, _ key: [String], _ counters: [String], conflict: String, rows: Int) -> String {
+        "INSERT INTO \(table) \(values(key + counters, rows: rows)) ON CONFLICT \(conflict)"
+    }
 
     /// Adds `rows` counter rows' figures to `rollup_findings`.
     static func upsertFindingsSQL(rows: Int) -> String { "INSERT INTO rollup_findings \(values(findingKey + findingCounters, rows: rows)) ON CONFLICT \(findingsConflict)" }
 
     /// `(columns) VALUES (?, …), …`.
-    private static func values(_ columns: [String], rows: Int) -> String {
+    static func values(_ columns: [String], rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         return "(\(columns.joined(separator: ", "))) VALUES " + Array(repeating: row, count: max(1, rows)).joined(separator: ", ")
     }
 
     /// What follows `ON CONFLICT` in an upsert of `rollup_requests`: the counters added.
-    static let requestsConflict = conflict("rollup_requests", requestKey, requestCounters) { column in
-        switch column {
-        case "first_at": earlier("rollup_requests", column)
-        case "last_at": later("rollup_requests", column)
-        default: "rollup_requests.\(column) + excluded.\(column)"
+    static let requestsConflict = requestsConflict("rollup_requests", requestKey)
+
+    /// What follows `ON CONFLICT` in an upsert of a requests rollup `table` keyed by `key`.
+    static func requestsConflict(_ table: String, _ key: [String]) -> String {
+        conflict(table, key, requestCounters) { column in
+            switch column {
+            case "first_at": earlier(table, column)
+            case "last_at": later(table, column)
+            default: "\(table).\(column) + excluded.\(column)"
+            }
         }
     }
 
     /// What follows `ON CONFLICT` in an upsert of `rollup_findings`; the example is the newest request's.
-    static let findingsConflict = conflict("rollup_findings", findingKey, findingCounters) { column in
-        switch column {
-        case "first_at": earlier("rollup_findings", column)
-        case "last_at", "judged_example_request_id": later("rollup_findings", column)
-        case "indexed": "CASE WHEN excluded.indexed > rollup_findings.indexed THEN excluded.indexed ELSE rollup_findings.indexed END"
-        case "example_request_id", "example_message":
-            "CASE WHEN excluded.example_request_id > rollup_findings.example_request_id THEN excluded.\(column) ELSE rollup_findings.\(column) END"
-        default: "rollup_findings.\(column) + excluded.\(column)"
+    static let findingsConflict = findingsConflict("rollup_findings", findingKey)
+
+    /// What follows `ON CONFLICT` in an upsert of a findings rollup `table` keyed by `key`.
+    static func findingsConflict(_ table: String, _ key: [String]) -> String {
+        conflict(table, key, findingCounters) { column in
+            switch column {
+            case "first_at": earlier(table, column)
+            case "last_at", "judged_example_request_id": later(table, column)
+            case "indexed": "CASE WHEN excluded.indexed > \(table).indexed THEN excluded.indexed ELSE \(table).indexed END"
+            case "example_request_id", "example_message":
+                "CASE WHEN excluded.example_request_id > \(table).example_request_id THEN excluded.\(column) ELSE \(table).\(column) END"
+            default: "\(table).\(column) + excluded.\(column)"
+            }
         }
     }
 

@@ -22,6 +22,7 @@ enum AuditSchema {
         migrator.register(AuditRollupReadinessSchema.sqliteNumber, AuditRollupReadinessSchema.name, AuditRollupReadinessSchema.migrateSQLite)
         migrator.register(AuditScheduledIndexSchema.sqliteNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql)
         migrator.register(AuditAnswerOnceSchema.sqliteNumber, AuditAnswerOnceSchema.name, sql: AuditAnswerOnceSchema.sql)
+        migrator.register(AuditRollupHourSchema.sqliteNumber, AuditRollupHourSchema.name, AuditRollupHourSchema.migrateSQLite)
         migrator.register(AuditFindingsInlineSchema.sqliteNumber, AuditFindingsInlineSchema.name, sql: AuditFindingsInlineSchema.sql)
         return migrator
     }

@@ -23,11 +23,12 @@ extension AuditReader {
     /// rejections, each group's requests counted once however many of its paths they had, its
     /// share of the route's requests (`totals`), and its newest request as the example with
     /// that request's first judged finding in the group as the message. Whole minutes from
-    /// `rollup_findings`, a window's partial edge minutes from the log's rows.
+    /// `rollup_findings` (whole hours from `rollup_findings_hourly`), a window's partial edge
+    /// minutes from the log's rows.
     func readinessFindings(_ scope: ReadinessScope, totals: [ReadinessKey: RouteReadiness])
         throws(AuditError) -> [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] {
-        let counts = try fromRollups(scope, merging: +, rollups: { minutes throws(AuditError) in
-            try readinessFindingCounts(scope, minutes)
+        let counts = try fromRollups(scope, merging: +, rollups: { window throws(AuditError) in
+            try readinessFindingCounts(scope, window)
         }, rows: { scope throws(AuditError) in
             try readinessFindingCounts(scope)
         })
@@ -44,14 +45,14 @@ extension AuditReader {
         return out.mapValues { ($0.warnings.sorted(by: widest), $0.rejections.sorted(by: widest)) }
     }
 
-    /// The groups' figures over whole `minutes`, from `rollup_findings`.
-    private func readinessFindingCounts(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?))
+    /// The groups' figures over `window`'s whole minutes and hours, from the findings rollups.
+    private func readinessFindingCounts(_ scope: ReadinessScope, _ window: RollupWindow)
         throws(AuditError) -> [ReadinessFindingGroup: ReadinessFindingCount] {
-        let (clause, arguments) = readinessRollupClause(scope, minutes, findings: true)
+        let (from, clause, arguments) = readinessRollupClause(scope, .findings, window)
         let rows = try query("""
             SELECT \(Self.rollupAppKey), dialect, route, field, \(ReadinessFindingRule.shownKindSQL("kind")), sum(judged_requests),
                    max(CASE WHEN judged_requests <> 0 THEN judged_example_request_id END)
-            FROM rollup_findings \(clause) GROUP BY 1, 2, 3, 4, 5 HAVING sum(judged_requests) != 0
+            FROM \(from) \(clause) GROUP BY 1, 2, 3, 4, 5 HAVING sum(judged_requests) != 0
             """, arguments)
         var counts: [ReadinessFindingGroup: ReadinessFindingCount] = [:]
         for row in rows {

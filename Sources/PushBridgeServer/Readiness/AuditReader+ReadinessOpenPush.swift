@@ -27,13 +27,13 @@ extension AuditReader {
             try openPushPrimary(scope)
         })
         let gap = PopulationGap.sql(side: "shadow")
-        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent])
+        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent, Self.shadowsRequest])
         let shadowRows = try query("""
             SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
                    sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
                    sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END),
                    max(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN NULL ELSE s.request_id END)
-            FROM shadow_comparisons s JOIN requests r ON r.request_id = s.request_id \(shadow) GROUP BY 1, 2, 3
+            \(Self.shadowJoin) \(shadow) GROUP BY 1, 2, 3
             """, shadowArguments)
         for (key, figures) in primary.merging(openPushFigures(shadowRows), uniquingKeysWith: +) {
             routes[key]?.openPushCalls += figures.calls
@@ -56,14 +56,15 @@ extension AuditReader {
     }
 
     /// The primary's figures over whole minutes, from `rolled`; each route's example error
-    /// read from the log over the newest minute with an error.
+    /// read from the log over the newest rollup row with an error (a minute, or an hour).
     private func openPushPrimary(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup) throws(AuditError) -> [ReadinessKey: ReadinessOpenPushFigures] {
         var figures: [ReadinessKey: ReadinessOpenPushFigures] = [:]
         for (key, route) in rolled.openPush {
             var figure = ReadinessOpenPushFigures(calls: route.calls, errors: route.errors, rateLimited: route.rateLimited, gaps: route.gaps)
             if let minute = route.newestErrorMinute {
                 var narrowed = scope
-                (narrowed.filter.since, narrowed.filter.until) = (minute * 60_000, (minute + 1) * 60_000)
+                let span = RollupWindow(since: scope.filter.since, until: scope.filter.until).span(ofMinute: minute)
+                (narrowed.filter.since, narrowed.filter.until) = (span.since, span.until)
                 figure.example = try openPushPrimary(narrowed, route: key)[key]?.example
             }
             figures[key] = figure

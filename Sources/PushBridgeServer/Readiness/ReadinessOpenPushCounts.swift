@@ -23,6 +23,11 @@ struct ReadinessOpenPushCounts: Equatable {
         rateLimited += Self.anyRateLimited(row.attempts) ? sign : 0
     }
 
+    /// Adds another counter row's counts.
+    mutating func merge(_ other: Self) {
+        (calls, errors, gaps, rateLimited) = (calls + other.calls, errors + other.errors, gaps + other.gaps, rateLimited + other.rateLimited)
+    }
+
     /// Whether an `attempts` column's JSON has an attempt answered 429.
     static func anyRateLimited(_ attempts: String?) -> Bool {
         guard let attempts, attempts.contains("429"), let array = (try? JSONParser.parse(Array(attempts.utf8)))?.arrayValue else { return false }

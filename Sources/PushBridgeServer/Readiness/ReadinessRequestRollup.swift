@@ -1,4 +1,5 @@
-/// Readiness's figures from `rollup_requests` over a window's whole minutes, read in one
+/// Readiness's figures from `rollup_requests` over a window's whole minutes (its whole hours from
+/// `rollup_requests_hourly`, ``AuditReader/rollupSource(_:_:)``), read in one
 /// query: each route's requests and population gaps (``AuditReader/readinessRequests``), its
 /// OpenPush calls as the primary with the newest minute that had an error
 /// (``AuditReader/readinessOpenPush``), and the requests refused before admission. Each of
@@ -11,7 +12,8 @@ struct ReadinessRequestRollup {
         var requests = 0, notOnOpenPush = 0, notOnLegacy = 0
         /// OpenPush calls as the primary, their errors, 429s and population gaps.
         var calls = 0, errors = 0, rateLimited = 0, gaps = 0
-        /// The newest minute with an OpenPush error, nil when none.
+        /// The newest rollup row's minute with an OpenPush error (an hourly row's: its hour's
+        /// first, ``RollupWindow/span(ofMinute:)``), nil when none.
         var newestErrorMinute: Int64?
     }
 
@@ -24,15 +26,15 @@ struct ReadinessRequestRollup {
 }
 
 extension AuditReader {
-    /// ``ReadinessRequestRollup`` over `scope`'s whole `minutes`: one `GROUP BY` over the
+    /// ``ReadinessRequestRollup`` over `window`'s whole minutes: one `GROUP BY` over the
     /// rollups, admitted and refused rows apart.
-    func readinessRequestRollup(_ scope: ReadinessScope, _ minutes: (from: Int64?, to: Int64?)) throws(AuditError) -> ReadinessRequestRollup {
-        let (clause, arguments) = readinessRollupClause(scope, minutes, admitted: nil)
+    func readinessRequestRollup(_ scope: ReadinessScope, _ window: RollupWindow) throws(AuditError) -> ReadinessRequestRollup {
+        let (from, clause, arguments) = readinessRollupClause(scope, .requests, window, admitted: nil)
         let gap = { (outcome: AuditOutcome) in "sum(CASE WHEN outcome = '\(outcome.rawValue)' THEN requests ELSE 0 END)" }
         let rows = try query("""
             SELECT \(Self.rollupAppKey), dialect, route, admitted, sum(requests), \(gap(.notOnOpenPush)), \(gap(.notOnLegacy)),
                    sum(openpush_calls), sum(openpush_errors), sum(openpush_rate_limited), sum(openpush_gaps), max(CASE WHEN openpush_errors <> 0 THEN minute END)
-            FROM rollup_requests \(clause) GROUP BY 1, 2, 3, 4
+            FROM \(from) \(clause) GROUP BY 1, 2, 3, 4
             """, arguments)
         var rollup = ReadinessRequestRollup()
         for row in rows {

@@ -1,8 +1,9 @@
 extension AuditReader {
-    /// The report's counts over `filter`: the whole minutes inside its window from the rollups
-    /// (`rollup_requests`, `rollup_findings`), the partial minutes at its edges (a `--since`
-    /// or `--until` that is not on a minute) from the log's rows, so the totals are exactly the
-    /// rows'. `fromRows`, or an audit no proxy of this build has migrated, reads only the rows.
+    /// The report's counts over `filter`: the whole hours inside its window from the hourly
+    /// rollups, the whole minutes around them from the per-minute rollups (``RollupWindow``),
+    /// the partial minutes at its edges (a `--since` or `--until` that is not on a minute) from
+    /// the log's rows, so the totals are exactly the rows'. `fromRows`, or an audit no proxy of
+    /// this build has migrated, reads only the rows.
     func reportTally(_ filter: ReportFilter, fromRows: Bool = false) throws(AuditError) -> ReportTally {
         var tally = ReportTally()
         guard !fromRows, hasRollups else {
@@ -10,29 +11,30 @@ extension AuditReader {
             return tally
         }
         let window = RollupWindow(since: filter.since, until: filter.until)
-        if let minutes = window.minutes { try tallyRollups(filter, from: minutes.from, to: minutes.to, into: &tally) }
+        if window.minutes != nil { try tallyRollups(filter, window, into: &tally) }
         for edge in window.edges { try tallyRows(filter, since: edge.since, until: edge.until, into: &tally) }
+        if window.minutes != nil { try tallyRollupTimes(filter, window, into: &tally) }
         return tally
     }
 
-    /// The filter's dialect, route and app conditions on a rollup table, with the minutes.
-    private func rollupClause(_ filter: ReportFilter, from: Int64?, to: Int64?, extra more: [String] = []) -> (String, [SQLiteValue]) {
+    /// The filter's dialect, route and app conditions on `table`'s rollup over `window` (``rollupSource(_:_:)``).
+    private func rollupClause(_ filter: ReportFilter, _ table: RollupTable, _ window: RollupWindow, extra more: [String] = [])
+        -> (from: String, clause: String, arguments: [SQLiteValue]) {
         var bounded = filter
         (bounded.since, bounded.until) = (nil, nil)
-        var extra = more
-        if let from { extra.append("minute >= \(from)") }
-        if let to { extra.append("minute < \(to)") }
-        return bounded.whereClause(extra: extra)
+        let source = rollupSource(table, window)
+        let (clause, arguments) = bounded.whereClause(extra: more + source.conditions)
+        return (source.from, clause, arguments)
     }
 
-    private func tallyRollups(_ filter: ReportFilter, from: Int64?, to: Int64?, into tally: inout ReportTally) throws(AuditError) {
-        let (clause, arguments) = rollupClause(filter, from: from, to: to)
-        // Few groups each; the per-minute sums stream in the key's order (minute first), unsorted.
-        // The retries are summed with the cells: each read of the table is a pass over every rollup row.
+    private func tallyRollups(_ filter: ReportFilter, _ window: RollupWindow, into tally: inout ReportTally) throws(AuditError) {
+        let (requests, clause, arguments) = rollupClause(filter, .requests, window)
+        // Few groups each. The retries are summed with the cells: each read of the table is a
+        // pass over every rollup row.
         for row in try query("""
             SELECT outcome, upstream_status, dialect, route, sum(requests), min(first_at), max(last_at),
                    sum(retried_requests), sum(retries), sum(rate_limited_attempts), sum(rate_limit_wait_ms)
-            FROM rollup_requests \(clause) GROUP BY outcome, upstream_status, dialect, route
+            FROM \(requests) \(clause) GROUP BY outcome, upstream_status, dialect, route
             """, arguments) {
             let status = row[1].integerValue ?? 0
             tally.add(ReportTally.Cell(outcome: row[0].textValue ?? "", status: status == 0 ? nil : status, dialect: row[2].textValue ?? "", route: row[3].textValue ?? ""),
@@ -42,20 +44,33 @@ extension AuditReader {
             tally.rateLimited += Int(row[9].integerValue ?? 0)
             tally.waitMs += Self.double(row[10])
         }
-        for row in try query("SELECT minute, sum(requests) FROM rollup_requests \(clause) GROUP BY minute", arguments) where row[1].integerValue != 0 {
-            tally.perMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
-        }
-        let (dropped, droppedArguments) = rollupClause(filter, from: from, to: to, extra: ["kind = 'dropped'"])
-        for row in try query("SELECT minute, sum(findings) FROM rollup_findings \(dropped) GROUP BY minute", droppedArguments) where row[1].integerValue != 0 {
-            tally.droppedPerMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
-        }
+        let (findings, findingClause, findingArguments) = rollupClause(filter, .findings, window)
         for row in try query("""
             SELECT dialect, route, field, kind, source_app, sum(requests), sum(findings), max(indexed), min(first_at), max(last_at), max(example_request_id)
-            FROM rollup_findings \(clause) GROUP BY dialect, route, field, kind, source_app
-            """, arguments) {
+            FROM \(findings) \(findingClause) GROUP BY dialect, route, field, kind, source_app
+            """, findingArguments) {
             let key = ReportTally.GroupKey(dialect: row[0].textValue ?? "", route: row[1].textValue ?? "", field: row[2].textValue ?? "", kind: row[3].textValue ?? "")
             tally.add(key, minute: nil, app: row[4].textValue ?? "", requests: row[5].integerValue ?? 0, findings: row[6].integerValue ?? 0,
                       indexed: row[7].integerValue == 1, first: row[8].integerValue ?? 0, last: row[9].integerValue ?? 0, example: row[10].textValue ?? "")
+        }
+    }
+
+    /// The requests and dropped findings over time (``ReportTally/perMinute``) from the rollups,
+    /// read once the tally's first and last request are known: when the report's buckets
+    /// (``bucketWidth(_:)``) are whole hours, each whole hour is one hourly sum (counted at its
+    /// first minute, in its one bucket), else every whole minute from the per-minute rollups.
+    /// The per-minute sums stream in the key's order (minute first), unsorted.
+    private func tallyRollupTimes(_ filter: ReportFilter, _ whole: RollupWindow, into tally: inout ReportTally) throws(AuditError) {
+        var hourly = false
+        if let first = tally.firstAt, let last = tally.lastAt { hourly = Self.bucketWidth(last - first) % 3_600_000 == 0 }
+        let window = hourly ? whole : RollupWindow(since: filter.since, until: filter.until, hourly: false)
+        let (requests, clause, arguments) = rollupClause(filter, .requests, window)
+        for row in try query("SELECT minute, sum(requests) FROM \(requests) \(clause) GROUP BY minute", arguments) where row[1].integerValue != 0 {
+            tally.perMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
+        }
+        let (findings, dropped, droppedArguments) = rollupClause(filter, .findings, window, extra: ["kind = 'dropped'"])
+        for row in try query("SELECT minute, sum(findings) FROM \(findings) \(dropped) GROUP BY minute", droppedArguments) where row[1].integerValue != 0 {
+            tally.droppedPerMinute[row[0].integerValue ?? 0, default: 0] += Int(row[1].integerValue ?? 0)
         }
     }
 

@@ -24,7 +24,8 @@ struct ReportTally {
     }
 
     var requests: [Cell: Int] = [:]
-    /// Requests per minute (`received_at / 60000`).
+    /// Requests per minute (`received_at / 60000`); when the report's buckets are whole hours,
+    /// a whole hour's may be added at its first minute (it falls in one bucket all the same).
     var perMinute: [Int64: Int] = [:]
     /// Dropped-field findings per minute.
     var droppedPerMinute: [Int64: Int] = [:]

@@ -94,6 +94,10 @@ enum AuditPostgresPartitions {
                 for table in ["rollup_requests", "rollup_findings"] {
                     try connection.execute("DELETE FROM \(table) WHERE minute >= \(day * dayMs / 60_000) AND minute < \((day + 1) * dayMs / 60_000)")
                 }
+                // And its hours' (a day is whole hours).
+                for table in [AuditRollupHourSchema.requestsTable, AuditRollupHourSchema.findingsTable] {
+                    try connection.execute("DELETE FROM \(table) WHERE hour >= \(day * dayMs / 3_600_000) AND hour < \((day + 1) * dayMs / 3_600_000)")
+                }
                 try connection.execute("COMMIT")
                 dropped += rows
             } catch {

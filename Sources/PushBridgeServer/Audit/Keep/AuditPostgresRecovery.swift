@@ -42,6 +42,8 @@ enum AuditPostgresRecovery {
     /// The rollups' side of ``insertUnknown(instance:finishedAt:message:)``, run just before it
     /// in its transaction: exactly the intents it completes leave `pending` for `unknown`.
     private static let countUnknownSQL = AuditRollupRows.moveToUnknownSQL(intents: openIntents(instance: "$1"))
+    /// The same for the hourly rollups (``AuditRollupHourSchema``), run with it.
+    private static let countUnknownHourlySQL = AuditRollupRows.moveToUnknownSQL(intents: openIntents(instance: "$1"), hourly: true)
 
     /// The upsert of `instance`'s mark (`$1`) to `$2`.
     private static let setMarkSQL = """
@@ -53,6 +55,7 @@ enum AuditPostgresRecovery {
     /// (``InstanceRegistry/takeOverDead()``); PostgreSQL's clock is the time.
     static let takeoverStatements = [
         countUnknownSQL,
+        countUnknownHourlySQL,
         insertUnknown(instance: "$1", finishedAt: InstanceSQL.serverNow, message: "'the instance ' || $1 || ' stopped \(unknownReason)'"),
     ]
 
@@ -61,6 +64,7 @@ enum AuditPostgresRecovery {
     static func recover(_ connection: PostgresConnection, instance: String, now: Int64) throws -> Int {
         try connection.transaction {
             try connection.execute(countUnknownSQL, [instance])
+            try connection.execute(countUnknownHourlySQL, [instance])
             let marked = try connection.execute(insertUnknown(instance: "$1", finishedAt: "CAST($2 AS BIGINT)", message: "'the process stopped \(unknownReason)'"),
                                                 [instance, String(now)]).affectedRows
             try connection.execute(setMarkSQL, [instance, String(now - slackMs)])

@@ -18,6 +18,8 @@ extension AuditRecovery {
     /// The rollups' side of ``settleOpenIntentsSQL``, run just before it (after log id `?`):
     /// exactly the intents it settles leave `pending` for `unknown`.
     static let countOpenIntentsUnknownSQL = AuditRollupRows.moveToUnknownSQL(intents: openIntentsAfter)
+    /// The same for the hourly rollups (``AuditRollupHourSchema``), run with it.
+    static let countOpenIntentsUnknownHourlySQL = AuditRollupRows.moveToUnknownSQL(intents: openIntentsAfter, hourly: true)
 
     /// Writes `instance`'s mark (`?1`): every intent through log id `?2` has its outcome, as of `?3`.
     static let markSQL = """
@@ -33,6 +35,7 @@ extension AuditRecovery {
         try database.transaction(.immediate) {
             let from = try database.rows("SELECT coalesce(min(settled_through), 0) FROM audit_marks").first?.first?.integerValue ?? 0
             try database.execute(countOpenIntentsUnknownSQL, [.integer(from)])
+            try database.execute(countOpenIntentsUnknownHourlySQL, [.integer(from)])
             try database.execute(settleOpenIntentsSQL, [.integer(now), .text("the process stopped \(unknownReason)"), .integer(from)])
             let recovered = database.changes
             let last = try database.rows("SELECT coalesce(max(id), 0) FROM request_log").first?.first?.integerValue ?? 0

@@ -39,6 +39,7 @@ enum AuditRollupRows {
     /// Counts every row and finding `database` holds (of `instances`, when given) into the
     /// rollups, whose rows for them it first deletes: the migration that creates them, so an
     /// audit from before them reports the same, and `audit copy` for the instances it copied.
+    /// The hourly rollups, once there, are made again from the minutes (``AuditRollupHourSchema``).
     static func fill(_ database: any AuditSQL, instances: [String]? = nil) throws {
         var fold = AuditRollupFold()
         var lastId: Int64 = .min
@@ -64,13 +65,15 @@ enum AuditRollupRows {
             guard rows.count == chunk, let last = complete.last?[0].textValue else { break }
             lastRequest = last
         }
-        for statement in fold.statements() { try statement.run(on: database) }
+        for statement in fold.statements(hours: false) { try statement.run(on: database) }
+        if try AuditRollupHourSchema.exist(in: database) { try AuditRollupHourSchema.rebuild(database, instances: instances) }
     }
 
-    /// Whether `database` has the rollups with every counter this build folds (a file `audit
-    /// prune` opens may not be migrated yet: its rollups are recounted when it is).
+    /// Whether `database` has the rollups with every counter this build folds, and their
+    /// hourly level (a file `audit prune` opens may not be migrated yet: its rollups are
+    /// recounted when it is).
     static func exist(in database: any AuditSQL) throws -> Bool {
-        try AuditRollupReadinessSchema.exist(in: database)
+        try AuditRollupReadinessSchema.exist(in: database) && AuditRollupHourSchema.exist(in: database)
     }
 
     /// PostgreSQL: fills the rollups once, by the first writer that finds the migration's
@@ -92,7 +95,9 @@ enum AuditRollupRows {
     }
 
     /// Takes out of the rollups the rows `condition` (on `requests`, bound to `values`)
-    /// selects and their findings, before they are deleted; counter rows left at zero go.
+    /// selects and their findings, before they are deleted; counter rows left at zero go, and
+    /// the hours they were in are made again from their minutes (an hour's earliest and latest
+    /// request and its examples are its remaining minutes').
     static func subtract(where condition: String, _ values: [SQLiteValue], in database: any AuditSQL) throws {
         guard try exist(in: database) else { return }
         var fold = AuditRollupFold()
@@ -101,10 +106,14 @@ enum AuditRollupRows {
         for values in rows { fold.add(row(values).1, sign: -1) }
         let ids = rows.compactMap { $0[0].textValue }
         try foldFindings(of: ids, into: &fold, in: database)
-        for statement in fold.statements() { try statement.run(on: database) }
-        for minute in Set(fold.requests.keys.map(\.minute)).sorted() {
+        for statement in fold.statements(hours: false) { try statement.run(on: database) }
+        let minutes = Set(fold.requests.keys.map(\.minute)).sorted()
+        for minute in minutes {
             try database.change("DELETE FROM rollup_requests WHERE minute = ? AND requests = 0", [.integer(minute)])
             try database.change("DELETE FROM rollup_findings WHERE minute = ? AND findings = 0", [.integer(minute)])
+        }
+        for hour in Set(minutes.map { $0 / AuditRollupHourSchema.minutesPerHour }).sorted() {
+            try AuditRollupHourSchema.rebuild(database, hours: (hour, hour + 1))
         }
     }
 
@@ -133,18 +142,21 @@ enum AuditRollupRows {
     /// from `pending` to `unknown` in the rollups: run just before recovery inserts their
     /// outcomes. It reads only those intents, never the whole log; an open intent has no
     /// completion figures, so one grouped upsert does it (each group once as `unknown`, once
-    /// taken out of `pending`).
-    static func moveToUnknownSQL(intents condition: String) -> String {
+    /// taken out of `pending`). `hourly`: the same for `rollup_requests_hourly`, run with it.
+    static func moveToUnknownSQL(intents condition: String, hourly: Bool = false) -> String {
         let sends = "CASE WHEN l.translated LIKE '[%' THEN json_array_length(l.translated) ELSE 1 END"
-        let dimensions = "l.received_at / 60000, coalesce(l.instance_name, ''), coalesce(l.source_app, ''), coalesce(l.app_name, ''), "
+        let dimensions = "l.received_at / \(hourly ? 3_600_000 : 60_000), coalesce(l.instance_name, ''), coalesce(l.source_app, ''), coalesce(l.app_name, ''), "
             + "coalesce(l.target_app, ''), coalesce(l.dialect, ''), coalesce(l.route, '')"
         // Readiness's OpenPush counters count neither `pending` nor `unknown`: left at their default.
-        let columns = (AuditRollupSchema.requestKey + AuditRollupSchema.firstRequestCounters).joined(separator: ", ")
+        let key = hourly ? AuditRollupHourSchema.requestKey : AuditRollupSchema.requestKey
+        let columns = (key + AuditRollupSchema.firstRequestCounters).joined(separator: ", ")
+        let table = hourly ? AuditRollupHourSchema.requestsTable : "rollup_requests"
+        let conflict = hourly ? AuditRollupHourSchema.requestsConflict : AuditRollupSchema.requestsConflict
         return """
-            INSERT INTO rollup_requests (\(columns))
+            INSERT INTO \(table) (\(columns))
             SELECT \(dimensions), m.outcome, 0, 1, m.sign * count(*), m.sign * sum(\(sends)), 0, 0, 0, 0, 0, min(l.received_at), max(l.received_at)
             FROM request_log l CROSS JOIN (SELECT 'unknown' AS outcome, 1 AS sign UNION ALL SELECT 'pending', -1) m
-            WHERE \(condition) GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, m.sign ON CONFLICT \(AuditRollupSchema.requestsConflict)
+            WHERE \(condition) GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, m.sign ON CONFLICT \(conflict)
             """
     }
 }

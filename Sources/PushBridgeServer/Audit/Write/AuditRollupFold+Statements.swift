@@ -9,29 +9,54 @@ extension AuditRollupFold {
     /// in every transaction of every instance, so two never wait on each other's rows in
     /// opposite orders. Interned ids differ between processes, so the order is the text's: each
     /// distinct string of the batch is ranked once, and the keys are sorted by those ranks.
-    mutating func statements() -> [AuditStatement] {
+    /// With `hours`, the same counters added up per hour follow, for the hourly rollups
+    /// (``AuditRollupHourSchema``), in the same order after the minutes'.
+    mutating func statements(hours: Bool = true) -> [AuditStatement] {
         rankUsedStrings()
-        // Each touched counter row's place is computed once, then sorted by.
-        var requestRows = requestCounts.map { (rankKey($0.key), $0.key, $0.value) }
-        requestRows.sort { Self.precedes($0.0, $1.0) }
-        var findingRows = findingCounts.map { (rankKey($0.key), $0.key, $0.value) }
-        findingRows.sort { Self.precedes($0.0, $1.0) }
         var statements: [AuditStatement] = []
-        statements.reserveCapacity((requestRows.count + findingRows.count) / Self.rowsPerStatement + 2)
+        statements.reserveCapacity(2 * (requestCounts.count + findingCounts.count) / Self.rowsPerStatement + 4)
+        appendUpserts(requestCounts, findingCounts, hourly: false, to: &statements)
+        guard hours else { return statements }
+        hourRequestCounts.removeAll(keepingCapacity: true)
+        hourFindingCounts.removeAll(keepingCapacity: true)
+        for (key, counters) in requestCounts {
+            var hour = key
+            hour.minute = key.minute / AuditRollupHourSchema.minutesPerHour
+            hourRequestCounts[hour, default: RequestCounters()].merge(counters)
+        }
+        for (key, counters) in findingCounts {
+            var hour = key
+            hour.minute = key.minute / AuditRollupHourSchema.minutesPerHour
+            hourFindingCounts[hour, default: FindingCounters()].merge(counters)
+        }
+        appendUpserts(hourRequestCounts, hourFindingCounts, hourly: true, to: &statements)
+        return statements
+    }
+
+    /// Appends the upserts of `requests` and `findings` (keyed by minute, or by hour when `hourly`).
+    private mutating func appendUpserts(_ requests: [RequestKey: RequestCounters], _ findings: [FindingKey: FindingCounters], hourly: Bool,
+                                        to statements: inout [AuditStatement]) {
+        // Each touched counter row's place is computed once, then sorted by.
+        var requestRows = requests.map { (rankKey($0.key), $0.key, $0.value) }
+        requestRows.sort { Self.precedes($0.0, $1.0) }
+        var findingRows = findings.map { (rankKey($0.key), $0.key, $0.value) }
+        findingRows.sort { Self.precedes($0.0, $1.0) }
         let interner = interner
+        let suffix = hourly ? " hourly" : ""
         for chunk in Self.chunks(of: requestRows.count) {
             var values: [SQLiteValue] = []
             values.reserveCapacity(chunk.count * 23)
             for row in requestRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
-            statements.append(AuditStatement(name: "roll up requests", sql: upsertSQL(findings: false, rows: chunk.count), values: values, requestId: nil))
+            statements.append(AuditStatement(name: "roll up requests" + suffix, sql: upsertSQL(.requests(hourly: hourly), rows: chunk.count), values: values,
+                                             requestId: nil))
         }
         for chunk in Self.chunks(of: findingRows.count) {
             var values: [SQLiteValue] = []
             values.reserveCapacity(chunk.count * 17)
             for row in findingRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
-            statements.append(AuditStatement(name: "roll up findings", sql: upsertSQL(findings: true, rows: chunk.count), values: values, requestId: nil))
+            statements.append(AuditStatement(name: "roll up findings" + suffix, sql: upsertSQL(.findings(hourly: hourly), rows: chunk.count), values: values,
+                                             requestId: nil))
         }
-        return statements
     }
 
     /// The ranges of `count` rows, at most ``rowsPerStatement`` each.
@@ -42,12 +67,31 @@ extension AuditRollupFold {
     /// Row ranges of one statement each.
     private typealias Chunks = LazyMapSequence<StrideTo<Int>, Range<Int>>
 
-    /// The upsert of `rows` counter rows (``AuditRollupSchema``), made once per table and
-    /// count: the writer's fold lives as long as the writer, so a batch builds no SQL text.
-    private mutating func upsertSQL(findings: Bool, rows: Int) -> String {
-        let key = findings ? -rows : rows
+    /// Which table an upsert writes.
+    private enum UpsertKind {
+        case requests(hourly: Bool), findings(hourly: Bool)
+
+        /// ``upsertSQLs``' key for `rows` rows of this kind.
+        func key(rows: Int) -> Int {
+            switch self {
+            case .requests(let hourly): (hourly ? 2 : 0) * Self.span + rows
+            case .findings(let hourly): (hourly ? 3 : 1) * Self.span + rows
+            }
+        }
+
+        private static let span = 1 << 20
+    }
+
+    /// The upsert of `rows` counter rows (``AuditRollupSchema``, ``AuditRollupHourSchema``),
+    /// made once per table and count: the writer's fold lives as long as the writer, so a
+    /// batch builds no SQL text.
+    private mutating func upsertSQL(_ kind: UpsertKind, rows: Int) -> String {
+        let key = kind.key(rows: rows)
         if let sql = upsertSQLs[key] { return sql }
-        let sql = findings ? AuditRollupSchema.upsertFindingsSQL(rows: rows) : AuditRollupSchema.upsertRequestsSQL(rows: rows)
+        let sql = switch kind {
+        case .requests(let hourly): hourly ? AuditRollupHourSchema.upsertRequestsSQL(rows: rows) : AuditRollupSchema.upsertRequestsSQL(rows: rows)
+        case .findings(let hourly): hourly ? AuditRollupHourSchema.upsertFindingsSQL(rows: rows) : AuditRollupSchema.upsertFindingsSQL(rows: rows)
+        }
         upsertSQLs[key] = sql
         return sql
     }

@@ -81,8 +81,11 @@ struct AuditRollupFold {
     var ranks: [Int32] = []
     /// The ids ``statements()`` ranks (reused).
     var usedIds: [Int32] = []
-    /// The upserts' SQL by row count (negative: `rollup_findings`), made once each.
+    /// The upserts' SQL by table and row count (``UpsertKind``), made once each.
     var upsertSQLs: [Int: String] = [:]
+    /// ``statements(hours:)``'s hourly counters: the minute counters added up per hour (reused).
+    var hourRequestCounts: [RequestKey: RequestCounters] = [:]
+    var hourFindingCounts: [FindingKey: FindingCounters] = [:]
 
     var isEmpty: Bool { requestCounts.isEmpty && findingCounts.isEmpty }
 
@@ -165,6 +168,37 @@ extension AuditRollupFold.RequestCounters {
         firstAt = min(firstAt, receivedAt)
         lastAt = max(lastAt, receivedAt)
         openPush.add(row, sign: sign)
+    }
+}
+
+extension AuditRollupFold.RequestCounters {
+    /// Adds another counter row's figures (another minute of the same hour and key).
+    mutating func merge(_ other: Self) {
+        requests += other.requests
+        sends += other.sends
+        latencyMs += other.latencyMs
+        retried += other.retried
+        retries += other.retries
+        rateLimited += other.rateLimited
+        waitMs += other.waitMs
+        firstAt = min(firstAt, other.firstAt)
+        lastAt = max(lastAt, other.lastAt)
+        openPush.merge(other.openPush)
+    }
+}
+
+extension AuditRollupFold.FindingCounters {
+    /// Adds another counter row's figures (another minute of the same hour and key), its
+    /// example taken when newer, as the upsert takes it.
+    mutating func merge(_ other: Self) {
+        requests += other.requests
+        findings += other.findings
+        indexed = max(indexed, other.indexed)
+        firstAt = min(firstAt, other.firstAt)
+        lastAt = max(lastAt, other.lastAt)
+        if other.exampleId > exampleId { (exampleId, exampleMessage) = (other.exampleId, other.exampleMessage) }
+        judged += other.judged
+        judgedExampleId = max(judgedExampleId, other.judgedExampleId)
     }
 }
 
