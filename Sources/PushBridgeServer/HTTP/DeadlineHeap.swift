@@ -42,16 +42,39 @@ struct DeadlineHeap {
 
     /// Removes and returns the actions due at `now`, earliest first.
     mutating func takeDue(_ now: ContinuousClock.Instant) -> [Action] {
-        var due: [Action] = []
+        let due = takeDueApart(now)
+        guard let first = due.first else { return [] }
+        return [first] + due.rest
+    }
+
+    /// The actions due at `now`, as ``takeDue(_:)`` takes them (all at once), the earliest
+    /// apart: a loop turn usually finds one due, which then needs no array (an event loop
+    /// runs its timers every turn: an array each time was an allocation per turn that ran one).
+    mutating func takeDueApart(_ now: ContinuousClock.Instant) -> DueActions {
+        var due = DueActions()
         while let front = heap.first {
             if let action = actions[front.id] {
                 guard front.due <= now else { break }
                 actions[front.id] = nil
-                due.append(action)
+                if due.first == nil { due.first = action } else { due.rest.append(action) }
             }
             popFront()
         }
         return due
+    }
+
+    /// Actions taken from the heap, earliest first: ``first``, then ``rest``.
+    struct DueActions {
+        /// The earliest, or nil when none was due.
+        var first: Action?
+        /// The others, in order (empty, with no storage, when one or none was due).
+        var rest: [Action] = []
+
+        /// Runs them, earliest first.
+        func run() {
+            first?()
+            for action in rest { action() }
+        }
     }
 
     /// Removes and returns every waiting action with its due time.
