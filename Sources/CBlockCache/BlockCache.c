@@ -9,7 +9,9 @@
 // Sizes 64, 128, ..., 4096: seven lists.
 #define SMALLEST_SHIFT 6
 #define SIZES 7
-#define HEADER 8
+// The block's size, in front of it; 16 bytes so a block keeps malloc's 16-byte alignment
+// (max_align_t on x86_64 and arm64), which a library built for malloc may rely on.
+#define HEADER 16
 #define MOST_PER_SIZE 64
 
 typedef struct {

@@ -11,6 +11,7 @@ struct BlockCacheTests {
     @Test func aFreedBlockIsTheNextAllocationOfItsSizeOnItsThreadWithoutMalloc() throws {
         let first = try #require(pb_block_alloc(100))
         #expect(pb_block_size(first) == 128 && pb_block_roundup(100) == 128, "sizes round up to a power of two from 64")
+        #expect(Int(bitPattern: first) % 16 == 0, "blocks keep malloc's 16-byte alignment")
         pb_block_free(first)
         let before = pb_block_cache_thread_stats()
         let again = try #require(pb_block_alloc(120))
@@ -21,6 +22,7 @@ struct BlockCacheTests {
         // Above the largest cached size: exact (8-aligned) sizes, straight to malloc and free.
         #expect(pb_block_roundup(5000) == 5000 && pb_block_roundup(5001) == 5008)
         let large = try #require(pb_block_alloc(5001))
+        #expect(Int(bitPattern: large) % 16 == 0)
         let missesBefore = pb_block_cache_thread_stats().misses
         pb_block_free(large)
         let other = try #require(pb_block_alloc(5001))

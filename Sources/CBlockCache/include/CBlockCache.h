@@ -4,7 +4,8 @@
 // and a free), for SQLite as a whole (SQLITE_CONFIG_MALLOC) and for libcurl
 // (curl_global_init_mem).
 //
-// A block is malloc'd with an 8-byte header holding its usable size. Sizes up to
+// A block is malloc'd with a 16-byte header holding its usable size (so blocks keep malloc's
+// 16-byte alignment). Sizes up to
 // PB_BLOCK_CACHE_LARGEST are rounded up to a power of two from 64; a block of such a size,
 // when freed, goes on its size's list in the freeing thread's cache (at most a fixed number of
 // bytes per size) and the next allocation of that size on that thread takes it without
@@ -23,7 +24,7 @@
 /// 64 blocks of one size).
 #define PB_BLOCK_CACHE_BYTES_PER_SIZE (128 * 1024)
 
-/// `n` bytes (8-aligned), from the calling thread's cache when it holds a block of that size;
+/// `n` bytes (16-aligned), from the calling thread's cache when it holds a block of that size;
 /// NULL when malloc fails. `n` of 0 gives a block of the smallest size.
 void *pb_block_alloc(size_t n);
 
