@@ -19,8 +19,11 @@ let package = Package(
         // I/O: HTTP server, upstream client, audit store, sandbox.
         .target(
             name: "PushBridgeServer",
-            dependencies: ["PushBridgeCore", "CMicroHTTPD", "CCurl", "CSQLite", "COpenSSL", "CLibPQ"]
+            dependencies: ["PushBridgeCore", "CMicroHTTPD", "CCurl", "CSQLite", "COpenSSL", "CLibPQ", "CBlockCache"]
         ),
+        // A per-thread cache of freed blocks that SQLite and libcurl allocate through (SQLite's
+        // lookaside is compiled out of Debian's library).
+        .target(name: "CBlockCache"),
         .executableTarget(name: "pushbridge", dependencies: ["PushBridgeCore", "PushBridgeServer"]),
         .executableTarget(
             name: "translate-bench",

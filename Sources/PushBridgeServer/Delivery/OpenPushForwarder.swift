@@ -11,6 +11,8 @@ public struct OpenPushForwarder: Sendable {
     public let clock: any DeliveryClock
     /// How many bytes of an upstream body the audit keeps.
     public static let auditBodyLimit = 8192
+    /// Each key's shared headers, made once.
+    private let keyHeaders = OpenPushKeyHeaders()
 
     /// A forwarder whose attempts are stamped by `clock`.
     public init(client: UpstreamClient, baseURL: String, clock: any DeliveryClock) {
@@ -31,7 +33,7 @@ public struct OpenPushForwarder: Sendable {
         let started = clock.nowMilliseconds()
         let upstream = UpstreamRequest(
             method: request.method, url: baseURL + request.path,
-            headers: [("Authorization", "Key \(key)"), ("Content-Type", "application/json")], callHeaders: [("X-PushBridge-Request-Id", requestId)],
+            headers: keyHeaders.headers(for: key), callHeaders: [("X-PushBridge-Request-Id", requestId)],
             body: request.bodyBytes, timeout: timeout)
         let response = await client.send(upstream)
         let latency = response.latency

@@ -10,7 +10,16 @@ struct DeadlineHeap {
     typealias Action = @Sendable () -> Void
 
     private var heap: [(due: ContinuousClock.Instant, id: UInt64)] = []
-    private var actions: [UInt64: Action] = [:]
+    private var actions: [UInt64: Wrapped] = [:]
+
+    /// An action as the heap keeps it. A function value stored straight in a generic
+    /// container (the dictionary, an array, an optional) is converted to the container's
+    /// generic representation on the way in and back on the way out, each a new closure
+    /// context: two allocations per timer. In a struct it is stored as it is.
+    struct Wrapped {
+        /// The action.
+        let run: Action
+    }
     private var nextId: UInt64 = 0
 
     /// No action is waiting.
@@ -19,7 +28,7 @@ struct DeadlineHeap {
     /// Adds `action`, due at `due`; returns its id for ``cancel(_:)``.
     mutating func add(_ due: ContinuousClock.Instant, _ action: @escaping Action) -> UInt64 {
         nextId += 1
-        actions[nextId] = action
+        actions[nextId] = Wrapped(run: action)
         heap.append((due, nextId))
         siftUp(heap.count - 1)
         return nextId
@@ -42,21 +51,44 @@ struct DeadlineHeap {
 
     /// Removes and returns the actions due at `now`, earliest first.
     mutating func takeDue(_ now: ContinuousClock.Instant) -> [Action] {
-        var due: [Action] = []
+        let due = takeDueApart(now)
+        guard let first = due.first else { return [] }
+        return [first.run] + due.rest.map(\.run)
+    }
+
+    /// The actions due at `now`, as ``takeDue(_:)`` takes them (all at once), the earliest
+    /// apart: a loop turn usually finds one due, which then needs no array (an event loop
+    /// runs its timers every turn: an array each time was an allocation per turn that ran one).
+    mutating func takeDueApart(_ now: ContinuousClock.Instant) -> DueActions {
+        var due = DueActions()
         while let front = heap.first {
             if let action = actions[front.id] {
                 guard front.due <= now else { break }
                 actions[front.id] = nil
-                due.append(action)
+                if due.first == nil { due.first = action } else { due.rest.append(action) }
             }
             popFront()
         }
         return due
     }
 
+    /// Actions taken from the heap, earliest first: ``first``, then ``rest``.
+    struct DueActions {
+        /// The earliest, or nil when none was due.
+        var first: Wrapped?
+        /// The others, in order (empty, with no storage, when one or none was due).
+        var rest: [Wrapped] = []
+
+        /// Runs them, earliest first.
+        func run() {
+            first?.run()
+            for action in rest { action.run() }
+        }
+    }
+
     /// Removes and returns every waiting action with its due time.
     mutating func takeAll() -> [(due: ContinuousClock.Instant, action: Action)] {
-        let all = heap.compactMap { entry in actions[entry.id].map { (entry.due, $0) } }
+        let all = heap.compactMap { entry in actions[entry.id].map { (entry.due, $0.run) } }
         heap = []
         actions = [:]
         return all

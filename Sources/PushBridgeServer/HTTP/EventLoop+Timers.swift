@@ -36,8 +36,8 @@ extension EventLoop {
     /// Runs the timers that are due, on the loop's thread.
     func runDueTimers() {
         let now = ContinuousClock.now
-        let due = timers.withLock { $0?.takeDue(now) ?? [] }
-        for action in due { action() }
+        let due = timers.withLock { $0?.takeDueApart(now) ?? DeadlineHeap.DueActions() }
+        due.run()
     }
 
     /// The loop stopped: its timers move to the ``TimerThread``, and later ones go there.

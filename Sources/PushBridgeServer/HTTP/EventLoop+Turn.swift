@@ -8,22 +8,27 @@ extension EventLoop {
     func serve() {
         var ready = [Int32](repeating: -1, count: 64)
         var timeouts: [Int32] = []
+        // The jobs of a turn: swapped with the queue's (empty) array, run, then emptied in
+        // place for the next swap; taking a copy and emptying the queue's instead made the
+        // queue's array a new allocation every turn that ran a job.
+        var batch: [Job] = []
         let clock = ContinuousClock()
         while true {
-            let (batch, stopped) = queue.withLock { queue -> ([Job], Bool) in
-                let jobs = queue.jobs
-                queue.jobs.removeAll(keepingCapacity: true)
-                return (jobs, queue.stopped)
+            let stopped = queue.withLock { queue -> Bool in
+                swap(&queue.jobs, &batch)
+                return queue.stopped
             }
             for (index, job) in batch.enumerated() {
                 jobsLeftInBatch = batch.count - index - 1
                 runJob(job)
             }
             if stopped && batch.isEmpty { return }
+            let ranJobs = !batch.isEmpty
+            batch.removeAll(keepingCapacity: true)
             if pollRequested.exchange(false, ordering: .acquiringAndReleasing) {
                 for source in sources { source.run() }
             }
-            var timeout: Int32 = batch.isEmpty ? -1 : 0
+            var timeout: Int32 = ranJobs ? 0 : -1
             timeouts.removeAll(keepingCapacity: true)
             for source in sources {
                 let t = source.timeout()

@@ -245,10 +245,12 @@ final class HTTPServerCore: Sendable {
     /// Queues `response`, advertising the keep-alive timeout when the connection stays open
     /// after it (see ``HTTPServerConfiguration/advertisedKeepAliveSeconds``).
     private func queue(_ response: HTTPResponse, _ exchange: HTTPExchange, on connection: OpaquePointer) -> MHD_Result {
-        var response = response
-        let closes = response.headers.contains { $0.name.lowercased() == "connection" && $0.value.lowercased().contains("close") }
+        // The Keep-Alive line goes to libmicrohttpd after the response's own headers, not
+        // appended to a copy of them (a new array on every answer); names compared without
+        // lower-cased copies.
+        let closes = response.headers.contains { $0.name.isASCIICaseInsensitive("connection") && $0.value.lowercased().contains("close") }
         if !closes, let seconds = exchange.state.withLock({ $0.keepAliveSeconds }), response.header("Keep-Alive") == nil {
-            response.headers.append((name: "Keep-Alive", value: "timeout=\(seconds)"))
+            return MHDConnection.queue(response, keepAlive: "timeout=\(seconds)", on: connection)
         }
         return MHDConnection.queue(response, on: connection)
     }

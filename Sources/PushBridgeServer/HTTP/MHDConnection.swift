@@ -80,15 +80,18 @@ enum MHDConnection {
 
     /// Queues `response`. Content-Length and Transfer-Encoding are the server's to set; a
     /// header libmicrohttpd rejects (say, a newline in a value) turns the answer into a bare 500.
-    static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        guard let mhdResponse = makeResponse(response) ?? makeResponse(HTTPResponse(status: 500)) else { return .NO }
+    /// With `keepAlive`, a `Keep-Alive` header with that value follows the response's own.
+    static func queue(_ response: HTTPResponse, keepAlive: String? = nil, on connection: OpaquePointer) -> MHD_Result {
+        guard let mhdResponse = makeResponse(response, keepAlive: keepAlive) ?? makeResponse(HTTPResponse(status: 500), keepAlive: nil)
+        else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
         let status = (100...999).contains(response.status) ? response.status : 500
         return MHD_queue_response(connection, UInt32(status), mhdResponse)
     }
 
-    /// A libmicrohttpd response with a copy of `response`'s body and headers, or nil.
-    private static func makeResponse(_ response: HTTPResponse) -> OpaquePointer? {
+    /// A libmicrohttpd response with a copy of `response`'s body and headers (and a
+    /// `Keep-Alive` header of `keepAlive` last), or nil.
+    private static func makeResponse(_ response: HTTPResponse, keepAlive: String?) -> OpaquePointer? {
         let created = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
@@ -101,6 +104,10 @@ enum MHDConnection {
                 MHD_destroy_response(created)
                 return nil
             }
+        }
+        if let keepAlive, MHD_add_response_header(created, "Keep-Alive", keepAlive) != .YES {
+            MHD_destroy_response(created)
+            return nil
         }
         return created
     }

@@ -9,6 +9,11 @@ struct LabeledCounters: Sendable {
     let maxSeries: Int
     let maxLabelValueBytes: Int
     private(set) var values: [[String]: UInt64] = [:]
+    /// The key a per-request count looks its series up with (``add(_:_:_:)`` and the like),
+    /// refilled in place: a new array per count was one allocation per request (and one per
+    /// finding). It is shared with the dictionary only after it became a new series' key,
+    /// and then copied once, at the next count.
+    private var scratch: [String] = []
 
     init(labelNames: [String], maxSeries: Int, maxLabelValueBytes: Int) {
         self.labelNames = labelNames
@@ -26,6 +31,40 @@ struct LabeledCounters: Sendable {
             values[key] = amount
         } else {
             values[Array(repeating: Self.overflowValue, count: labelNames.count), default: 0] &+= amount
+        }
+    }
+
+    /// Adds `amount` to the series of one label value.
+    mutating func add(_ first: String, amount: UInt64 = 1) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(first)
+        addScratch(amount)
+    }
+
+    /// Adds `amount` to the series of two label values.
+    mutating func add(_ first: String, _ second: String, amount: UInt64 = 1) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(first)
+        scratch.append(second)
+        addScratch(amount)
+    }
+
+    /// Adds `amount` to the series of three label values.
+    mutating func add(_ first: String, _ second: String, _ third: String, amount: UInt64 = 1) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(first)
+        scratch.append(second)
+        scratch.append(third)
+        addScratch(amount)
+    }
+
+    /// ``add(_:_:)`` of the label values in ``scratch``: a series that exists is counted
+    /// without a copy of the key; anything else takes the general path.
+    private mutating func addScratch(_ amount: UInt64) {
+        if scratch.allSatisfy({ $0.utf8.count <= maxLabelValueBytes }), let existing = values.index(forKey: scratch) {
+            values.values[existing] &+= amount
+        } else {
+            add(scratch, amount)
         }
     }
 

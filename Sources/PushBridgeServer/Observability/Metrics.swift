@@ -58,7 +58,7 @@ public final class Metrics: Sendable {
     /// Counts a finished request in `pushbridge_requests_total`. Use `none` and `unknown` for
     /// a request that matched no dialect or route.
     public func recordRequest(dialect: String, route: String, status: Int) {
-        state.withLock { $0.requests.add([dialect, route, String(status)]) }
+        state.withLock { $0.requests.add(dialect, route, String(status)) }
     }
 
     /// Counts a finished request; a `nil` dialect is `none`, a `nil` route `unknown`.
@@ -80,16 +80,18 @@ public final class Metrics: Sendable {
     /// folded (`notifications[3].title` → `notifications[].title`) to keep cardinality down.
     public func recordFindings(_ findings: [Finding], dialect: DialectName) {
         guard !findings.isEmpty else { return }
-        let rows = findings.map { [dialect.rawValue, Self.foldIndices($0.field), $0.kind.rawValue] }
+        // The paths folded before the lock; each finding counted through the family's reused
+        // key (no array per finding).
+        let fields = findings.map { Self.foldIndices($0.field) }
         state.withLock { state in
-            for row in rows { state.findings.add(row) }
+            for (finding, field) in zip(findings, fields) { state.findings.add(dialect.rawValue, field, finding.kind.rawValue) }
         }
     }
 
     /// Counts one upstream attempt in `pushbridge_upstream_attempts_total`; `result` is a
     /// short class such as `ok`, `http_5xx` or an ``UpstreamFailure/Kind`` raw value.
     public func recordUpstreamAttempt(result: String) {
-        state.withLock { $0.upstreamAttempts.add([result]) }
+        state.withLock { $0.upstreamAttempts.add(result) }
     }
 
     /// The `result` of an OpenPush attempt: `2xx` … `5xx` by status, `error` without one,

@@ -16,6 +16,7 @@ final class CurlEasyHandle {
 
     /// A new handle; throws (nothing sent) when curl cannot make one.
     init() throws(UpstreamFailure) {
+        CurlGlobal.initializeOnce()
         guard let raw = curl_easy_init() else {
             throw UpstreamFailure(kind: .other, message: "curl_easy_init failed", provablyNotSent: true)
         }

@@ -16,6 +16,7 @@ final class CurlHeaderList {
 
     /// Builds the list; throws (nothing sent) for a header libcurl must not send.
     init(headers: [(name: String, value: String)], userAgent: String?) throws(UpstreamFailure) {
+        CurlGlobal.initializeOnce()
         self.headers = headers
         addsUserAgent = userAgent != nil
         var list: UnsafeMutablePointer<curl_slist>?
