@@ -103,6 +103,7 @@ enum PostgresSchema {
         .init(AuditRollupSchema.postgresNumber, AuditRollupSchema.name, sql: AuditRollupSchema.postgresSQL),
         .init(AuditRollupReadinessSchema.postgresNumber, AuditRollupReadinessSchema.name, sql: AuditRollupReadinessSchema.postgresSQL),
         .init(AuditScheduledIndexSchema.postgresNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql),
+        AuditFindingsInlineSchema.postgresMigration,
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same
