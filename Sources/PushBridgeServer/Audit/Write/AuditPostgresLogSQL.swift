@@ -60,6 +60,17 @@ enum AuditPostgresLogSQL {
     static let insertIntentSQL = "INSERT INTO request_log (\(intentColumns.joined(separator: ", "))) VALUES ("
         + (1...intentColumns.count).map { "$\($0)" }.joined(separator: ", ") + ")"
 
+    /// Runs one operation on the PostgreSQL writer's connection inside its open transaction,
+    /// statement by statement (a batch no pipeline carries): a request row is its intent, with
+    /// its findings inline, and, written whole, its outcome; anything else as
+    /// ``AuditStatements/apply(_:on:)`` runs it.
+    static func apply(_ work: AuditOperation.Work, on connection: PostgresConnection) throws {
+        guard case .insert(let row, let findings, let ledger) = work else { return try AuditStatements.apply(work, on: connection) }
+        try connection.change(insertIntentSQL, intent(of: row, findings: findings))
+        if let (_, values) = outcome(of: row) { try connection.change(insertRecordOutcomeSQL, values) }
+        for statement in ledger { try statement.run(on: connection) }
+    }
+
     /// What a completion does when its request already has one: replaces it.
     static let replaceOutcome = "ON CONFLICT (request_id, received_at) DO UPDATE SET "
         + AuditRequestColumn.completion.map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")

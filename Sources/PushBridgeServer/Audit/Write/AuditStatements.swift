@@ -79,13 +79,13 @@ final class AuditStatements {
     }
 
     /// Runs one operation on `database` inside its open transaction, without prepared
-    /// statements (the PostgreSQL writer's path). A request row goes to its intent (with its
-    /// findings inline, PostgreSQL migration 14) and, when written whole, its completion.
+    /// statements (the PostgreSQL writer's path for all but request rows, which
+    /// ``AuditPostgresLogSQL/apply(_:on:)`` writes to the log; tests write old audits with it).
     static func apply(_ work: AuditOperation.Work, on database: any AuditSQL) throws {
         switch work {
         case .insert(let row, let findings, let ledger):
-            try database.change(AuditPostgresLogSQL.insertIntentSQL, AuditPostgresLogSQL.intent(of: row, findings: findings))
-            if let (_, values) = AuditPostgresLogSQL.outcome(of: row) { try database.change(AuditPostgresLogSQL.insertRecordOutcomeSQL, values) }
+            try database.change(insertRequestSQL, row)
+            if !findings.isEmpty { try database.change(insertFindingsSQL(count: findings.count), findings.flatMap { $0 }) }
             for statement in ledger { try statement.run(on: database) }
         case .finish(let requestId, let values, let ledger):
             guard try database.change(finishSQL, values) == 1 else { throw AuditError.unknownRequest(requestId) }
