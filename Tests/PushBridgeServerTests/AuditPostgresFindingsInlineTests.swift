@@ -43,6 +43,13 @@ import Testing
         let reader = try AuditReader(path: uri)
         #expect(try reader.show(requestId: "PG-THREE")?.entry.findings.map(\.field) == ["field0", "field1", "field2"])
         #expect(try reader.show(requestId: "PG-MANY-7")?.entry.findings.map(\.field) == ["field0", "field1"])
+        // The log's partitions, those there and a day made after the migration, are not
+        // compressed by the toaster below PostgreSQL's largest target (an intent is about 2 KB).
+        #expect(try admin.execute("SELECT pushbridge_audit_day(19000)").value(0, 0) == "t")
+        let target = "toast_tuple_target=\(AuditFindingsInlineSchema.toastTupleTarget)"
+        for table in ["request_log_default", "request_outcomes_default", "request_log_20220108", "request_outcomes_20220108"] {
+            #expect(try admin.execute("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = $1", [table]).value(0, 0) == target, "\(table)")
+        }
     }
 
     /// Issue 30 item 4 on PostgreSQL: an audit written before migration 14 (one `findings` row
