@@ -43,6 +43,11 @@ import Testing
         let reader = try AuditReader(path: uri)
         #expect(try reader.show(requestId: "PG-THREE")?.entry.findings.map(\.field) == ["field0", "field1", "field2"])
         #expect(try reader.show(requestId: "PG-MANY-7")?.entry.findings.map(\.field) == ["field0", "field1"])
+        // A tool's insert through the view appends to its intent's list.
+        try admin.execute(PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: 1)),
+                          AuditRowEncoding.findingRows(sampleEntry("PG-NONE", findings: 1), instance: "tool")[0].map(PostgresConnection.text))
+        #expect(try admin.execute("SELECT ordinal, field, message, instance_name FROM findings WHERE request_id = 'PG-NONE'").rows
+                == [["0", "field0", "message 0", "host-a"]])
         // The log's partitions, those there and a day made after the migration, are not
         // compressed by the toaster below PostgreSQL's largest target (an intent is about 2 KB).
         #expect(try admin.execute("SELECT pushbridge_audit_day(19000)").value(0, 0) == "t")
