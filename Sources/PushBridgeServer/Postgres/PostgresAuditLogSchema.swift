@@ -85,25 +85,7 @@ enum PostgresAuditLogSchema {
                 instance_name TEXT PRIMARY KEY,
                 complete_before BIGINT NOT NULL
             );
-            CREATE FUNCTION pushbridge_audit_day(day BIGINT) RETURNS BOOLEAN LANGUAGE plpgsql AS $fn$
-            DECLARE
-                suffix TEXT := to_char(to_timestamp(day * 86400) AT TIME ZONE 'UTC', 'YYYYMMDD');
-                low BIGINT := day * 86400000;
-                high BIGINT := (day + 1) * 86400000;
-                parent TEXT;
-            BEGIN
-                PERFORM pg_advisory_xact_lock(\(partitionLockKey));
-                IF to_regclass('request_log_' || suffix) IS NOT NULL THEN RETURN false; END IF;
-                FOREACH parent IN ARRAY ARRAY['request_log', 'request_outcomes'] LOOP
-                    EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', parent || '_' || suffix, parent);
-                    EXECUTE format('WITH moved AS (DELETE FROM %I WHERE received_at >= %s AND received_at < %s RETURNING *) INSERT INTO %I SELECT * FROM moved',
-                                   parent || '_default', low, high, parent || '_' || suffix);
-                    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (received_at >= %s AND received_at < %s)',
-                                   parent || '_' || suffix, parent || '_' || suffix || '_day', low, high);
-                    EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)', parent, parent || '_' || suffix, low, high);
-                END LOOP;
-                RETURN true;
-            END $fn$;
+            \(dayFunction())
             SELECT pushbridge_audit_day(d) FROM (SELECT DISTINCT received_at / 86400000 AS d FROM requests) AS days;
             INSERT INTO request_log (id, \(intents)) SELECT id, \(intents) FROM requests ORDER BY id;
             SELECT setval('request_log_id_seq', (SELECT max(id) FROM requests)) WHERE EXISTS (SELECT 1 FROM requests);
@@ -135,5 +117,36 @@ enum PostgresAuditLogSchema {
             END $fn$;
             CREATE TRIGGER requests_write INSTEAD OF INSERT OR UPDATE OR DELETE ON requests FOR EACH ROW EXECUTE FUNCTION pushbridge_requests_write();
             """
+    }
+
+    /// `pushbridge_audit_day(day)`: makes one day's partition of both tables (see the type's
+    /// comment). `orReplace`: redefines it (a later migration); `settings`: PL/pgSQL run right
+    /// after each new partition is created, its name `parent || '_' || suffix` (nothing here,
+    /// in migration 9: the text is the one migration 9 shipped).
+    static func dayFunction(orReplace: Bool = false, settings: String = "") -> String {
+        let text = """
+            CREATE \(orReplace ? "OR REPLACE " : "")FUNCTION pushbridge_audit_day(day BIGINT) RETURNS BOOLEAN LANGUAGE plpgsql AS $fn$
+            DECLARE
+                suffix TEXT := to_char(to_timestamp(day * 86400) AT TIME ZONE 'UTC', 'YYYYMMDD');
+                low BIGINT := day * 86400000;
+                high BIGINT := (day + 1) * 86400000;
+                parent TEXT;
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(partitionLockKey));
+                IF to_regclass('request_log_' || suffix) IS NOT NULL THEN RETURN false; END IF;
+                FOREACH parent IN ARRAY ARRAY['request_log', 'request_outcomes'] LOOP
+                    EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS)', parent || '_' || suffix, parent);
+            \(settings)
+                    EXECUTE format('WITH moved AS (DELETE FROM %I WHERE received_at >= %s AND received_at < %s RETURNING *) INSERT INTO %I SELECT * FROM moved',
+                                   parent || '_default', low, high, parent || '_' || suffix);
+                    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I CHECK (received_at >= %s AND received_at < %s)',
+                                   parent || '_' || suffix, parent || '_' || suffix || '_day', low, high);
+                    EXECUTE format('ALTER TABLE %I ATTACH PARTITION %I FOR VALUES FROM (%s) TO (%s)', parent, parent || '_' || suffix, low, high);
+                END LOOP;
+                RETURN true;
+            END $fn$;
+            """
+        // Migration 9's text had no line for the settings.
+        return settings.isEmpty ? text.replacingOccurrences(of: "\n\n", with: "\n") : text
     }
 }

@@ -104,6 +104,7 @@ enum PostgresSchema {
         .init(AuditRollupReadinessSchema.postgresNumber, AuditRollupReadinessSchema.name, sql: AuditRollupReadinessSchema.postgresSQL),
         .init(AuditScheduledIndexSchema.postgresNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql),
         .init(AuditRollupHourSchema.postgresNumber, AuditRollupHourSchema.name, sql: AuditRollupHourSchema.postgresSQL),
+        AuditFindingsInlineSchema.postgresMigration,
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

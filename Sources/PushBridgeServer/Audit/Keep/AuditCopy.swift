@@ -148,6 +148,7 @@ public struct AuditCopy: Sendable {
         }
         if table.appendOnly { return append(table, tuples: tuples) }
         if table.name == AuditCopyTable.requests.name { return upsertRequestLog(rows: rows, types: types) }
+        if table.name == AuditCopyTable.findings.name { return upsertFindingList(rows: rows, types: types) }
         let changing = columns.filter { !table.key.contains($0) }
         let instance = AuditCopyTable.instanceColumn
         return """

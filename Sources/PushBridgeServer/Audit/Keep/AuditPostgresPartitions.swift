@@ -68,8 +68,8 @@ enum AuditPostgresPartitions {
 
     /// Drops, whole, each day partition that ends at or before `cutoff` and holds no request
     /// still open (`pending`) or `scheduled` (those days are left to the row-by-row pass,
-    /// which keeps such rows), with the findings, shadow comparisons and scheduled sends of
-    /// its requests and the day's rollup counters; each day in one transaction. Returns how many requests went.
+    /// which keeps such rows), with the shadow comparisons and scheduled sends of its requests
+    /// (its findings are in its intents, PostgreSQL migration 14) and the day's rollup counters; each day in one transaction. Returns how many requests went.
     static func drop(before cutoff: Int64, on connection: PostgresConnection) throws(PostgresError) -> Int {
         var dropped = 0
         for (suffix, day) in try days(on: connection) where (day + 1) * dayMs <= cutoff {
@@ -86,7 +86,7 @@ enum AuditPostgresPartitions {
                     continue
                 }
                 let rows = Int(try connection.execute("SELECT count(*) FROM \(log)").value(0, 0) ?? "0") ?? 0
-                for table in ["findings", "shadow_comparisons", "scheduled_sends"] {
+                for table in ["shadow_comparisons", "scheduled_sends"] {
                     try connection.execute("DELETE FROM \(table) WHERE request_id IN (SELECT request_id FROM \(log))")
                 }
                 try connection.execute("DROP TABLE \(outcomes), \(log)")

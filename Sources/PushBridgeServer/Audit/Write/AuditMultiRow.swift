@@ -1,7 +1,8 @@
 /// The PostgreSQL writer's statements that carry many rows of one kind at once: a batch's
-/// intents in one `INSERT` into `request_log`, their findings in another, its completions in
-/// one `INSERT … SELECT` into `request_outcomes`, instead of one statement per row. The server then parses, plans and executes three
-/// statements per batch however many rows it holds.
+/// intents (with their findings inline, ``AuditFindingsInlineSchema``) in one `INSERT` into
+/// `request_log`, its completions in one `INSERT … SELECT` into `request_outcomes`, instead of
+/// one statement per row. The server then parses, plans and executes a few statements per
+/// batch however many rows it holds.
 ///
 /// Two forms (``AuditMultiRowForm``), chosen by ``AuditStoreConfiguration/postgresMultiRow``:
 /// - ``AuditMultiRowForm/unnest``: one array parameter per column (`unnest($1::TEXT[], $2::BIGINT[], …)`),
@@ -20,12 +21,10 @@ enum AuditMultiRow {
         var types: [String]
     }
 
-    /// `request_log`, a request's intent (``AuditRequestColumn/intent``, in order).
-    static let intents = Columns(table: "request_log", names: AuditRequestColumn.intent.map(\.name),
-                                 types: AuditRequestColumn.intent.map { $0.kind.type(sqlite: false) })
-    /// `findings`, in ``AuditStatements/findingColumns``' order.
-    static let findings = Columns(table: "findings", names: AuditStatements.findingColumns,
-                                  types: AuditStatements.findingColumns.map { ["ordinal", "received_at"].contains($0) ? "BIGINT" : "TEXT" })
+    /// `request_log`, a request's intent (``AuditPostgresLogSQL/intentColumns``: ``AuditRequestColumn/intent``
+    /// in order, then the findings' list).
+    static let intents = Columns(table: "request_log", names: AuditPostgresLogSQL.intentColumns,
+                                 types: AuditRequestColumn.intent.map { $0.kind.type(sqlite: false) } + ["TEXT"])
     /// `request_outcomes` of requests written whole: request id, received time, the completion
     /// columns (``AuditPostgresLogSQL/outcome(of:)``).
     static let outcomes = Columns(table: "request_outcomes", names: ["request_id", "received_at"] + AuditStatements.completionColumns,

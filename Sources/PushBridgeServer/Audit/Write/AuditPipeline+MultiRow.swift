@@ -1,26 +1,24 @@
-/// The multi-row plan of a batch: its request rows in one `INSERT`, all their findings in
-/// another, its completions in one `UPDATE … FROM` (``AuditMultiRow``), so the server runs a
-/// few statements per batch instead of two or three per request.
+/// The multi-row plan of a batch: its request rows (their findings inline) in one `INSERT`,
+/// its completions in one `INSERT … SELECT` (``AuditMultiRow``), so the server runs a few
+/// statements per batch instead of two or three per request.
 extension AuditPipeline {
-    /// Whether `work` holds two request rows, two findings or two completions: only then does
-    /// a multi-row statement replace more than one. A batch of one request's row with at most
-    /// one finding, or of one completion, goes one statement per row (prepared, no arrays for
-    /// the server to parse), as a lone caller's batches always are.
+    /// Whether `work` holds two request rows or two completions: only then does a multi-row
+    /// statement replace more than one. A batch of one request's row (its findings are in its
+    /// intent), or of one completion, goes one statement per row (prepared, no arrays for the
+    /// server to parse), as a lone caller's batches always are.
     static func hasRowsToGroup(_ work: [AuditOperation.Work]) -> Bool {
-        var inserts = 0, findings = 0, finishes = 0
+        var inserts = 0, finishes = 0
         for item in work {
             switch item {
-            case .insert(_, let rowFindings, _):
-                inserts += 1
-                findings += rowFindings.count
+            case .insert: inserts += 1
             case .finish: finishes += 1
             case .statement, .prune, .background, .rollup: break
             }
         }
-        return inserts > 1 || findings > 1 || finishes > 1
+        return inserts > 1 || finishes > 1
     }
 
-    /// The batch's statements, in this order: request rows, findings, the request rows'
+    /// The batch's statements, in this order: request rows with their findings, the request rows'
     /// ledger changes, completions, the completions' ledger changes, named statements (each
     /// as it is). Operations of one batch were submitted concurrently (each caller awaits its
     /// own commit), so no order among them is promised; each ledger change still runs after
@@ -32,7 +30,6 @@ extension AuditPipeline {
     static func multiRow(_ operations: [(index: Int, work: AuditOperation.Work)], form: AuditMultiRow.Form,
                          receivedAt: (String) -> Int64? = { _ in nil }) -> [Statement]? {
         var rows: [[SQLiteValue]] = [], inserted: [Int] = []
-        var findings: [[SQLiteValue]] = [], withFindings: [Int] = []
         var completions: [[SQLiteValue]] = [], completed: [(index: Int, requestId: String)] = []
         var completionsAt: [[SQLiteValue]] = [], completedAt: [(index: Int, requestId: String)] = []
         var outcomes: [[SQLiteValue]] = [], recorded: [(index: Int, requestId: String)] = []
@@ -40,15 +37,11 @@ extension AuditPipeline {
         for (index, work) in operations {
             switch work {
             case .insert(let row, let rowFindings, let ledger):
-                rows.append(AuditPostgresLogSQL.intent(of: row))
+                rows.append(AuditPostgresLogSQL.intent(of: row, findings: rowFindings))
                 inserted.append(index)
                 if let (requestId, values) = AuditPostgresLogSQL.outcome(of: row) {
                     outcomes.append(values)
                     recorded.append((index, requestId))
-                }
-                if !rowFindings.isEmpty {
-                    findings += rowFindings
-                    withFindings.append(index)
                 }
                 insertLedger += ledger.map { pipelined($0, index) }
             case .finish(let requestId, let values, let ledger):
@@ -75,10 +68,6 @@ extension AuditPipeline {
         for range in AuditMultiRow.ranges(rows.count, form: form) {
             let (sql, parameters) = AuditMultiRow.insert(rows[range], into: AuditMultiRow.intents, form: form)
             plan.append(Statement(sql: sql, parameters: parameters, owner: .many(Array(inserted[range]))))
-        }
-        for range in AuditMultiRow.ranges(findings.count, form: form) {
-            let (sql, parameters) = AuditMultiRow.insert(findings[range], into: AuditMultiRow.findings, form: form)
-            plan.append(Statement(sql: sql, parameters: parameters, owner: .many(withFindings)))
         }
         for range in AuditMultiRow.ranges(outcomes.count, form: form) {
             let (sql, parameters) = AuditMultiRow.insert(outcomes[range], into: AuditMultiRow.outcomes, form: form)

@@ -102,23 +102,19 @@ enum AuditPipeline {
         return (applied, false)
     }
 
-    /// One statement per row: each request row, its findings (one statement for all of a
-    /// row's), each completion, each ledger change.
+    /// One statement per row: each request row (its findings in its intent), each completion,
+    /// each ledger change.
     /// `receivedAt`: the received time of a request's intent when the writer knows it, which
     /// narrows its completion's lookup to that day's partition.
     static func rowByRow(_ operations: [(index: Int, work: AuditOperation.Work)], receivedAt: (String) -> Int64? = { _ in nil }) -> [Statement] {
         operations.flatMap { index, work -> [Statement] in
             switch work {
             case .insert(let row, let findings, let ledger):
-                var out = [Statement(sql: AuditPostgresLogSQL.insertIntentSQL, parameters: AuditPostgresLogSQL.intent(of: row).map(PostgresConnection.text),
+                var out = [Statement(sql: AuditPostgresLogSQL.insertIntentSQL, parameters: AuditPostgresLogSQL.intent(of: row, findings: findings).map(PostgresConnection.text),
                                      owner: .one(index, completes: nil))]
                 if let (requestId, values) = AuditPostgresLogSQL.outcome(of: row) {
                     out.append(Statement(sql: AuditPostgresLogSQL.insertRecordOutcomeSQL, parameters: values.map(PostgresConnection.text),
                                          owner: .one(index, completes: requestId)))
-                }
-                if !findings.isEmpty {
-                    out.append(Statement(sql: PostgresConnection.numberingMarks(AuditStatements.insertFindingsSQL(count: findings.count)),
-                                         parameters: findings.flatMap { $0 }.map(PostgresConnection.text), owner: .one(index, completes: nil)))
                 }
                 return out + ledger.map { pipelined($0, index) }
             case .finish(let requestId, let values, let ledger):

@@ -134,7 +134,7 @@ final class AuditPostgresEngine: AuditWriteEngine {
         var applied = AuditApplied()
         for (index, work) in operations {
             do {
-                try AuditStatements.apply(work, on: connection)
+                try AuditPostgresLogSQL.apply(work, on: connection)
             } catch {
                 let failure = AuditError.wrap(error)
                 if case .postgres(let postgres) = failure, postgres.connectionLost {

@@ -1,6 +1,7 @@
 /// The PostgreSQL writer's statements for the audit as a log (``PostgresAuditLogSchema``,
 /// migration 9): a request's intent is one `request_log` row, its completion one
-/// `request_outcomes` row, both plain inserts; nothing on the request path updates a row.
+/// `request_outcomes` row, both plain inserts; nothing on the request path updates a row. The
+/// intent carries the request's findings (``AuditFindingsInlineSchema``, migration 14).
 ///
 /// A request row (``AuditRowEncoding/requestRow(_:_:bodyLimit:instance:)``, every
 /// ``AuditRequestColumn`` in order) is split here: its intent columns go to `request_log`, and
@@ -22,10 +23,15 @@ enum AuditPostgresLogSQL {
     private static let outcomePosition = all.firstIndex(of: .outcome) ?? 0
     private static let receivedAtPosition = all.firstIndex(of: .receivedAt) ?? 0
 
-    /// The intent's values of a request row, in ``AuditRequestColumn/intent``'s order.
-    static func intent(of row: [SQLiteValue]) -> [SQLiteValue] {
-        intentPositions.map { row[$0] }
+    /// The intent's values of a request row, in ``AuditRequestColumn/intent``'s order, and
+    /// last its findings (`findings`: ``AuditRowEncoding/findingRows(_:instance:)``) as the
+    /// intent's list (``AuditFindingsInlineSchema``, PostgreSQL migration 14).
+    static func intent(of row: [SQLiteValue], findings: [[SQLiteValue]]) -> [SQLiteValue] {
+        intentPositions.map { row[$0] } + [AuditRowEncoding.findingList(findings)]
     }
+
+    /// The columns an intent's insert writes: ``AuditRequestColumn/intent`` and the findings' list.
+    static let intentColumns = AuditRequestColumn.intent.map(\.name) + [AuditFindingsInlineSchema.column]
 
     /// The completion a request row written whole carries, as a `request_outcomes` row
     /// (request id, received time, the completion columns); nil for a row still `pending`
@@ -50,9 +56,20 @@ enum AuditPostgresLogSQL {
         return (requestId, receivedAt)
     }
 
-    /// `INSERT INTO request_log (…) VALUES ($1, …)`: one intent.
-    static let insertIntentSQL = "INSERT INTO request_log (\(AuditRequestColumn.intent.map(\.name).joined(separator: ", "))) VALUES ("
-        + (1...AuditRequestColumn.intent.count).map { "$\($0)" }.joined(separator: ", ") + ")"
+    /// `INSERT INTO request_log (…) VALUES ($1, …)`: one intent with its findings (``intentColumns``).
+    static let insertIntentSQL = "INSERT INTO request_log (\(intentColumns.joined(separator: ", "))) VALUES ("
+        + (1...intentColumns.count).map { "$\($0)" }.joined(separator: ", ") + ")"
+
+    /// Runs one operation on the PostgreSQL writer's connection inside its open transaction,
+    /// statement by statement (a batch no pipeline carries): a request row is its intent, with
+    /// its findings inline, and, written whole, its outcome; anything else as
+    /// ``AuditStatements/apply(_:on:)`` runs it.
+    static func apply(_ work: AuditOperation.Work, on connection: PostgresConnection) throws {
+        guard case .insert(let row, let findings, let ledger) = work else { return try AuditStatements.apply(work, on: connection) }
+        try connection.change(insertIntentSQL, intent(of: row, findings: findings))
+        if let (_, values) = outcome(of: row) { try connection.change(insertRecordOutcomeSQL, values) }
+        for statement in ledger { try statement.run(on: connection) }
+    }
 
     /// What a completion does when its request already has one: replaces it.
     static let replaceOutcome = "ON CONFLICT (request_id, received_at) DO UPDATE SET "

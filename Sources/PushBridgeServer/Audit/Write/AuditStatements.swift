@@ -79,7 +79,8 @@ final class AuditStatements {
     }
 
     /// Runs one operation on `database` inside its open transaction, without prepared
-    /// statements (the PostgreSQL writer's path).
+    /// statements (the PostgreSQL writer's path for all but request rows, which
+    /// ``AuditPostgresLogSQL/apply(_:on:)`` writes to the log; tests write old audits with it).
     static func apply(_ work: AuditOperation.Work, on database: any AuditSQL) throws {
         switch work {
         case .insert(let row, let findings, let ledger):
