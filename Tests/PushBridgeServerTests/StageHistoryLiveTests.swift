@@ -81,10 +81,13 @@ import Testing
         for i in 0..<RolloutWindow.minimum { _ = try await a.send(path: c.path, body: c.body("alice", "hist_\(i)")) }
         #expect(a.runtime.rollouts.rollback(of: "os") != nil)
         #expect(await eventually { Self.history(database).last?.kind == .rollback })
+        // The rollback's own row (what `rollout resume` clears) is written apart from its history row.
+        #expect(await eventually { (try? AuditReader(path: database).rollbacks().map(\.app)) == ["os"] })
         let resumed = try await CLIRunner.runAsync(["rollout", "resume", "os", "--db", database], environment: [:])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let rows = Self.history(database)
         #expect(rows.map(\.kind) == [.startUp, .percent, .rollback, .resume], "\(rows.map(\.kind))")
+        try #require(rows.count == 4, "\(rows.map(\.kind))")
         let rollback = rows[2], resume = rows[3]
         #expect(rollback.instance == "edge-a" && rollback.stageText == "rollout 100% (rolled back)" && rollback.detail.hasPrefix("max_openpush_error_rate: "))
         #expect(resume.stageText == "rollout 100%" && resume.previous == "rollout 100% (rolled back)" && (resume.instance ?? "").hasPrefix("pushbridge rollout resume on "), "\(resume)")
