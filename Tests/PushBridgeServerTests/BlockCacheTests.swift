@@ -21,6 +21,9 @@ struct BlockCacheTests {
         pb_block_free(again)
         // Above the largest cached size: exact (8-aligned) sizes, straight to malloc and free.
         #expect(pb_block_roundup(5000) == 5000 && pb_block_roundup(5001) == 5008)
+        // A 2 KiB page's buffer (about 2.3 KiB with SQLite's header) is not rounded up to 4 KiB:
+        // the audit's page caches take no more memory than with malloc.
+        #expect(pb_block_roundup(2_300) == 2_304 && pb_block_roundup(2_049) == 2_056)
         let large = try #require(pb_block_alloc(5001))
         #expect(Int(bitPattern: large) % 16 == 0)
         let missesBefore = pb_block_cache_thread_stats().misses
@@ -64,10 +67,11 @@ struct BlockCacheTests {
             let warm = pb_block_cache_thread_stats()
             for n in 21...120 { try round(n) }
             let after = pb_block_cache_thread_stats()
-            // Each round's copies of its values and its record are SQLite allocations, served
-            // from the cache (without it SQLite calls malloc for each: no hits at all).
+            // Each round's copies of its values are SQLite allocations, served from the cache
+            // (without it SQLite calls malloc for each: no hits at all); its record, about 2.9 KiB,
+            // is above the largest cached size (2 KiB) and is one malloc a round.
             #expect(after.hits - warm.hits >= 300, "SQLite does not allocate through the cache: \(after.hits - warm.hits) hits in 100 rounds")
-            #expect(after.misses - warm.misses <= 50, "SQLite still mallocs per round: \(after.misses - warm.misses) misses in 100 rounds")
+            #expect(after.misses - warm.misses <= 100 + 50, "SQLite mallocs more than its record per round: \(after.misses - warm.misses) misses in 100 rounds")
         }
     }
 
