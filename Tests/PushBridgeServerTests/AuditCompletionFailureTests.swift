@@ -23,7 +23,11 @@ struct AuditCompletionFailureTests {
     /// it once, before the answer the test then waits for, and the test after that.
     final class Locker: @unchecked Sendable {
         let database: SQLiteDatabase
-        init(_ database: SQLiteDatabase) { self.database = database }
+        /// Waits out a moment's lock by the proxy's own connections before it takes its own.
+        init(_ database: SQLiteDatabase) {
+            self.database = database
+            try? database.execute("PRAGMA busy_timeout = 10000")
+        }
     }
 
     static let start = (ProxyFailureTests.osStart, "onesignal-start-reference")

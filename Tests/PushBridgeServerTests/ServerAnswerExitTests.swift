@@ -95,6 +95,8 @@ struct ServerAnswerExitTests {
         let handlerDeadline = try proxy.configuration.load().handlerDeadline
         #expect(handlerDeadline < .seconds(4))
         let locker = try SQLiteDatabase(path: proxy.directory.appendingPathComponent("audit-scheduled.sqlite").path)
+        // The proxy's scheduler may hold the file for a moment (its start-up, a claim pass): wait it out.
+        try locker.execute("PRAGMA busy_timeout = 10000")
         try locker.execute("BEGIN EXCLUSIVE")
 
         let path = ProxySchedulerLiveTests.path
