@@ -55,10 +55,10 @@ public struct AuditStoreConfiguration: Sendable {
     /// (``EventLoop/hasNothingElseToDo``), so its other connections never wait behind its
     /// `fdatasync`, and only while its thread gets a CPU when it wants one
     /// (``EventLoop/hasCPUToSpare``: on a saturated CPU, committing on the loop made the
-    /// one-connection p50 2.75× worse). Default nil (off): on a quiet machine 20 ms cut the
-    /// switches per request at one connection from 11 to 7, but no A/B yet showed that 16 and
-    /// 64 connections do not lose; see docs/benchmarks.md, "Loop commits when the loop is idle".
-    public var loopCommitLimit: Duration? = nil
+    /// one-connection p50 2.75× worse). Default 20 ms: on a quiet machine it cut the switches
+    /// per request at one connection from 11 to 7 with 16 and 64 connections unchanged; see
+    /// docs/benchmarks.md, "Loop commits when the loop is idle" and its quiet-machine A/B.
+    public var loopCommitLimit: Duration? = .milliseconds(20)
     /// With ``loopCommitLimit`` set, whether a loop commits its own operation only while its
     /// thread gets a CPU when it wants one (``EventLoop/hasCPUToSpare``). Default `true`;
     /// `false` is for tests about where a commit runs, which must not depend on how loaded the
