@@ -32,10 +32,13 @@ import Testing
 
     /// The mix: the bench's synthetic traffic (every route, findings, rejections, 429s and
     /// retries), a third of it begun and finished apart, every 25th left in flight, and
-    /// findings on array elements (folded to `notifications[]`, counted by request).
+    /// findings on array elements (folded to `notifications[]`, counted by request); every
+    /// 7th + 3 under a configured app name, and shadow comparisons of every kind readiness
+    /// tells apart, some replaced (``ShadowRollupTests/record(_:_:_:)``).
     static func write(_ store: AuditStore, rows: Int = rows) async throws {
         for i in 0..<rows {
             var request = SyntheticTraffic.request(i, of: rows)
+            if i % 7 == 3 { request.entry.appName = "named-" + (request.entry.sourceApp ?? "") }
             if i % 6 == 0 {
                 request.entry.findings += (0..<(1 + i / 6 % 3)).map {
                     Finding(field: "notifications[\($0)].rollup_probe", kind: .dropped, message: "element \($0) sound dropped")
@@ -51,6 +54,7 @@ import Testing
             } else {
                 try await store.record(request.entry, request.completion)
             }
+            try await ShadowRollupTests.record(store, i, request)
         }
     }
 
