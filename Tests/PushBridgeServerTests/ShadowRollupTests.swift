@@ -99,32 +99,41 @@ import Testing
         }
     }
 
-    /// A replaced comparison leaves its old cell: the cell counts one fewer and its example,
-    /// when it was the replaced one, is the cell's next newest comparison in that hour.
+    /// A replaced comparison leaves its old cell: three requests of one app and route in one
+    /// hour disagree alike (one rollup row); the newest one's comparison replaced by an
+    /// agreeing one, the cell counts two and its example is the next newest (read again from
+    /// the hour's comparisons); the oldest pruned, one. The mix's own replacements are compared
+    /// with the rows by ``ReportRollupTests``.
     @Test(arguments: AuditEngine.allCases)
     func aReplacedComparisonLeavesItsCell(_ engine: AuditEngine) async throws {
         try await withTemporaryAudit(engine) { path in
             let store = try AuditStore(path: path)
-            try await ReportRollupTests.write(store)
+            let candidates = (50_000..<50_400).map { SyntheticTraffic.request($0, of: 100_000) }.filter { $0.completion.outcome != .rejected }
+            let groups = Dictionary(grouping: candidates) { "\($0.entry.sourceApp ?? "")/\($0.entry.dialect?.rawValue ?? "")/\($0.entry.route?.rawValue ?? "")/\($0.entry.receivedAt / 3_600_000)" }
+            let three = try #require(groups.values.filter { $0.count >= 3 }.min { $0[0].entry.receivedAt < $1[0].entry.receivedAt }).prefix(3)
+            let (a, b, c) = (three[three.startIndex], three[three.startIndex + 1], three[three.startIndex + 2])
+            func compared(_ request: SyntheticTraffic.Request, legacyStatus: Int) -> ShadowComparison {
+                ShadowComparison(requestId: request.entry.requestId, comparedAt: request.entry.receivedAt + 30, dialect: request.entry.dialect ?? .onesignal,
+                                 route: request.entry.route ?? .start, sourceApp: request.entry.sourceApp ?? "",
+                                 primary: .init(provider: "openpush", status: 201, body: nil, latencyMs: 1, error: nil),
+                                 shadow: .init(provider: "legacy", status: legacyStatus, body: nil, latencyMs: 1, error: nil))
+            }
+            for request in [a, b, c] {
+                try await store.record(request.entry, request.completion)
+                try await store.record(compared(request, legacyStatus: 400), receivedAt: request.entry.receivedAt, appName: nil)
+            }
             let reader = try AuditReader(path: path)
-            let cells = { (readiness: Readiness) in readiness.apps.flatMap(\.routes).flatMap(\.disagreementCells) }
-            let before = try reader.readiness()
-            let cell = try #require(cells(before).max { $0.count < $1.count })
-            let id = cell.exampleRequestId
-            let old = try #require(try reader.query("SELECT dialect, route, source_app, received_at FROM shadow_comparisons WHERE request_id = ?", [.text(id)]).first)
-            let agreeing = ShadowComparison(requestId: id, comparedAt: SyntheticTraffic.start, dialect: DialectName(rawValue: old[0].textValue ?? "") ?? .onesignal,
-                                            route: RouteKind(rawValue: old[1].textValue ?? "") ?? .start, sourceApp: old[2].textValue ?? "",
-                                            primary: .init(provider: "openpush", status: 201, body: nil, latencyMs: 1, error: nil),
-                                            shadow: .init(provider: "legacy", status: 200, body: nil, latencyMs: 1, error: nil))
-            try await store.record(agreeing, receivedAt: old[3].integerValue, appName: nil)
-            let after = try reader.readiness()
-            let moved = cells(after).first { $0.primary == cell.primary && $0.shadow == cell.shadow && $0.count == cell.count - 1 }
-            #expect(moved != nil && moved?.exampleRequestId != id, "\(cells(after))")
-            #expect(Self.sum(after, \.disagreements) == Self.sum(before, \.disagreements) - 1)
-            #expect(after == (try AuditReader.rowsOnly(path).readiness()))
+            let cells = { () throws -> [ReadinessDisagreement] in try reader.readiness().apps.flatMap(\.routes).flatMap(\.disagreementCells) }
+            let written = try cells()
+            #expect(written == [ReadinessDisagreement(primary: "openpush 2xx", shadow: "legacy 4xx", count: 3, exampleRequestId: c.entry.requestId)], "\(written)")
+            try await store.record(compared(c, legacyStatus: 200), receivedAt: c.entry.receivedAt, appName: nil)
+            #expect(try cells() == [ReadinessDisagreement(primary: "openpush 2xx", shadow: "legacy 4xx", count: 2, exampleRequestId: b.entry.requestId)])
+            #expect(try reader.readiness() == (try AuditReader.rowsOnly(path).readiness()))
             try Self.expectTheRollupIsTheComparisons(reader, "\(engine) replaced")
-            try ReportRollupTests.compare(reader, path: path, "\(engine) replaced")
             await store.close()
+            #expect(try reader.prune(olderThanDays: 0, now: a.entry.receivedAt + 1) == 1)
+            #expect(try cells() == [ReadinessDisagreement(primary: "openpush 2xx", shadow: "legacy 4xx", count: 1, exampleRequestId: b.entry.requestId)])
+            try Self.expectTheRollupIsTheComparisons(reader, "\(engine) pruned")
         }
     }
 
