@@ -153,25 +153,30 @@ import Testing
     }
 
     /// An audit from before the shadow rollup (its migration undone: the table, the triggers,
-    /// the two columns gone) is counted by the migration from the comparisons and the log.
-    @Test func anAuditFromBeforeTheShadowRollupIsCountedByItsMigration() async throws {
-        try await withTemporaryAudit { path in
+    /// the two columns gone) is counted by the migration from the comparisons and the log, on
+    /// both engines.
+    @Test(arguments: AuditEngine.allCases)
+    func anAuditFromBeforeTheShadowRollupIsCountedByItsMigration(_ engine: AuditEngine) async throws {
+        try await withTemporaryAudit(engine) { path in
             let store = try AuditStore(path: path)
             try await ReportRollupTests.write(store)
             await store.close()
-            let database = try SQLiteDatabase(path: path)
-            try database.execute("""
-                DROP TRIGGER rollup_shadow_insert; DROP TRIGGER rollup_shadow_update; DROP TRIGGER rollup_shadow_delete;
+            let undo = """
                 DROP TABLE \(AuditRollupShadowSchema.table); DROP INDEX shadow_by_received;
                 ALTER TABLE shadow_comparisons DROP COLUMN received_at; ALTER TABLE shadow_comparisons DROP COLUMN app_name;
-                DELETE FROM pushbridge_migrations WHERE number = \(AuditRollupShadowSchema.sqliteNumber);
-                """)
+                DELETE FROM pushbridge_migrations WHERE number = \(engine == .sqlite ? AuditRollupShadowSchema.sqliteNumber : AuditRollupShadowSchema.postgresNumber);
+                """
+            if engine == .sqlite {
+                try SQLiteDatabase(path: path).execute("DROP TRIGGER rollup_shadow_insert; DROP TRIGGER rollup_shadow_update; DROP TRIGGER rollup_shadow_delete;" + undo)
+            } else {
+                try PostgresConnection(path).executeScript("DROP TRIGGER rollup_shadow ON shadow_comparisons; DROP FUNCTION rollup_shadow_fold();" + undo)
+            }
             #expect(!(try AuditReader(path: path)).hasShadowRollup)
             await (try AuditStore(path: path)).close()
             let migrated = try AuditReader(path: path)
             #expect(migrated.hasShadowRollup)
-            try Self.expectTheRollupIsTheComparisons(migrated, "migrated")
-            try ReportRollupTests.compare(migrated, path: path, "migrated")
+            try Self.expectTheRollupIsTheComparisons(migrated, "\(engine) migrated")
+            try ReportRollupTests.compare(migrated, path: path, "\(engine) migrated")
         }
     }
 }
