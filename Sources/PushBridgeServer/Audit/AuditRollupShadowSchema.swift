@@ -67,12 +67,13 @@ enum AuditRollupShadowSchema {
                                     "primary_provider", "primary_status", "primary_error", "primary_body",
                                     "shadow_provider", "shadow_status", "shadow_error", "shadow_body"]
 
+    /// The key's text columns; the others (the hour and the 0/1 flags) are integers.
+    private static let textColumns: Set<String> = ["instance_name", "source_app", "app_name", "dialect", "route", "primary_class", "shadow_class"]
+
     /// The table: the key, the comparisons counted and the newest one's request id.
     static func createTable(sqlite: Bool) -> String {
         let integer = sqlite ? "INTEGER" : "BIGINT"
-        let columns = key.map { column, _ in
-            "    \(column) \(["hour", "sent", "disagreed", "expected", "openpush_shadow", "shadow_accepted", "shadow_gap", "shadow_429"].contains(column) ? integer : "TEXT") NOT NULL"
-        }
+        let columns = key.map { column, _ in "    \(column) \(textColumns.contains(column) ? "TEXT" : integer) NOT NULL" }
         return """
             CREATE TABLE \(table) (
             \(columns.joined(separator: ",\n")),

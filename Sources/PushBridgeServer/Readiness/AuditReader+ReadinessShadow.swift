@@ -29,6 +29,7 @@ extension AuditReader {
     /// ones (the one refusal OpenPush's population gap), the disagreements' status-class pairs
     /// with their newest request id, and OpenPush's figures as the shadow.
     struct ReadinessShadowFigures {
+        /// Comparisons sent, disagreements (not expected) and expected disagreements.
         var shadowed = 0, disagreements = 0, expected = 0
         /// Disagreements per (primary class, shadow class): count and newest request id.
         var cells: [ReadinessDisagreementCell: (count: Int, example: String)] = [:]
@@ -44,6 +45,7 @@ extension AuditReader {
 
     /// A disagreement's status-class pair.
     struct ReadinessDisagreementCell: Hashable {
+        /// Each side's provider and status class (``AuditRollupShadowSchema/statusClass(_:)``).
         var primary, shadow: String
     }
 
