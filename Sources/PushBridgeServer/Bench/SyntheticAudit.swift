@@ -57,7 +57,7 @@ public enum SyntheticAudit {
                 totals.add(request)
                 group.addTask {
                     try await store.record(request.entry, request.completion)
-                    if let comparison = request.comparison { try await store.record(comparison) }
+                    if let comparison = request.comparison { try await store.record(comparison, receivedAt: request.entry.receivedAt, appName: request.entry.appName) }
                 }
             }
             try await group.waitForAll()

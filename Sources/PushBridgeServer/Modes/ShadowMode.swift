@@ -126,7 +126,7 @@ struct ShadowMode: Mode {
         let (inbound, app) = (request.inbound, request.app)
         let c = ShadowComparison(requestId: inbound.requestId, comparedAt: clock(), dialect: inbound.route.dialect, route: inbound.route.kind,
                                  sourceApp: app.sourceAppId, primary: primary, shadow: shadow)
-        if (try? await audit.record(c)) == nil {
+        if (try? await audit.record(c, receivedAt: inbound.started, appName: app.name)) == nil {
             log.error("shadow comparison could not be written", ["request_id": .string(inbound.requestId)])
         }
         if c.verdict != .bothAccepted {

@@ -40,8 +40,9 @@ extension AuditReader {
         if hasRollups, window.minutes != nil { rolled = try readinessRequestRollup(scope, window) }
         var routes = try readinessRequests(scope, rolled)
         for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
-        try readinessShadow(scope, into: &routes)
-        try readinessOpenPush(scope, rolled, into: &routes)
+        let shadow = try readinessShadowFigures(scope)
+        readinessShadow(shadow, into: &routes)
+        try readinessOpenPush(scope, rolled, shadow: shadow.compactMapValues(\.openPush), into: &routes)
         var judged: [ReadinessKey: RouteReadiness] = [:]
         for (key, route) in routes {
             let names = settings.names(of: key.app)
@@ -202,46 +203,4 @@ extension AuditReader {
     /// The busiest minute's grouping of `rollup_requests`: a prefix of its key
     /// (``AuditRollupSchema/requestKey``), so SQLite reads the groups in order without sorting.
     static let busiestMinuteGrouping = AuditRollupSchema.requestKey.prefix(5).joined(separator: ", ")
-
-    /// Comparisons, disagreements (exactly one side 2xx) and their status-class pairs; a
-    /// disagreement whose one refusal is OpenPush's population gap is expected and counted
-    /// apart (``RouteReadiness/expectedDisagreements``). A shadow skipped for live traffic
-    /// (``ShadowComparison/Verdict/shadowSkipped``) was not sent and is not judged.
-    private func readinessShadow(_ scope: ReadinessScope, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
-        let accepted = PopulationGap.accepted, expected = PopulationGap.expectedDisagreementSQL()
-        let statusClass = { (side: String) in
-            "s.\(side)_provider || ' ' || CASE WHEN s.\(side)_status IS NULL OR s.\(side)_error IS NOT NULL THEN 'error' ELSE (s.\(side)_status / 100) || 'xx' END"
-        }
-        let (clause, arguments) = readinessClause(scope, extra: [Self.shadowSent, Self.shadowsRequest])
-        let join = Self.shadowJoin
-        let disagreed = "\(accepted("primary")) != \(accepted("shadow"))"
-        for row in try query("""
-            SELECT \(appKey), r.dialect, r.route, count(*), sum(CASE WHEN \(disagreed) AND NOT \(expected) THEN 1 ELSE 0 END), sum(CASE WHEN \(expected) THEN 1 ELSE 0 END)
-            \(join) \(clause) GROUP BY 1, 2, 3
-            """, arguments) {
-            routes[key(row)]?.shadowed = Int(row[3].integerValue ?? 0)
-            routes[key(row)]?.disagreements = Int(row[4].integerValue ?? 0)
-            routes[key(row)]?.expectedDisagreements = Int(row[5].integerValue ?? 0)
-        }
-        let (disagree, disagreeArguments) = readinessClause(scope, extra: [disagreed, "NOT \(expected)", Self.shadowSent, Self.shadowsRequest])
-        for row in try query("""
-            SELECT \(appKey), r.dialect, r.route, \(statusClass("primary")), \(statusClass("shadow")), count(*), max(s.request_id)
-            \(join) \(disagree) GROUP BY 1, 2, 3, 4, 5 ORDER BY 6 DESC, 4, 5
-            """, disagreeArguments) {
-            routes[key(row)]?.disagreementCells.append(ReadinessDisagreement(primary: row[3].textValue ?? "", shadow: row[4].textValue ?? "",
-                                                                             count: Int(row[5].integerValue ?? 0), exampleRequestId: row[6].textValue ?? ""))
-        }
-    }
-
-    /// A comparison whose shadow was sent (not skipped for live traffic).
-    static let shadowSent = "s.verdict <> '\(ShadowComparison.Verdict.shadowSkipped.rawValue)'"
-
-    /// Comparisons (`s`) with their requests (`r`, joined by ``shadowsRequest``), the
-    /// comparisons read first: SQLite takes `CROSS JOIN`'s left side as the outer loop, so it
-    /// probes the log by request id once per comparison (a tenth of the requests in the bench)
-    /// instead of scanning the whole log and probing the comparisons (3–4× the CPU over
-    /// 200,000 requests). PostgreSQL plans it as the inner join it is.
-    static let shadowJoin = "FROM shadow_comparisons s CROSS JOIN requests r"
-    /// ``shadowJoin``'s condition.
-    static let shadowsRequest = "r.request_id = s.request_id"
 }

@@ -19,23 +19,16 @@ extension AuditReader {
     /// is a call that ended without a 2xx; a rate-limited call had at least one 429. A
     /// comparison whose OpenPush side answered a population gap is a gap, not a call. The
     /// primary's figures come from the rollups' counters (``ReadinessOpenPushCounts``) for
-    /// whole minutes, the example error from the log in the newest minute that had one.
-    func readinessOpenPush(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup, into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
+    /// whole minutes, the example error from the log in the newest minute that had one; the
+    /// shadow's are `shadow` (``readinessShadowFigures(_:)``).
+    func readinessOpenPush(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup, shadow: [ReadinessKey: ReadinessOpenPushFigures],
+                           into routes: inout [ReadinessKey: RouteReadiness]) throws(AuditError) {
         let primary = try fromRollups(scope, merging: +, rollups: { _ throws(AuditError) in
             try openPushPrimary(scope, rolled)
         }, rows: { scope throws(AuditError) in
             try openPushPrimary(scope)
         })
-        let gap = PopulationGap.sql(side: "shadow")
-        let (shadow, shadowArguments) = readinessClause(scope, extra: ["s.shadow_provider = 'openpush'", Self.shadowSent, Self.shadowsRequest])
-        let shadowRows = try query("""
-            SELECT \(appKey), r.dialect, r.route, sum(CASE WHEN \(gap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN 0 ELSE 1 END),
-                   sum(CASE WHEN coalesce(s.shadow_status, 0) = 429 THEN 1 ELSE 0 END), sum(CASE WHEN \(gap) THEN 1 ELSE 0 END),
-                   max(CASE WHEN (s.shadow_status BETWEEN 200 AND 299 AND s.shadow_error IS NULL) OR \(gap) THEN NULL ELSE s.request_id END)
-            \(Self.shadowJoin) \(shadow) GROUP BY 1, 2, 3
-            """, shadowArguments)
-        for (key, figures) in primary.merging(openPushFigures(shadowRows), uniquingKeysWith: +) {
+        for (key, figures) in primary.merging(shadow, uniquingKeysWith: +) {
             routes[key]?.openPushCalls += figures.calls
             routes[key]?.openPushErrors += figures.errors
             routes[key]?.rateLimited += figures.rateLimited

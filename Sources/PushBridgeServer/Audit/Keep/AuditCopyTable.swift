@@ -61,9 +61,9 @@ struct AuditCopyTable: Sendable {
         columns: [
             "request_id", "compared_at", "dialect", "route", "source_app", "verdict", "primary_provider", "primary_status",
             "primary_latency_ms", "primary_error", "shadow_provider", "shadow_status", "shadow_latency_ms", "shadow_error",
-            "differences", "primary_body", "shadow_body", instanceColumn,
+            "differences", "primary_body", "shadow_body", instanceColumn, "received_at", "app_name",
         ],
-        addedLater: ["primary_body", "shadow_body", instanceColumn])
+        addedLater: ["primary_body", "shadow_body", instanceColumn, "received_at", "app_name"])
 
     /// The scheduled-send mirror (empty in files of this build, copied when a file has rows).
     static let scheduledSends = AuditCopyTable(
