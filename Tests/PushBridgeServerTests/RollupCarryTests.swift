@@ -1,5 +1,6 @@
 import Foundation
 import PushBridgeCore
+import Synchronization
 import Testing
 @testable import PushBridgeServer
 
@@ -104,4 +105,89 @@ import Testing
         #expect(try Self.marks(uri, "dead-a") == 0)
         try ReportRollupTests.compare(reader, path: uri, "taken over")
     }
+
+    /// A batch that carried its counters fails at its `COMMIT` (a deferred check the test adds
+    /// refuses its mark): the writer owes a recount, and the next batch first recounts this
+    /// instance's rows from the log, the counters carried before the failure included, before
+    /// it carries its own.
+    @Test func aFailedCommitOfCarriedCountersIsRecountedByTheNextBatch() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let store = try Self.store(uri, "fail-a", holding: true)
+        let refused: Int64 = 1_700_000_000_007
+        try PostgresConnection(uri).executeScript("""
+            CREATE FUNCTION refuse_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.unwritten_from = \(refused) THEN RAISE EXCEPTION 'refused at commit'; END IF; RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER refuse_mark AFTER INSERT ON rollup_marks DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION refuse_mark();
+            """)
+        for i in 0..<10 { try await store.record(sampleEntry("F-\(i)", receivedAt: refused + 60_000 * Int64(i + 1)), sampleCompletion()) }
+        let reader = try AuditReader(path: uri)
+        #expect(try RollupRecoveryTests.counts(reader).rollups == [], "the held counters were written")
+        await #expect(throws: (any Error).self) { try await store.record(sampleEntry("REFUSED", receivedAt: refused), sampleCompletion()) }
+        try await store.record(sampleEntry("AFTER", receivedAt: refused + 3_600_000), sampleCompletion())
+        // Recounted: the ten carried before the failure; AFTER's own counters are carried (its mark).
+        #expect(try RollupRecoveryTests.counts(reader) == (["forwarded=10"], ["forwarded=11"]))
+        #expect(try Self.marks(uri, "fail-a") == 1)
+        await store.close()
+        let reopened = try Self.store(uri, "fail-a")
+        await reopened.close()
+        #expect(try RollupRecoveryTests.counts(reader) == (["forwarded=11"], ["forwarded=11"]))
+        try HourlyRollupTests.expectHoursAreTheirMinutes(reader, "after the failed commit")
+    }
+
+    /// The server restarted while batches carried counters: their commits (or the writing
+    /// batch's) fail, and the writer recounts its rows from the log once the server is back;
+    /// after the load and the store's close, the rollups count what the rows hold, per outcome
+    /// and per hour, and no mark is left.
+    @Test func aServerRestartWhileCountersAreCarriedIsRecountedByTheWriter() async throws {
+        let cluster = try PostgresTestCluster.startPrivate()
+        defer { cluster.stop() }
+        let uri = try cluster.makeDatabase()
+        let store = try Self.store(uri, "restart-a")
+        let counters = CarryLoad()
+        let load = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for lane in 0..<16 {
+                    group.addTask {
+                        var n = 0
+                        while counters.running.load(ordering: .relaxed) {
+                            n += 1
+                            let id = "RS-\(lane)-\(n)", now = AuditClock.nowMilliseconds()
+                            do {
+                                // Half begun and finished apart: completions of intents of other batches.
+                                if n % 2 == 0 {
+                                    try await store.begin(sampleEntry(id, receivedAt: now, findings: 1))
+                                    try await store.finish(id, sampleCompletion(finishedAt: now + 3))
+                                } else {
+                                    try await store.record(sampleEntry(id, receivedAt: now, findings: 1), sampleCompletion(finishedAt: now + 3))
+                                }
+                                counters.succeeded.add(1, ordering: .relaxed)
+                            } catch {
+                                continue
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(await eventually(30) { counters.succeeded.load(ordering: .relaxed) >= 300 })
+        try await offPool { try cluster.restart() }
+        let before = counters.succeeded.load(ordering: .relaxed)
+        #expect(await eventually(30) { counters.succeeded.load(ordering: .relaxed) >= before + 300 }, "no service after the restart")
+        counters.running.store(false, ordering: .relaxed)
+        await load.value
+        await store.close()
+        #expect(store.statistics.carriedRollups > 0, "no batch carried its counters: \(store.statistics)")
+        let reader = try AuditReader(path: uri)
+        let (rollups, rows) = try RollupRecoveryTests.counts(reader)
+        #expect(rollups == rows, "the rollups count \(rollups), the rows hold \(rows)")
+        #expect(try Self.marks(uri, "restart-a") == 0)
+        try HourlyRollupTests.expectHoursAreTheirMinutes(reader, "after the restart")
+    }
+}
+
+/// What the restart test's load tasks share: whether to go on, and how many requests were written.
+private final class CarryLoad: Sendable {
+    let running = Atomic<Bool>(true)
+    let succeeded = Atomic<Int>(0)
 }
