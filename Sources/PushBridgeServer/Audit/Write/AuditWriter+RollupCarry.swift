@@ -3,12 +3,11 @@ import Foundation
 /// When the writer writes the rollup counters it folds (``AuditRollupCarry``): with each batch,
 /// or carried on while the PostgreSQL writer has a commit out.
 extension AuditWriter {
-    /// Whether `batch` (counted from received time `from` on) may leave its counters in the
-    /// fold: the engine carries (PostgreSQL with overlapped commits) and has a commit out whose
+    /// Whether `batch` may leave its counters in the fold: the engine carries (PostgreSQL with overlapped commits) and has a commit out whose
     /// row locks the upserts would wait on, the carry is younger than the interval and of this
     /// minute, no recount is owed, and the batch is only request rows, completions and named
     /// statements (pruning and background work write the counters first).
-    func mayCarryRollups(_ batch: [AuditOperation], from: Int64, on engine: any AuditWriteEngine) -> Bool {
+    func mayCarryRollups(_ batch: [AuditOperation], on engine: any AuditWriteEngine) -> Bool {
         if configuration.holdsCarriedRollups { return engine.carriesRollups }
         guard let interval = configuration.postgresRollupInterval, engine.carriesRollups, engine.commitOutstanding else { return false }
         if rollupCarry.active {
@@ -22,15 +21,16 @@ extension AuditWriter {
     /// its mark when it carries its counters on, else every counter row the fold holds (the
     /// carried ones and its own), once each, and the deletion of the marks they settle.
     func rollupStatements(from: Int64, batch: [AuditOperation], on engine: any AuditWriteEngine) -> (work: [AuditOperation.Work], carries: Bool) {
-        let instance = SQLiteValue.text(configuration.instanceName)
-        if mayCarryRollups(batch, from: from, on: engine) {
+        if mayCarryRollups(batch, on: engine) {
             guard from != .max else { return ([], true) }
-            let mark = AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL, values: [instance, .integer(from)], requestId: nil)
+            let mark = AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL,
+                                      values: [.text(configuration.instanceName), .integer(from)], requestId: nil)
             return ([.rollup(mark)], true)
         }
         var work = rollupFold.statements().map { AuditOperation.Work.rollup($0) }
         if rollupCarry.active || rollupCarry.marksLeft {
-            work.append(.rollup(AuditStatement(name: "settle carried rollups", sql: AuditRollupMarkSchema.deleteSQL, values: [instance], requestId: nil)))
+            work.append(.rollup(AuditStatement(name: "settle carried rollups", sql: AuditRollupMarkSchema.deleteSQL,
+                                               values: [.text(configuration.instanceName)], requestId: nil)))
         }
         return (work, false)
     }
