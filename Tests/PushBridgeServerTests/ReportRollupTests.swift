@@ -36,26 +36,29 @@ import Testing
     /// 7th + 3 under a configured app name, and shadow comparisons of every kind readiness
     /// tells apart, some replaced (``ShadowRollupTests/record(_:_:_:)``).
     static func write(_ store: AuditStore, rows: Int = rows) async throws {
-        for i in 0..<rows {
-            var request = SyntheticTraffic.request(i, of: rows)
-            if i % 7 == 3 { request.entry.appName = "named-" + (request.entry.sourceApp ?? "") }
-            if i % 6 == 0 {
-                request.entry.findings += (0..<(1 + i / 6 % 3)).map {
-                    Finding(field: "notifications[\($0)].rollup_probe", kind: .dropped, message: "element \($0) sound dropped")
-                }
+        for i in 0..<rows { try await write(store, row: i, of: rows) }
+    }
+
+    /// Row `i` of the mix of `rows` (``write(_:rows:)``).
+    static func write(_ store: AuditStore, row i: Int, of rows: Int) async throws {
+        var request = SyntheticTraffic.request(i, of: rows)
+        if i % 7 == 3 { request.entry.appName = "named-" + (request.entry.sourceApp ?? "") }
+        if i % 6 == 0 {
+            request.entry.findings += (0..<(1 + i / 6 % 3)).map {
+                Finding(field: "notifications[\($0)].rollup_probe", kind: .dropped, message: "element \($0) sound dropped")
             }
-            request.entry.findings += readinessProbes(i)
-            if request.completion.outcome == .forwarded { request.completion = openPushAnswer(i, request.completion) }
-            if i % 25 == 0 {
-                try await store.begin(request.entry)
-            } else if i % 3 == 0 {
-                try await store.begin(request.entry)
-                try await store.finish(request.entry.requestId, request.completion)
-            } else {
-                try await store.record(request.entry, request.completion)
-            }
-            try await ShadowRollupTests.record(store, i, request)
         }
+        request.entry.findings += readinessProbes(i)
+        if request.completion.outcome == .forwarded { request.completion = openPushAnswer(i, request.completion) }
+        if i % 25 == 0 {
+            try await store.begin(request.entry)
+        } else if i % 3 == 0 {
+            try await store.begin(request.entry)
+            try await store.finish(request.entry.requestId, request.completion)
+        } else {
+            try await store.record(request.entry, request.completion)
+        }
+        try await ShadowRollupTests.record(store, i, request)
     }
 
     /// Findings readiness judges by severity and message, not by kind alone: every 8th request

@@ -37,6 +37,8 @@ public final class InstanceRegistry: Sendable {
     private let log: EventLog
     /// Statements run in each takeover's transaction with `$1` = the dead instance's name.
     private let takeoverStatements: [String]
+    /// Run in each takeover's transaction before ``takeoverStatements``, with the dead instance's name.
+    private let takeoverWork: (@Sendable (PostgresConnection, String) throws -> Void)?
     private let loop = Mutex<PeriodicTask?>(nil)
     private let staleCount = Atomic<Int>(0)
     private let takeoverCount = Atomic<Int>(0)
@@ -50,11 +52,13 @@ public final class InstanceRegistry: Sendable {
 
     /// A registry entry for `name` on the database at `uri` (schema applied here); call
     /// ``start()`` to register and beat.
-    public init(uri: String, name: String, settings: InstanceSettings, log: EventLog, takeoverStatements: [String] = []) throws {
+    public init(uri: String, name: String, settings: InstanceSettings, log: EventLog, takeoverStatements: [String] = [],
+                takeoverWork: (@Sendable (PostgresConnection, String) throws -> Void)? = nil) throws {
         self.name = name
         self.settings = settings
         self.log = log
         self.takeoverStatements = takeoverStatements
+        self.takeoverWork = takeoverWork
         link = try PostgresLink(uri: uri, label: "instances")
         try link.run { try PostgresSchema.migrator.migrate($0) }
     }
@@ -102,7 +106,7 @@ public final class InstanceRegistry: Sendable {
 
     /// Takes over every instance silent longer than `dead_after_ms`; what each settled.
     public func takeOverDead() throws -> [Takeover] {
-        let (name, deadAfter, statements) = (name, settings.deadAfterMs, takeoverStatements)
+        let (name, deadAfter, statements, work) = (name, settings.deadAfterMs, takeoverStatements, takeoverWork)
         let settled: [Takeover] = try link.run { db in
             try db.transaction {
                 let dead = try db.execute(InstanceSQL.lockDead, [name, String(deadAfter)]).rows.compactMap { row in row[0].flatMap { name in row[1].flatMap { Int64($0) }.map { (name, $0) } } }
@@ -114,6 +118,7 @@ public final class InstanceRegistry: Sendable {
                     // Dead, by the registry's rule, from its last heartbeat plus dead_after on: its grants
                     // timed after that are sends it will never make.
                     let slots = try PostgresSendPacer.releaseGrants(of: instance, laterThan: String(heartbeatAt + deadAfter), on: db)
+                    try work?(db, instance)
                     // The last statement marks the rows; those before it count them in the rollups.
                     let rows = try statements.reduce(0) { _, sql in try db.execute(sql, [instance]).affectedRows }
                     try db.execute(InstanceSQL.remove, [instance])

@@ -106,6 +106,7 @@ enum PostgresSchema {
         .init(AuditRollupHourSchema.postgresNumber, AuditRollupHourSchema.name, sql: AuditRollupHourSchema.postgresSQL),
         AuditFindingsInlineSchema.postgresMigration,
         .init(AuditRollupShadowSchema.postgresNumber, AuditRollupShadowSchema.name, sql: AuditRollupShadowSchema.postgresSQL),
+        AuditRollupMarkSchema.postgresMigration,
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

@@ -19,7 +19,8 @@ public struct SharedState: Sendable {
                                starts: try ScheduledStartStore(path: configuration.schedulerDatabasePath, instance: instance), registry: nil)
         }
         let registry = try InstanceRegistry(uri: uri, name: instance, settings: configuration.instances, log: log,
-                                            takeoverStatements: AuditPostgresRecovery.takeoverStatements)
+                                            takeoverStatements: AuditPostgresRecovery.takeoverStatements,
+                                            takeoverWork: { try AuditPostgresRecovery.takeOver($0, instance: $1) })
         return SharedState(pacer: try PostgresSendPacer(uri: uri, settings: configuration.delivery, instance: instance, log: log),
                            starts: try ScheduledStartStore(postgres: uri, instance: instance), registry: registry)
     }

@@ -51,6 +51,13 @@ enum AuditPostgresRecovery {
         ON CONFLICT (instance_name) DO UPDATE SET complete_before = excluded.complete_before
         """
 
+    /// What a survivor runs first for a dead instance (`instance`) in the takeover's
+    /// transaction, before ``takeoverStatements``: the counters it carried and never wrote
+    /// (``AuditRollupMarkSchema``) recounted from the log.
+    static func takeOver(_ connection: PostgresConnection, instance: String) throws {
+        try AuditRollupRows.recountMarked(connection, instance: instance)
+    }
+
     /// What a survivor runs for a dead instance (`$1` its name) in the takeover's transaction
     /// (``InstanceRegistry/takeOverDead()``); PostgreSQL's clock is the time.
     static let takeoverStatements = [
@@ -63,6 +70,8 @@ enum AuditPostgresRecovery {
     /// `unknown`, and its mark moves to `now` less the slack. Returns how many it marked.
     static func recover(_ connection: PostgresConnection, instance: String, now: Int64) throws -> Int {
         try connection.transaction {
+            // Counters the writer carried and never wrote (``AuditRollupMarkSchema``): recounted first.
+            try AuditRollupRows.recountMarked(connection, instance: instance)
             try connection.execute(countUnknownSQL, [instance])
             try connection.execute(countUnknownHourlySQL, [instance])
             let marked = try connection.execute(insertUnknown(instance: "$1", finishedAt: "CAST($2 AS BIGINT)", message: "'the process stopped \(unknownReason)'"),

@@ -40,12 +40,16 @@ enum AuditRollupRows {
     /// rollups, whose rows for them it first deletes: the migration that creates them, so an
     /// audit from before them reports the same, and `audit copy` for the instances it copied.
     /// The hourly rollups, once there, are made again from the minutes (``AuditRollupHourSchema``).
-    static func fill(_ database: any AuditSQL, instances: [String]? = nil) throws {
+    /// With `sinceMinute`, only the counter rows of that minute on, from the rows received since.
+    static func fill(_ database: any AuditSQL, instances: [String]? = nil, sinceMinute: Int64? = nil) throws {
         var fold = AuditRollupFold()
         var lastId: Int64 = .min
-        let scope = instances.map { " AND instance_name IN (\(Array(repeating: "?", count: max(1, $0.count)).joined(separator: ", ")))" } ?? ""
-        let named: [SQLiteValue] = instances.map { $0.isEmpty ? [.null] : $0.map { .text($0) } } ?? []
-        for table in ["rollup_requests", "rollup_findings"] { try database.change("DELETE FROM \(table) WHERE 1 = 1\(scope)", named) }
+        let byInstance = instances.map { " AND instance_name IN (\(Array(repeating: "?", count: max(1, $0.count)).joined(separator: ", ")))" } ?? ""
+        let scope = byInstance + (sinceMinute == nil ? "" : " AND received_at >= ?")
+        let named: [SQLiteValue] = (instances.map { $0.isEmpty ? [.null] : $0.map { .text($0) } } ?? []) + (sinceMinute.map { [.integer($0 * 60_000)] } ?? [])
+        let minutes = byInstance + (sinceMinute == nil ? "" : " AND minute >= ?")
+        let minuteValues = Array(named.dropLast(sinceMinute == nil ? 0 : 1)) + (sinceMinute.map { [.integer($0)] } ?? [])
+        for table in ["rollup_requests", "rollup_findings"] { try database.change("DELETE FROM \(table) WHERE 1 = 1\(minutes)", minuteValues) }
         while true {
             let rows = try database.select("SELECT id, \(columns) FROM requests WHERE id > ?\(scope) ORDER BY id LIMIT \(chunk)", [.integer(lastId)] + named)
             for values in rows { fold.add(row(Array(values.dropFirst())).1) }
@@ -56,7 +60,8 @@ enum AuditRollupRows {
         while true {
             let rows = try database.select("""
                 SELECT \(findingColumns) FROM findings f
-                WHERE f.request_id > ?\(scope.replacingOccurrences(of: "instance_name", with: "f.instance_name")) ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
+                WHERE f.request_id > ?\(scope.replacingOccurrences(of: "instance_name", with: "f.instance_name").replacingOccurrences(of: "received_at", with: "f.received_at"))
+                ORDER BY f.request_id, f.ordinal LIMIT \(chunk)
                 """, [.text(lastRequest)] + named)
             // A full chunk may end inside a request: that request is read again with the next.
             let complete = rows.count == chunk ? Array(rows.prefix { $0[0].textValue != rows.last?[0].textValue }) : rows
@@ -66,7 +71,9 @@ enum AuditRollupRows {
             lastRequest = last
         }
         for statement in fold.statements(hours: false) { try statement.run(on: database) }
-        if try AuditRollupHourSchema.exist(in: database) { try AuditRollupHourSchema.rebuild(database, instances: instances) }
+        if try AuditRollupHourSchema.exist(in: database) {
+            try AuditRollupHourSchema.rebuild(database, hours: sinceMinute.map { ($0 / AuditRollupHourSchema.minutesPerHour, nil) }, instances: instances)
+        }
     }
 
     /// Whether `database` has the rollups with every counter this build folds, and their

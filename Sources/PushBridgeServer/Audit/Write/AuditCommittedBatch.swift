@@ -10,4 +10,8 @@ struct AuditCommittedBatch: Sendable {
     var began: ContinuousClock.Instant
     /// When `COMMIT` returned on the writer thread.
     var committed: ContinuousClock.Instant
+    /// When the batch carried its rollup counters on, or wrote counters earlier batches
+    /// carried (``AuditRollupCarry``): the earliest received time concerned, recounted from
+    /// the log if the batch fails as a whole after all (its `COMMIT`).
+    var rollupsFrom: Int64? = nil
 }

@@ -37,6 +37,20 @@ final class AuditPostgresCommitter: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether a commit handed over is not yet acknowledged.
+    var hasOutstanding: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return outstanding > 0
+    }
+
+    /// Blocks until every commit handed over is acknowledged.
+    func waitUntilIdle() {
+        condition.lock()
+        while outstanding > 0 { condition.wait() }
+        condition.unlock()
+    }
+
     /// Hands over `connection`, whose `COMMIT` of `batch` has been sent.
     func submit(_ connection: PostgresConnection, _ batch: AuditCommittedBatch) {
         condition.lock()

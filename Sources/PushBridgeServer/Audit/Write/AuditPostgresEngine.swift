@@ -287,6 +287,26 @@ final class AuditPostgresEngine: AuditWriteEngine {
         return true
     }
 
+    /// With overlapped commits only: a batch then carries its counters while a commit is out.
+    var carriesRollups: Bool { committer != nil }
+
+    var commitOutstanding: Bool { committer?.hasOutstanding ?? false }
+
+    func settleCommits() {
+        committer?.waitUntilIdle()
+    }
+
+    /// On a connection of its own from the pool (the writer holds none between batches).
+    func recountRollups(from: Int64) throws(AuditError) {
+        do {
+            try pool.withConnection { connection in
+                try connection.transaction { try AuditRollupRows.recount(connection, instance: instance, from: from) }
+            }
+        } catch {
+            throw AuditError.wrap(error)
+        }
+    }
+
     func rollBack() {
         markedAt = 0
         // Nothing was sent since the batch's BEGIN was due: no transaction to roll back.

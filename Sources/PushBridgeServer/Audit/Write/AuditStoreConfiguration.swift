@@ -87,6 +87,15 @@ public struct AuditStoreConfiguration: Sendable {
     /// commits are outstanding. `false`: the writer waits for each `COMMIT` itself (it then
     /// travels in the batch's pipeline). Default `true`.
     public var postgresOverlappedCommits = true
+    /// On PostgreSQL with overlapped commits, how long the writer may carry rollup counters in
+    /// memory while a commit is out (``AuditRollupCarry``): each touched counter row is then
+    /// written at most once per interval (and at once when the writer has nothing queued, or
+    /// the minute turns) instead of once per batch, behind a mark that recovery recounts from.
+    /// nil: written with every batch. Default 250 ms.
+    public var postgresRollupInterval: Duration? = .milliseconds(250)
+    /// For tests: the PostgreSQL writer carries every batch's rollup counters and never writes
+    /// them (not when idle, nor at close): what a crash leaves behind while counters are carried.
+    var holdsCarriedRollups = false
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync
     /// only); throwing fails that sync as a failing `fdatasync` would.
     var beforeWALSync: (@Sendable () throws -> Void)?

@@ -49,6 +49,21 @@ protocol AuditWriteEngine: AnyObject {
     /// row the writer does not hold, ``AuditWriter/rollupWork(_:on:)``); nil when none is open.
     var reads: (any AuditSQL)? { get }
 
+    /// Whether the writer may carry a batch's rollup counters on to a later batch
+    /// (``AuditRollupCarry``): PostgreSQL with overlapped commits, whose marks and recount
+    /// (``AuditRollupMarkSchema``) it has.
+    var carriesRollups: Bool { get }
+
+    /// Whether a commit handed off is still out (not yet acknowledged).
+    var commitOutstanding: Bool { get }
+
+    /// Blocks until every commit handed off is acknowledged.
+    func settleCommits()
+
+    /// Recounts this instance's rollups from the log from received time `from` on, and
+    /// deletes its rollup marks, in a transaction of its own (no batch open).
+    func recountRollups(from: Int64) throws(AuditError)
+
     /// Everything handed off acknowledged, then the connection closed; returns why the last
     /// step that finishes the database (SQLite's WAL checkpoint) did not complete, if it did not.
     func close() -> String?
@@ -74,4 +89,8 @@ extension AuditWriteEngine {
     var idleForCallers: (@Sendable () -> Bool)? { nil }
     func waitForRoom() {}
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
+    var carriesRollups: Bool { false }
+    var commitOutstanding: Bool { false }
+    func settleCommits() {}
+    func recountRollups(from: Int64) throws(AuditError) {}
 }

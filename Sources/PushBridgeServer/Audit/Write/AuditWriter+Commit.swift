@@ -8,20 +8,27 @@ extension AuditWriter {
         var failures: [Int: AuditError] = [:]
         var batchError: AuditError?
         var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
+        settleRollupRecount(engine)
+        // Counters earlier batches carried (PostgreSQL, ``AuditRollupCarry``): each attempt
+        // starts from them, and a failed batch leaves them as they were.
+        let carried = rollupCarry.active ? rollupFold : nil
+        var rollupsFrom: Int64?
         do throws(AuditError) {
             try engine.begin()
             while true {
                 let remaining = batch.indices.filter { failures[$0] == nil }.map { (index: $0, work: batch[$0].work) }
                 // The rollups' upserts follow the operations, counted from them: an operation
                 // that fails alone is written again without them, so none counts a failed one.
-                let rollups = try rollupWork(remaining, of: batch, on: engine)
+                let rollups = try rollupWork(remaining, of: batch, on: engine, carried: carried)
                 intents = rollups.intents
-                let applied = try engine.apply(remaining + rollups.work.enumerated().map { (index: batch.count + $0, work: $1) })
+                let (work, carries) = rollupStatements(from: rollups.from, batch: batch, on: engine)
+                let applied = try engine.apply(remaining + work.enumerated().map { (index: batch.count + $0, work: $1) })
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
                 let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }
                 guard applied.aborted || failedAlone else {
                     if !applied.committed { try engine.commit() }
+                    rollupsFrom = noteRollups(carried: carries, from: rollups.from, on: engine)
                     break
                 }
                 for index in applied.retry { failures[index] = nil }
@@ -32,11 +39,12 @@ extension AuditWriter {
         } catch {
             batchError = error
             engine.rollBack()
+            if let carried { rollupFold = carried }
         }
         engine.endBatch()
         let sent = engine.statementsSent
         if sent > 0 { state.withLock { $0.statistics.statementsSent = sent } }
-        return AuditCommittedBatch(operations: batch, failures: failures, batchError: batchError, began: start, committed: .now)
+        return AuditCommittedBatch(operations: batch, failures: failures, batchError: batchError, began: start, committed: .now, rollupsFrom: rollupsFrom)
     }
 
     /// Resumes every caller of `batch`: with success only once its commit is durable, which is
@@ -49,6 +57,9 @@ extension AuditWriter {
         let sample = AuditCommitSample(batchSize: batch.operations.count, transactionDuration: end - batch.began,
                                        maxLatency: end - oldest, writeDuration: batch.committed - batch.began)
         let failedWhole = batch.batchError ?? durabilityError
+        if failedWhole != nil, let from = batch.rollupsFrom { oweRollupRecount(from: from) }
+        // A transaction of carried rollups alone (``flushCarriedRollups(_:)``) has no caller.
+        guard !batch.operations.isEmpty else { return }
         // A batch of several says there is load: the loops queue again until a batch is alone.
         let quick = loopCommitLimit.map { failedWhole == nil && end - batch.began < $0 && batch.operations.count == 1 } ?? false
         state.withLock { state in

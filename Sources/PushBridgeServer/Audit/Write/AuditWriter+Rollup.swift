@@ -9,10 +9,15 @@ extension AuditWriter {
     /// returns the pending intents by position, for ``holdIntents(_:_:failures:)``, and the
     /// positions counted (an operation counted that then fails alone has the batch written again).
     /// What `batch`'s operations carry (``AuditOperation/counts``) is taken as it is, not read
-    /// back from the rows' text; the writer's one fold (``rollupFold``) is reset and reused.
-    func rollupWork(_ operations: [(index: Int, work: AuditOperation.Work)], of batch: [AuditOperation], on engine: any AuditWriteEngine) throws(AuditError)
-        -> (work: [AuditOperation.Work], intents: [Int: (String, AuditRollupRow.Intent)], counted: Set<Int>) {
-        rollupFold.reset()
+    /// back from the rows' text; the writer's one fold (``rollupFold``) is reset and reused, or,
+    /// with `carried` (counters earlier batches left unwritten, ``AuditRollupCarry``), starts
+    /// from those. `from`: the earliest received time of a row the batch counted (`Int64.max`
+    /// for none). The upserts themselves are ``rollupStatements(from:batch:on:)``'s.
+    func rollupWork(_ operations: [(index: Int, work: AuditOperation.Work)], of batch: [AuditOperation], on engine: any AuditWriteEngine,
+                    carried: AuditRollupFold? = nil) throws(AuditError)
+        -> (intents: [Int: (String, AuditRollupRow.Intent)], counted: Set<Int>, from: Int64) {
+        if let carried { rollupFold = carried } else { rollupFold.reset() }
+        var from = Int64.max
         var counted = Set<Int>()
         var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
         var current: [String: AuditRollupRow] = [:]
@@ -30,6 +35,7 @@ extension AuditWriter {
                 let row = AuditRollupRow(row: values, counts: counts)
                 if row.outcome == AuditOutcome.pending.rawValue, let id = values.first?.textValue { intents[index] = (id, row.intent) }
                 counted.insert(index)
+                from = min(from, row.intent.receivedAt)
                 rollupFold.add(row)
                 rollupFold.addFindings(findings, appName: row.intent.appName)
             case .finish(let requestId, let values, _):
@@ -37,6 +43,7 @@ extension AuditWriter {
                 else { continue }
                 let after = before.completed(by: values, figures: counts?.retry)
                 counted.insert(index)
+                from = min(from, before.intent.receivedAt)
                 rollupFold.add(before, sign: -1)
                 rollupFold.add(after)
                 current[requestId] = after
@@ -44,7 +51,7 @@ extension AuditWriter {
                 break
             }
         }
-        return (rollupFold.statements().map { .rollup($0) }, intents, counted)
+        return (intents, counted, from)
     }
 
     /// After a batch committed: its pending intents are held, its completed ones released.

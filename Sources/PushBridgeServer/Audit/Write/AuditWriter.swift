@@ -43,6 +43,9 @@ final class AuditWriter: @unchecked Sendable {
         /// Why the WAL checkpoint at close did not complete (SQLite), if it did not.
         var checkpointFailure: String?
         var statistics = AuditStatistics()
+        /// A commit of carried rollups failed: this instance's counters are owed a recount
+        /// from the log from this received time on (``AuditWriter/settleRollupRecount(_:)``).
+        var rollupRecountFrom: Int64?
     }
 
     let configuration: AuditStoreConfiguration
@@ -52,6 +55,9 @@ final class AuditWriter: @unchecked Sendable {
     /// The fold each batch is counted in, reset and reused (its room and interned strings
     /// kept); used on the writer thread only.
     var rollupFold = AuditRollupFold()
+    /// Whether ``rollupFold`` holds counters of earlier batches not written yet (PostgreSQL);
+    /// used on the writer thread only.
+    var rollupCarry = AuditRollupCarry()
     let wake = DispatchSemaphore(value: 0)
     /// The engine, for a loop committing its own operation while it holds
     /// ``State/committing``; nil before the writer opened it and after it closed it.
@@ -198,8 +204,13 @@ final class AuditWriter: @unchecked Sendable {
     private func drive(_ engine: any AuditWriteEngine) {
         while true {
             engine.waitForRoom()
-            guard let batch = nextBatch() else { return }
+            guard let batch = nextBatch() else {
+                flushCarriedRollups(engine)
+                return
+            }
             if batch.isEmpty {
+                // Nothing queued: counters carried through the busy moment are written now.
+                if flushCarriedRollups(engine) { continue }
                 wake.wait()
                 continue
             }
