@@ -57,7 +57,9 @@ public enum IdempotencyKeys {
     public static func scoped(_ key: String, sourceApp: String) -> String? {
         guard OpenPushRules.isUUID(key) else { return nil }
         let app = NameBasedUUID.v5(namespace: namespace, name: sourceApp)
-        return NameBasedUUID.text(NameBasedUUID.v5(namespace: app, name: key.lowercased()))
+        // A key already in lower case (the usual form) is hashed as it is, not copied.
+        let lowered = key.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? key.lowercased() : key
+        return NameBasedUUID.text(NameBasedUUID.v5(namespace: app, name: lowered))
     }
 
     /// The derived key: a version-5-style UUID from SHA-256(`pushbridge:<request id>:<index>`).

@@ -21,9 +21,12 @@ enum NameBasedUUID {
         }
     }
 
+    /// The lower-case hex digits, made once (not an array per key).
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     /// `bytes` (16) in the 8-4-4-4-12 lower-case hex form.
     static func text(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        let digits = hexDigits
         // Written into the string's own storage: one allocation per key.
         return String(unsafeUninitializedCapacity: bytes.count * 2 + 4) { out in
             var n = 0

@@ -73,7 +73,8 @@ public struct OpenPushDelivery: Sendable {
             }
             let (result, made) = await send(request, key: key, requestId: requestId, deadline: deadline)
             results.append(result)
-            attempts += made
+            // The first request's attempts taken as they are (appending to an empty array copies them).
+            if attempts.isEmpty { attempts = made } else { attempts += made }
         }
         return .delivered(results: results, attempts: attempts)
     }

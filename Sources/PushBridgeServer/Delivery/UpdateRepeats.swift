@@ -89,10 +89,11 @@ final class UpdateRepeats: Sendable {
     /// key's fingerprint and every request's method, path and body bytes. Nil when any request
     /// is a start (starts carry their own idempotency key) or nothing is remembered.
     func key(for requests: [OpenPushRequest], key: String, sourceApp: String) -> String? {
-        guard window > .zero, !requests.isEmpty else { return nil }
+        // Every request an update, checked first: a start (every OneSignal start) hashes nothing
+        // and allocates nothing here.
+        guard window > .zero, !requests.isEmpty, requests.allSatisfy(\.isUpdate) else { return nil }
         var bytes = Array(sourceApp.utf8) + [0] + Fingerprint.sha256(key)
         for request in requests {
-            guard case .update = request.payload else { return nil }
             bytes += Array("\n\(request.method) \(request.path)\n".utf8) + request.bodyBytes
         }
         return Fingerprint.hex(Fingerprint.sha256(bytes: bytes))
@@ -178,5 +179,12 @@ final class UpdateRepeats: Sendable {
         }
         let entries = m.entries
         m.latest = m.latest.filter { entries[$0.value] != nil }
+    }
+}
+
+private extension OpenPushRequest {
+    /// Whether it is an update (``UpdateRepeats`` remembers only requests made of updates).
+    var isUpdate: Bool {
+        if case .update = payload { true } else { false }
     }
 }

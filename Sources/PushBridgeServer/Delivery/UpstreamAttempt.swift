@@ -37,6 +37,7 @@ public struct UpstreamAttempt: Sendable, Equatable {
     /// `attempts` column holds it (the last two only when known, so older rows read the same).
     public var json: JSONValue {
         var object = JSONObject()
+        object.reserveCapacity(5)
         object.appendUnchecked("at", .int(startedAt))
         if let status { object.appendUnchecked("status", .int(Int64(status))) }
         if let error { object.appendUnchecked("error", .string(error)) }

@@ -23,7 +23,7 @@ extension EventLoop: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if let gathering = EventLoop.gathering {
-            gathering.add(.task(job), for: self)
+            gathering.pointee.add(.task(job), for: self)
         } else if !push(.task(job)) {
             runElsewhere(.task(job))
         }

@@ -3,18 +3,38 @@ import Glibc
 
 /// What a thread gathering jobs (``EventLoop/gatheringJobs(_:)``) holds: for each loop a task
 /// was resumed on, in order of first use, its jobs in the order they were given. Not
-/// `Sendable`: only the thread running the gathering touches it.
-final class EventLoopGathering {
-    /// The loops given jobs, each with its jobs.
+/// `Sendable`: only the thread running the gathering touches it, on its own stack. The usual
+/// gathering (one lone caller's acknowledgement: one job for one loop) is held without an
+/// array; a second job or loop moves it into ``loops``.
+struct EventLoopGathering {
+    /// The only job given so far, with its loop (nil once a second came, or before the first).
+    var first: (loop: EventLoop, job: EventLoop.Job)?
+    /// The loops given jobs, each with its jobs, once there was more than one job.
     var loops: [(loop: EventLoop, jobs: [EventLoop.Job])] = []
 
     /// Keeps `job` for `loop` until the gathering ends.
-    func add(_ job: EventLoop.Job, for loop: EventLoop) {
+    mutating func add(_ job: EventLoop.Job, for loop: EventLoop) {
+        if loops.isEmpty {
+            guard let held = first else {
+                first = (loop, job)
+                return
+            }
+            first = nil
+            loops.append((held.loop, [held.job]))
+        }
         if let index = loops.firstIndex(where: { $0.loop === loop }) {
             loops[index].jobs.append(job)
         } else {
             loops.append((loop, [job]))
         }
+    }
+
+    /// Hands every job held to its loop: each loop's under one lock, waking it at most once.
+    func handOver() {
+        if let first {
+            if !first.loop.push(first.job) { first.loop.runElsewhere(first.job) }
+        }
+        for (loop, jobs) in loops { loop.push(contentsOf: jobs) }
     }
 }
 
@@ -34,18 +54,20 @@ extension EventLoop {
     /// calls join the outer one.
     static func gatheringJobs(_ body: () -> Void) {
         if pthread_getspecific(gatheringKey) != nil { return body() }
-        let gathering = EventLoopGathering()
-        let held = Unmanaged.passRetained(gathering)
-        pthread_setspecific(gatheringKey, held.toOpaque())
-        body()
-        pthread_setspecific(gatheringKey, nil)
-        held.release()
-        for (loop, jobs) in gathering.loops { loop.push(contentsOf: jobs) }
+        // On this thread's stack, its address in the key while `body` runs (no object per gathering).
+        var gathering = EventLoopGathering()
+        withUnsafeMutablePointer(to: &gathering) { pointer in
+            pthread_setspecific(gatheringKey, pointer)
+            body()
+            pthread_setspecific(gatheringKey, nil)
+        }
+        gathering.handOver()
     }
 
-    /// The calling thread's gathering, if it is inside ``gatheringJobs(_:)``.
-    static var gathering: EventLoopGathering? {
-        pthread_getspecific(gatheringKey).map { Unmanaged<EventLoopGathering>.fromOpaque($0).takeUnretainedValue() }
+    /// The calling thread's gathering, if it is inside ``gatheringJobs(_:)``: valid until
+    /// that call's `body` returns, on this thread only.
+    static var gathering: UnsafeMutablePointer<EventLoopGathering>? {
+        pthread_getspecific(gatheringKey).map { $0.assumingMemoryBound(to: EventLoopGathering.self) }
     }
 
     /// Queues `jobs` under one lock, waking the thread at most once if it sleeps; once the loop

@@ -29,26 +29,28 @@ enum MHDConnection {
                 scan.pointee.lineEnds(at: UInt(bitPattern: key), lineEndNULs: 2)
                 let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
                 // The value as libmicrohttpd holds it (in the connection's read buffer, valid
-                // for this request): made a String once, below, not copied to an array first.
-                scan.pointee.headers.append((name: name, value: UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize), hidden: nil))
+                // for this request): made a String once, not copied to an array first; the
+                // bytes are kept until the next line shows whether a NUL hid more of it.
+                let bytes = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+                scan.pointee.headers.append((name: name, value: String(decoding: bytes, as: UTF8.self)))
+                scan.pointee.lastValue = bytes
                 scan.pointee.valueEnd = value.map { UInt(bitPattern: $0) + UInt(valueSize) }
                 return .YES
             }, pointer)
         }
         scan.lineEnds(at: scan.start + scan.size, lineEndNULs: 4)
-        return scan.headers.map { header in
-            guard let hidden = header.hidden else { return (name: header.name, value: String(decoding: header.value, as: UTF8.self)) }
-            return (name: header.name, value: String(decoding: Array(header.value) + hidden, as: UTF8.self))
-        }
+        return scan.headers
     }
 
     /// The head's bounds and the headers read so far, passed through the iterator's `cls`.
     private struct HeaderScan {
         let start: UInt
         let size: UInt
-        /// Each header's name, its value's bytes in libmicrohttpd's buffer and, for a value
-        /// that went on past a NUL, the NUL and what followed it.
-        var headers: [(name: String, value: UnsafeRawBufferPointer, hidden: [UInt8]?)] = []
+        /// Each header's name and value (for a value that went on past a NUL, with the NUL and
+        /// what followed it): the array returned, made once.
+        var headers: [(name: String, value: String)] = []
+        /// The last value's bytes in libmicrohttpd's buffer, while its line end is not checked yet.
+        var lastValue = UnsafeRawBufferPointer(start: nil, count: 0)
         /// Just past the last value read, while its line end is not checked yet.
         var valueEnd: UInt?
 
@@ -64,7 +66,9 @@ enum MHDConnection {
                 guard let byte = UnsafePointer<UInt8>(bitPattern: address)?.pointee else { return }
                 if byte == 0 { nuls += 1 } else if byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { visible.append(byte) }
             }
-            if !visible.isEmpty || nuls > lineEndNULs { headers[headers.count - 1].hidden = [0] + visible }
+            if !visible.isEmpty || nuls > lineEndNULs {
+                headers[headers.count - 1].value = String(decoding: Array(lastValue) + [0] + visible, as: UTF8.self)
+            }
         }
     }
 
@@ -100,15 +104,23 @@ enum MHDConnection {
             // Compared without lower-casing a copy of each name (a name over 15 bytes, such
             // as X-PushBridge-Request-Id, would be allocated).
             if header.name.isASCIICaseInsensitive("content-length") || header.name.isASCIICaseInsensitive("transfer-encoding") { continue }
-            if MHD_add_response_header(created, header.name, header.value) != .YES {
+            if addHeader(header.name, header.value, to: created) != .YES {
                 MHD_destroy_response(created)
                 return nil
             }
         }
-        if let keepAlive, MHD_add_response_header(created, "Keep-Alive", keepAlive) != .YES {
+        if let keepAlive, addHeader("Keep-Alive", keepAlive, to: created) != .YES {
             MHD_destroy_response(created)
             return nil
         }
         return created
+    }
+
+    /// Adds one header to `response` (libmicrohttpd copies both strings). Passed through
+    /// `withCString`, which lends a native string's own NUL-terminated storage: a `String`
+    /// handed straight to a `const char *` parameter is copied into a new array first (one
+    /// allocation per name and per value of every answer).
+    private static func addHeader(_ name: String, _ value: String, to response: OpaquePointer) -> MHD_Result {
+        name.withCString { name in value.withCString { value in MHD_add_response_header(response, name, value) } }
     }
 }

@@ -55,8 +55,18 @@ public final class EventLog: Sendable {
     /// Writes one line for an event, unless `level` is below ``minimumLevel``.
     public func log(_ level: LogLevel, _ message: String, _ fields: [LogField]) {
         guard isEnabled(level) else { return }
-        let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: fields.map(LogRedaction.redact))
+        let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: Self.redacted(fields))
         writeLock.withLock { _ in sink(line) }
+    }
+
+    /// `fields` with each secret-named one redacted (``LogRedaction/redact(_:)``): the same
+    /// array, not a copy, when none is (every line PushBridge writes per request).
+    static func redacted(_ fields: [LogField]) -> [LogField] {
+        var redacted = fields
+        for index in redacted.indices where LogRedaction.isSecret(key: redacted[index].key) {
+            redacted[index] = LogRedaction.redact(redacted[index])
+        }
+        return redacted
     }
 
     /// Writes one line per event, all handed to the sink in one call (one `write(2)` on
@@ -66,7 +76,7 @@ public final class EventLog: Sendable {
         let timestamp = RFC3339.format(milliseconds: clock())
         var text = ""
         for fields in batch {
-            text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: fields.map(LogRedaction.redact))
+            text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: Self.redacted(fields))
         }
         writeLock.withLock { _ in sink(text) }
     }
@@ -77,7 +87,7 @@ public final class EventLog: Sendable {
         let timestamp = RFC3339.format(milliseconds: clock())
         var text = ""
         for (level, fields) in batch where isEnabled(level) {
-            text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: fields.map(LogRedaction.redact))
+            text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: Self.redacted(fields))
         }
         guard !text.isEmpty else { return }
         writeLock.withLock { _ in sink(text) }

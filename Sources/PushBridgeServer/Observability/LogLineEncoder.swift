@@ -23,12 +23,10 @@ struct LogLineEncoder: Sendable {
         all.append(LogField("ts", .string(timestamp)))
         all.append(LogField("level", .string(level.rawValue)))
         all.append(LogField("msg", .string(message)))
-        // A handful of keys: a linear scan is cheaper than hashing each one into a set.
-        var seen: [String] = []
-        seen.reserveCapacity(fields.count + 3)
-        seen.append(contentsOf: ["ts", "level", "msg"])
+        // A handful of keys: a linear scan of the fields so far is cheaper than hashing each
+        // one into a set, and needs no array of its own.
         for field in fields {
-            let key = Self.uniqueKey(Self.sanitize(field.key), seen: &seen)
+            let key = Self.uniqueKey(Self.sanitize(field.key), among: all)
             all.append(LogField(key, truncate(field.value)))
         }
         switch format {
@@ -172,14 +170,14 @@ struct LogLineEncoder: Sendable {
     }
 
     /// `ts`, `level`, `msg` and repeated keys get a suffix (`level_2`), so no field is lost or forged.
-    private static func uniqueKey(_ key: String, seen: inout [String]) -> String {
+    /// `key`, or with the first suffix no field of `fields` has.
+    private static func uniqueKey(_ key: String, among fields: [LogField]) -> String {
         var candidate = key
         var n = 2
-        while seen.contains(candidate) {
+        while fields.contains(where: { $0.key == candidate }) {
             candidate = key + "_" + String(n)
             n += 1
         }
-        seen.append(candidate)
         return candidate
     }
 

@@ -38,7 +38,11 @@ extension ProxyService {
             break
         }
         // PushBridge's id is the only one: a legacy provider's answer may carry its own.
-        response.headers.removeAll { $0.name.isASCIICaseInsensitive("x-pushbridge-request-id") }
+        // Looked for first: removing in place would copy the headers (shared with the
+        // outcome's answer) even when there is none, and the append below copies them again.
+        if response.headers.contains(where: { $0.name.isASCIICaseInsensitive("x-pushbridge-request-id") }) {
+            response.headers.removeAll { $0.name.isASCIICaseInsensitive("x-pushbridge-request-id") }
+        }
         response.headers.append((name: "X-PushBridge-Request-Id", value: call.requestId))
         deps.metrics.recordRequest(dialect: outcome.route?.dialect, route: outcome.route?.kind, status: response.status)
         if let gap = outcome.audit.completion?.outcome, gap.isPopulationGap { deps.metrics.recordPopulationGap(app: outcome.app ?? "", outcome: gap) }

@@ -5,10 +5,14 @@ import PushBridgeCore
 /// presented credential and, once the caller is authenticated, every secret of its body).
 extension Inbound {
     /// The scrubber for a request before authentication: the configured keys and the presented
-    /// credential only (the body is not walked for a caller who may not be one).
+    /// credential only (the body is not walked for a caller who may not be one). The same set
+    /// comes request after request: its scrubber is made once (``SecretScrubberCache``).
     static func unauthenticatedScrubber(configured: [String], credential: String?) -> (extra: [String], scrubber: SecretScrubber) {
-        let extra = configured + (credential.map { [$0] } ?? [])
-        return (extra, SecretScrubber(secrets: extra, fingerprint: Fingerprint.of))
+        var extra: [String] = []
+        extra.reserveCapacity(configured.count + 1)
+        extra.append(contentsOf: configured)
+        if let credential { extra.append(credential) }
+        return (extra, SecretScrubberCache.unauthenticated.scrubber(for: extra))
     }
 
     /// Marks the caller authenticated and adds its body's secrets to the scrubber.

@@ -89,12 +89,17 @@ final class CurlEasyTransfer {
     fileprivate func receiveHeader(_ data: UnsafeRawBufferPointer) -> Int {
         guard admit(data.count) else { return 0 }
         if let header = Self.parseHeaderLine(data) {
+            // Room for an answer's usual headers at once, not grown 1, 2, 4, 8 (a copy each).
+            if responseHeaders.capacity == 0 { responseHeaders.reserveCapacity(Self.usualHeaderCount) }
             responseHeaders.append(header)
         } else if data.starts(with: "HTTP/".utf8) {
             responseHeaders.removeAll()  // a new response (after 100 Continue or a 1xx)
         }
         return data.count
     }
+
+    /// How many header lines an upstream answer usually has (OpenPush's: about 6).
+    static let usualHeaderCount = 12
 
     /// A header line (`Name: value`, CR/LF already or still at its end) as its lower-cased
     /// name and its value without surrounding spaces and tabs; nil for a status line, the

@@ -28,10 +28,25 @@ struct AuditCompletionColumns {
         upstreamStatus = integer(completion.upstreamStatus)
         upstreamBody = text(AuditRowEncoding.truncate(completion.upstreamBody, to: bodyLimit))
         upstreamLatencyMs = completion.upstreamLatencyMs.map(SQLiteValue.real) ?? .null
-        attempts = completion.attempts.isEmpty ? .null : .text(JSONWriter.string(.array(completion.attempts.map(\.json))))
+        attempts = completion.attempts.isEmpty ? .null : .text(Self.attemptsText(completion.attempts))
         responseStatus = integer(completion.responseStatus)
         responseBody = text(AuditRowEncoding.truncate(completion.responseBody, to: bodyLimit))
         errorMessage = text(completion.errorMessage)
+    }
+
+    /// The `attempts` column's text: the JSON array of each attempt's ``UpstreamAttempt/json``,
+    /// as `JSONWriter` writes an array, each written straight into one buffer (no array of
+    /// values made first).
+    static func attemptsText(_ attempts: [UpstreamAttempt]) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(96 * attempts.count + 2)
+        bytes.append(UInt8(ascii: "["))
+        for (index, attempt) in attempts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.write(attempt.json, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The value of one of the completion's columns (``AuditRequestColumn/completion``).
@@ -53,6 +68,16 @@ struct AuditCompletionColumns {
     /// Every column with its name, in the order of ``AuditRequestColumn/completion``.
     var all: [(column: String, value: SQLiteValue)] {
         AuditRequestColumn.completion.map { ($0.name, self[$0]) }
+    }
+
+    /// The values of ``all`` in its order, then `requestId`: a `finish`'s values, made in one
+    /// array of its final size.
+    func values(thenRequestId requestId: String) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(AuditRequestColumn.completion.count + 1)
+        for column in AuditRequestColumn.completion { values.append(self[column]) }
+        values.append(.text(requestId))
+        return values
     }
 
     /// What a completion written after the caller was answered changes: everything but the

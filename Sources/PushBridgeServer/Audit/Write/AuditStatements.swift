@@ -130,7 +130,7 @@ final class AuditStatements {
         do {
             switch work {
             case .insert(let row, let findings, let ledger):
-                try run(insertIntent, Self.intentPositions.map { row[$0] } + [AuditRowEncoding.findingList(findings)])
+                try run(insertIntent, Self.intentValues(row, findings))
                 let id = database.lastInsertRowID
                 if Self.isIntentAlone(row) {
                     intents.opened(row[Self.requestIdPosition].textValue ?? "", id: id)
@@ -147,7 +147,7 @@ final class AuditStatements {
             case .statement(let statement), .background(let statement):
                 try statement.run(on: database)
             case .rollup(let statement):
-                try runLedger([statement])
+                try runLedger(statement)
             case .prune(let requestIds):
                 _ = try AuditPruning.delete(requestIds, in: database)
             }
@@ -161,16 +161,29 @@ final class AuditStatements {
     /// Runs the ledger's statements (and the rollups' upserts), each prepared once (their SQL
     /// is fixed but for the number of keys a prune deletes, which never comes here).
     private func runLedger(_ statements: [AuditStatement]) throws {
-        for statement in statements {
-            let prepared: SQLiteStatement
-            if let cached = ledgerStatements[statement.sql] {
-                prepared = cached
-            } else {
-                prepared = try database.prepare(statement.sql)
-                ledgerStatements[statement.sql] = prepared
-            }
-            try run(prepared, statement.values)
+        for statement in statements { try runLedger(statement) }
+    }
+
+    /// Runs one of them (a rollup's upsert comes alone: no array made for it).
+    private func runLedger(_ statement: AuditStatement) throws {
+        let prepared: SQLiteStatement
+        if let cached = ledgerStatements[statement.sql] {
+            prepared = cached
+        } else {
+            prepared = try database.prepare(statement.sql)
+            ledgerStatements[statement.sql] = prepared
         }
+        try run(prepared, statement.values)
+    }
+
+    /// A `request_log` row's values (``intentPositions`` of `row`, then the findings inline),
+    /// made in one array of its final size.
+    private static func intentValues(_ row: [SQLiteValue], _ findings: [[SQLiteValue]]) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(intentPositions.count + 1)
+        for position in intentPositions { values.append(row[position]) }
+        values.append(AuditRowEncoding.findingList(findings))
+        return values
     }
 
     private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws(SQLiteError) {

@@ -99,7 +99,7 @@ public final class AuditStore: Sendable {
 
     private func finishWork(_ requestId: String, _ completion: AuditCompletion) -> AuditOperation.Work {
         let columns = AuditCompletionColumns(completion, outcome: completion.outcome, bodyLimit: configuration.bodyLimit)
-        return .finish(requestId: requestId, values: columns.all.map(\.value) + [.text(requestId)],
+        return .finish(requestId: requestId, values: columns.values(thenRequestId: requestId),
                        ledger: ActivityLedgerSQL.statements(for: completion.ledger, requestId: requestId))
     }
 

@@ -16,13 +16,18 @@ extension AuditWriter {
         do throws(AuditError) {
             try engine.begin()
             while true {
-                let remaining = batch.indices.filter { failures[$0] == nil }.map { (index: $0, work: batch[$0].work) }
+                // One array for the operations still to write and, after them, the rollups'
+                // upserts (usually four: minutes and hours, requests and findings), sized once.
+                var operations: [(index: Int, work: AuditOperation.Work)] = []
+                operations.reserveCapacity(batch.count + 4)
+                for index in batch.indices where failures[index] == nil { operations.append((index: index, work: batch[index].work)) }
                 // The rollups' upserts follow the operations, counted from them: an operation
                 // that fails alone is written again without them, so none counts a failed one.
-                let rollups = try rollupWork(remaining, of: batch, on: engine, carried: carried)
+                let rollups = try rollupWork(operations, of: batch, on: engine, carried: carried)
                 intents = rollups.intents
                 let (work, carries) = rollupStatements(from: rollups.from, batch: batch, on: engine)
-                let applied = try engine.apply(remaining + work.enumerated().map { (index: batch.count + $0, work: $1) })
+                for (offset, work) in work.enumerated() { operations.append((index: batch.count + offset, work: work)) }
+                let applied = try engine.apply(operations)
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
                 let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }
@@ -53,7 +58,7 @@ extension AuditWriter {
     /// committed but could not be made durable.
     func acknowledge(_ batch: AuditCommittedBatch, durabilityError: AuditError?) {
         let end = ContinuousClock.now
-        let oldest = batch.operations.map(\.submitted).min() ?? batch.began
+        let oldest = batch.operations.lazy.map(\.submitted).min() ?? batch.began
         let sample = AuditCommitSample(batchSize: batch.operations.count, transactionDuration: end - batch.began,
                                        maxLatency: end - oldest, writeDuration: batch.committed - batch.began)
         let failedWhole = batch.batchError ?? durabilityError
