@@ -24,6 +24,7 @@ enum AuditSchema {
         migrator.register(AuditAnswerOnceSchema.sqliteNumber, AuditAnswerOnceSchema.name, sql: AuditAnswerOnceSchema.sql)
         migrator.register(AuditRollupHourSchema.sqliteNumber, AuditRollupHourSchema.name, AuditRollupHourSchema.migrateSQLite)
         migrator.register(AuditFindingsInlineSchema.sqliteNumber, AuditFindingsInlineSchema.name, sql: AuditFindingsInlineSchema.sql)
+        migrator.register(AuditRollupMinuteSendsSchema.sqliteNumber, AuditRollupMinuteSendsSchema.name, AuditRollupMinuteSendsSchema.migrateSQLite)
         return migrator
     }
 

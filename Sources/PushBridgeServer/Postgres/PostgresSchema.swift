@@ -105,6 +105,7 @@ enum PostgresSchema {
         .init(AuditScheduledIndexSchema.postgresNumber, AuditScheduledIndexSchema.name, sql: AuditScheduledIndexSchema.sql),
         .init(AuditRollupHourSchema.postgresNumber, AuditRollupHourSchema.name, sql: AuditRollupHourSchema.postgresSQL),
         AuditFindingsInlineSchema.postgresMigration,
+        .init(AuditRollupMinuteSendsSchema.postgresNumber, AuditRollupMinuteSendsSchema.name, sql: AuditRollupMinuteSendsSchema.postgresSQL),
     ]
 
     /// The few SQLite functions the report and readiness queries use, defined over the same

@@ -65,14 +65,22 @@ enum AuditRollupRows {
             guard rows.count == chunk, let last = complete.last?[0].textValue else { break }
             lastRequest = last
         }
-        for statement in fold.statements(hours: false) { try statement.run(on: database) }
+        for statement in fold.statements(hours: false, sends: false) { try statement.run(on: database) }
         if try AuditRollupHourSchema.exist(in: database) { try AuditRollupHourSchema.rebuild(database, instances: instances) }
+        if try AuditRollupMinuteSendsSchema.exist(in: database) { try AuditRollupMinuteSendsSchema.rebuild(database, instances: instances) }
     }
 
-    /// Whether `database` has the rollups with every counter this build folds, and their
-    /// hourly level (a file `audit prune` opens may not be migrated yet: its rollups are
-    /// recounted when it is).
+    /// Whether `database` has the rollups with every counter this build folds, their hourly
+    /// level and the busiest minute's table (a file `audit prune` opens may not be migrated
+    /// yet: its rollups are recounted when it is; a reader reads its rows).
     static func exist(in database: any AuditSQL) throws -> Bool {
+        try minutesAndHoursExist(in: database) && AuditRollupMinuteSendsSchema.exist(in: database)
+    }
+
+    /// Whether `database` has the per-minute rollups with every counter and their hourly
+    /// level: what pruning keeps exact (the busiest minute's table, made from the minutes by
+    /// its migration, is kept when there).
+    private static func minutesAndHoursExist(in database: any AuditSQL) throws -> Bool {
         try AuditRollupReadinessSchema.exist(in: database) && AuditRollupHourSchema.exist(in: database)
     }
 
@@ -97,16 +105,17 @@ enum AuditRollupRows {
     /// Takes out of the rollups the rows `condition` (on `requests`, bound to `values`)
     /// selects and their findings, before they are deleted; counter rows left at zero go, and
     /// the hours they were in are made again from their minutes (an hour's earliest and latest
-    /// request and its examples are its remaining minutes').
+    /// request and its examples are its remaining minutes'), and so are the busiest minute's
+    /// rows of the minutes from the first to the last it touched.
     static func subtract(where condition: String, _ values: [SQLiteValue], in database: any AuditSQL) throws {
-        guard try exist(in: database) else { return }
+        guard try minutesAndHoursExist(in: database) else { return }
         var fold = AuditRollupFold()
         let rows = try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values)
         guard !rows.isEmpty else { return }
         for values in rows { fold.add(row(values).1, sign: -1) }
         let ids = rows.compactMap { $0[0].textValue }
         try foldFindings(of: ids, into: &fold, in: database)
-        for statement in fold.statements(hours: false) { try statement.run(on: database) }
+        for statement in fold.statements(hours: false, sends: false) { try statement.run(on: database) }
         let minutes = Set(fold.requests.keys.map(\.minute)).sorted()
         for minute in minutes {
             try database.change("DELETE FROM rollup_requests WHERE minute = ? AND requests = 0", [.integer(minute)])
@@ -114,6 +123,9 @@ enum AuditRollupRows {
         }
         for hour in Set(minutes.map { $0 / AuditRollupHourSchema.minutesPerHour }).sorted() {
             try AuditRollupHourSchema.rebuild(database, hours: (hour, hour + 1))
+        }
+        if let first = minutes.first, let last = minutes.last, try AuditRollupMinuteSendsSchema.exist(in: database) {
+            try AuditRollupMinuteSendsSchema.rebuild(database, minutes: (first, last + 1))
         }
     }
 

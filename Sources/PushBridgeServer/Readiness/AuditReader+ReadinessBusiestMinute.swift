@@ -1,0 +1,84 @@
+extension AuditReader {
+    /// Each app's busiest clock minute as OpenPush counts it: the OpenPush sends (one per
+    /// translated OpenPush request: a Pushwoosh request of 5 notifications is 5) of the
+    /// requests PushBridge would send (admitted, not rejected; every sending route together),
+    /// per OpenPush app (`target_app`), every source app on it together. Every app that sent
+    /// to an OpenPush app gets that OpenPush app's busiest minute (its busiest one when it
+    /// sends to several; of two as busy, the earlier, then the one named first); a row without
+    /// `target_app` counts under its own app.
+    ///
+    /// Whole minutes read `rollup_minute_sends` (``AuditRollupMinuteSendsSchema``): one row per
+    /// minute, instance, source app, app name and OpenPush app, of exactly the requests counted
+    /// here, so the read is a scan with no condition but the window and no grouping; the
+    /// window's partial edge minutes read the log.
+    func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
+        // The app, dialect and route filters narrow what is judged, not which sends count:
+        // OpenPush counts every app, dialect and sending route on its app together.
+        var whole = scope
+        whole.appNames = []
+        (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
+        let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { _ throws(AuditError) in
+            // Minutes, never hours. Each row is its key's only one: no grouping, no sort; an app
+            // under two names, or sending from two instances, is a row each, added up below.
+            let window = RollupWindow(since: whole.filter.since, until: whole.filter.until, hourly: false)
+            let bounds = (window.minutes?.from.map { ["minute >= \($0)"] } ?? []) + (window.minutes?.to.map { ["minute < \($0)"] } ?? [])
+            return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, openpush_sends "
+                             + "FROM \(AuditRollupMinuteSendsSchema.table) WHERE " + (bounds + ["requests <> 0"]).joined(separator: " AND "))
+        } rows: { whole throws(AuditError) in
+            let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
+            let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
+            return try query("SELECT r.target_app, \(appKey), r.received_at / 60000, sum(\(sends)) FROM requests r \(clause) GROUP BY 1, 2, 3", arguments)
+        }
+        var minutes: [BusiestGroupMinute: BusiestMinute] = [:], senders: [String: Set<BusiestGroup>] = [:]
+        for row in sums {
+            let app = row[1].textValue ?? "", target = row[0].textValue
+            let group = BusiestGroup(openPushApp: target, app: target == nil ? app : "")
+            let start = (row[2].integerValue ?? 0) * 60_000
+            let key = BusiestGroupMinute(group: group, start: start)
+            minutes[key, default: BusiestMinute(start: start, requests: 0, openPushApp: target)].add(Int(row[3].integerValue ?? 0), from: app)
+            senders[app, default: []].insert(group)
+        }
+        var busiestOf: [BusiestGroup: BusiestMinute] = [:]
+        for (key, minute) in minutes where busiestOf[key.group].map({ minute.isBusier(than: $0) }) ?? true { busiestOf[key.group] = minute }
+        return senders.compactMapValues { groups in
+            groups.sorted().compactMap { busiestOf[$0] }.reduce(nil) { (best: BusiestMinute?, minute) in
+                best.map { minute.isBusier(than: $0) ? minute : $0 } ?? minute
+            }
+        }
+    }
+}
+
+/// What a busiest minute is counted over: an OpenPush app, or an app whose rows name none.
+struct BusiestGroup: Hashable, Comparable {
+    /// The OpenPush app (`target_app`); nil: the rows name none.
+    var openPushApp: String?
+    /// The app, when ``openPushApp`` is nil (else `""`).
+    var app: String
+
+    /// By OpenPush app, then app: a fixed order to break ties in.
+    static func < (a: BusiestGroup, b: BusiestGroup) -> Bool {
+        (a.openPushApp ?? "", a.app, a.openPushApp == nil ? 0 : 1) < (b.openPushApp ?? "", b.app, b.openPushApp == nil ? 0 : 1)
+    }
+}
+
+/// One minute of a ``BusiestGroup``.
+struct BusiestGroupMinute: Hashable {
+    /// The group.
+    var group: BusiestGroup
+    /// The minute's start, Unix ms.
+    var start: Int64
+}
+
+extension BusiestMinute {
+    /// Adds `sends` of `app`'s requests, `app` among the minute's apps (kept sorted).
+    mutating func add(_ sends: Int, from app: String) {
+        requests += sends
+        let place = apps.firstIndex { $0 >= app } ?? apps.endIndex
+        if place == apps.endIndex || apps[place] != app { apps.insert(app, at: place) }
+    }
+
+    /// More sends, or as many in an earlier minute.
+    func isBusier(than other: BusiestMinute) -> Bool {
+        (requests, -start) > (other.requests, -other.start)
+    }
+}
