@@ -10,7 +10,8 @@ extension AuditReader {
     /// Whole minutes read `rollup_minute_sends` (``AuditRollupMinuteSendsSchema``): one row per
     /// minute, instance, source app, app name and OpenPush app, of exactly the requests counted
     /// here, so the read is a scan with no condition but the window and no grouping; the
-    /// window's partial edge minutes read the log.
+    /// window's partial edge minutes read the log. An audit without that table reads
+    /// `rollup_requests` (``busiestMinuteSums(_:_:)``).
     func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
         // The app, dialect and route filters narrow what is judged, not which sends count:
         // OpenPush counts every app, dialect and sending route on its app together.
@@ -21,6 +22,7 @@ extension AuditReader {
             // Minutes, never hours. Each row is its key's only one: no grouping, no sort; an app
             // under two names, or sending from two instances, is a row each, added up below.
             let window = RollupWindow(since: whole.filter.since, until: whole.filter.until, hourly: false)
+            guard hasMinuteSends else { return try busiestMinuteSums(whole, window) }
             let bounds = (window.minutes?.from.map { ["minute >= \($0)"] } ?? []) + (window.minutes?.to.map { ["minute < \($0)"] } ?? [])
             return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, openpush_sends "
                              + "FROM \(AuditRollupMinuteSendsSchema.table) WHERE " + (bounds + ["requests <> 0"]).joined(separator: " AND "))
@@ -45,6 +47,15 @@ extension AuditReader {
                 best.map { minute.isBusier(than: $0) ? minute : $0 } ?? minute
             }
         }
+    }
+
+    /// The same sums from `rollup_requests` (an audit a reader opens before a proxy of this
+    /// build added the busiest minute's table): grouped by its key's first five columns, in
+    /// the table's order, so SQLite sorts nothing.
+    private func busiestMinuteSums(_ whole: ReadinessScope, _ window: RollupWindow) throws(AuditError) -> [[SQLiteValue]] {
+        let (from, clause, arguments) = readinessRollupClause(whole, .requests, window, extra: ["outcome <> 'rejected'"])
+        return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, sum(openpush_sends) "
+                         + "FROM \(from) \(clause) GROUP BY \(AuditRollupMinuteSendsSchema.key.joined(separator: ", ")) HAVING sum(requests) != 0", arguments)
     }
 }
 

@@ -70,17 +70,11 @@ enum AuditRollupRows {
         if try AuditRollupMinuteSendsSchema.exist(in: database) { try AuditRollupMinuteSendsSchema.rebuild(database, instances: instances) }
     }
 
-    /// Whether `database` has the rollups with every counter this build folds, their hourly
-    /// level and the busiest minute's table (a file `audit prune` opens may not be migrated
-    /// yet: its rollups are recounted when it is; a reader reads its rows).
+    /// Whether `database` has the rollups with every counter this build folds, and their
+    /// hourly level (a file `audit prune` opens may not be migrated yet: its rollups are
+    /// recounted when it is). The busiest minute's table (``AuditRollupMinuteSendsSchema``),
+    /// made from the minutes by its migration, is kept and read when there.
     static func exist(in database: any AuditSQL) throws -> Bool {
-        try minutesAndHoursExist(in: database) && AuditRollupMinuteSendsSchema.exist(in: database)
-    }
-
-    /// Whether `database` has the per-minute rollups with every counter and their hourly
-    /// level: what pruning keeps exact (the busiest minute's table, made from the minutes by
-    /// its migration, is kept when there).
-    private static func minutesAndHoursExist(in database: any AuditSQL) throws -> Bool {
         try AuditRollupReadinessSchema.exist(in: database) && AuditRollupHourSchema.exist(in: database)
     }
 
@@ -108,7 +102,7 @@ enum AuditRollupRows {
     /// request and its examples are its remaining minutes'), and so are the busiest minute's
     /// rows of the minutes from the first to the last it touched.
     static func subtract(where condition: String, _ values: [SQLiteValue], in database: any AuditSQL) throws {
-        guard try minutesAndHoursExist(in: database) else { return }
+        guard try exist(in: database) else { return }
         var fold = AuditRollupFold()
         let rows = try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values)
         guard !rows.isEmpty else { return }
@@ -134,7 +128,7 @@ enum AuditRollupRows {
     static func count(where condition: String, _ values: [SQLiteValue], sign: Int64, in database: any AuditSQL) throws {
         var fold = AuditRollupFold()
         for values in try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values) { fold.add(row(values).1, sign: sign) }
-        for statement in fold.statements() { try statement.run(on: database) }
+        for statement in fold.statements(sends: try AuditRollupMinuteSendsSchema.exist(in: database)) { try statement.run(on: database) }
     }
 
     /// The findings of `count` requests (bound to their ids) with their app names, read by

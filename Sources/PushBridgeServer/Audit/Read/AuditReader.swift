@@ -14,6 +14,9 @@ public final class AuditReader: Sendable {
     /// Whether the audit has the per-minute rollups (a file no proxy of this build has
     /// migrated has not: its reports read the rows).
     let hasRollups: Bool
+    /// Whether the audit has the busiest minute's table too (``AuditRollupMinuteSendsSchema``;
+    /// without it the busiest minute reads `rollup_requests`).
+    let hasMinuteSends: Bool
     /// The SQL of every query the reader runs while this holds an array (nil: none kept): the
     /// tests count the passes a report or readiness makes over a table.
     let recordedQueries = Mutex<[String]?>(nil)
@@ -45,6 +48,7 @@ public final class AuditReader: Sendable {
         do {
             appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL"
             hasRollups = try !ignoringRollups && AuditRollupRows.exist(in: database)
+            hasMinuteSends = try hasRollups && AuditRollupMinuteSendsSchema.exist(in: database)
         } catch {
             throw AuditError.wrap(error)
         }
@@ -60,6 +64,7 @@ public final class AuditReader: Sendable {
         do {
             exists = try pool.withSQL { try $0.select("SELECT to_regclass('requests') IS NOT NULL", []).first?.first?.integerValue == 1 }
             hasRollups = try !ignoringRollups && pool.withSQL { try AuditRollupRows.exist(in: $0) }
+            hasMinuteSends = try hasRollups && pool.withSQL { try AuditRollupMinuteSendsSchema.exist(in: $0) }
         } catch {
             throw AuditError.wrap(error)
         }
