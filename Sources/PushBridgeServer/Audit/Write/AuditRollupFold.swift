@@ -1,5 +1,6 @@
-/// Per-minute counters folded from audit rows, to be added to `rollup_requests` and
-/// `rollup_findings` with one upsert per touched counter row (``statements()``). The writer
+/// Per-minute counters folded from audit rows, to be added to `rollup_requests`,
+/// `rollup_findings` and the busiest minute's `rollup_minute_sends` with one upsert per
+/// touched counter row (``statements(hours:sends:)``). The writer
 /// folds each batch (``AuditWriter/rollupWork(_:of:on:)``) into one fold it keeps and
 /// ``reset()``s, so its dictionaries keep their room from batch to batch; migrations,
 /// recovery, pruning and a scheduled start's completion fold the rows they read or change
