@@ -232,6 +232,9 @@ import Testing
                 #expect(reportPasses.count == 3, "\(filter.summary): \(reportPasses)")
                 #expect(report == (try reader.oracleReport(filter)), "\(filter.summary)")
                 #expect(readinessPasses.filter { $0.contains("FROM \(AuditRollupHourSchema.requestsTable)") }.count == 1, "\(filter.summary): \(readinessPasses)")
+                // The finding groups sort only the rollup rows with a judged request.
+                let findings = try #require(queries.first { $0.contains("sum(judged_requests)") }, "\(queries)")
+                #expect(findings.contains("AND judged_requests <> 0"), "\(findings)")
                 // The busiest minute reads its own table, each row as it is: SQLite sorts nothing for it.
                 let busiest = try #require(queries.first { $0.contains("FROM \(AuditRollupMinuteSendsSchema.table)") }, "\(queries)")
                 #expect(!busiest.contains("GROUP BY") && !busiest.contains("rollup_requests"), "\(busiest)")
