@@ -21,9 +21,9 @@ import Testing
             WHERE requests <> 0 OR openpush_sends <> 0 ORDER BY 1, 2, 3, 4, 5
             """)
         let sends = "coalesce(CASE WHEN translated LIKE '[%' THEN json_array_length(translated) END, 1)"
+        let columns = AuditRollupMinuteSendsSchema.key.map { $0 == "minute" ? "received_at / 60000" : "coalesce(\($0), '')" }.joined(separator: ", ")
         let rows = try reader.query("""
-            SELECT received_at / 60000, coalesce(instance_name, ''), coalesce(source_app, ''), coalesce(app_name, ''), coalesce(target_app, ''),
-                   count(*), sum(\(sends))
+            SELECT \(columns), count(*), sum(\(sends))
             FROM requests WHERE dialect IS NOT NULL AND route IS NOT NULL AND outcome NOT IN ('rejected', 'unhandled')
             GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
             """)

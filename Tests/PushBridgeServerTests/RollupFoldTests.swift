@@ -204,7 +204,8 @@ struct TextKeyedFold {
         requests[key] = c
         openPush[key, default: ReadinessOpenPushCounts()].add(row, sign: sign)
         if !i.dialect.isEmpty, !i.route.isEmpty, row.outcome != "rejected", row.outcome != "unhandled" {
-            let sendKey = Key(minute: key.minute, texts: Array(key.texts.prefix(4)), integers: [])
+            // In the table's key order: OpenPush app, app name, source app, instance.
+            let sendKey = Key(minute: key.minute, texts: [i.targetApp, i.appName, i.sourceApp, i.instance], integers: [])
             sends[sendKey, default: (0, 0)].requests += sign
             sends[sendKey, default: (0, 0)].sends += sign * i.sends
         }

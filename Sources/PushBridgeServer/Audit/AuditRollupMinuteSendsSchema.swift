@@ -1,11 +1,11 @@
 /// The busiest minute's own rollup (issue 30, "readiness over 1,000,000 rows ≤ 2 s"):
-/// `rollup_minute_sends`, per minute, instance, source app, app name and OpenPush app
-/// (`target_app`), the OpenPush sends and requests of the rows readiness's busiest minute
+/// `rollup_minute_sends`, per minute, OpenPush app (`target_app`), app name, source app and
+/// instance, the OpenPush sends and requests of the rows readiness's busiest minute
 /// counts (``counts(outcome:dialect:route:)``: admitted, neither rejected nor unhandled, with a
 /// dialect and route) and of no other. Readiness read the busiest minute from the wide
 /// per-minute `rollup_requests` (18 rows a minute on the bench's traffic, ten key columns,
 /// every condition evaluated on each); this table is its grouping and nothing else, so the read
-/// is a scan of about 15 narrow rows a minute with nothing to evaluate.
+/// sums narrow rows in its key's order with nothing else to evaluate.
 ///
 /// The invariant every writer keeps: a row is exactly the `rollup_requests` rows of its minute
 /// and key that the rule counts, added up. The audit writer folds it with the other rollups in
@@ -24,8 +24,10 @@ enum AuditRollupMinuteSendsSchema {
 
     /// The table.
     static let table = "rollup_minute_sends"
-    /// Its key: the busiest minute's grouping, a prefix of ``AuditRollupSchema/requestKey``.
-    static let key = Array(AuditRollupSchema.requestKey.prefix(5))
+    /// Its key: the busiest minute's grouping (the first five columns of
+    /// ``AuditRollupSchema/requestKey``), in the order readiness adds it up: the minute, then the
+    /// OpenPush app, so the sums per OpenPush app and minute are read in the key's order.
+    static let key = ["minute", "target_app", "app_name", "source_app", "instance_name"]
     /// Its counters, named as in `rollup_requests`.
     static let counters = ["requests", "openpush_sends"]
 

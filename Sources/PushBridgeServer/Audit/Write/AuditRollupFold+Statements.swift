@@ -71,11 +71,12 @@ extension AuditRollupFold {
             var values: [SQLiteValue] = []
             values.reserveCapacity(chunk.count * 7)
             for (_, key, counters) in rows[chunk] {
+                // ``AuditRollupMinuteSendsSchema/key``'s order.
                 values.append(.integer(key.minute))
-                values.append(.text(interner[key.instance]))
-                values.append(.text(interner[key.sourceApp]))
-                values.append(.text(interner[key.appName]))
                 values.append(.text(interner[key.targetApp]))
+                values.append(.text(interner[key.appName]))
+                values.append(.text(interner[key.sourceApp]))
+                values.append(.text(interner[key.instance]))
                 values.append(.integer(counters.requests))
                 values.append(.integer(counters.sends))
             }
@@ -230,6 +231,6 @@ extension AuditRollupFold {
     private func rankKey(_ key: FindingKey) -> RankKey { RankKey(minute: key.minute, ranks: ranked(key.texts)) }
 
     private func rankKey(_ key: SendKey) -> RankKey {
-        RankKey(minute: key.minute, ranks: (ranks[Int(key.instance)], ranks[Int(key.sourceApp)], ranks[Int(key.appName)], ranks[Int(key.targetApp)], 0, 0, 0))
+        RankKey(minute: key.minute, ranks: (ranks[Int(key.targetApp)], ranks[Int(key.appName)], ranks[Int(key.sourceApp)], ranks[Int(key.instance)], 0, 0, 0))
     }
 }
