@@ -44,7 +44,7 @@ import Testing
             SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'instance_name'
                 AND table_name NOT LIKE 'request\\_log\\_%'
             """).value(0, 0)
-        #expect(tables == "14", "requests (a view), request_log (not its partitions), audit_marks, findings, shadow_comparisons, scheduled_sends, rollout_rollbacks, stage_changes, rollup_requests, rollup_findings, their hourly tables, rollup_shadow_hourly and rollup_marks carry instance_name")
+        #expect(tables == "15", "requests (a view), request_log (not its partitions), audit_marks, findings, shadow_comparisons, scheduled_sends, rollout_rollbacks, stage_changes, rollup_requests, rollup_findings, their hourly tables, rollup_shadow_hourly, rollup_minute_sends and rollup_marks carry instance_name")
     }
 
     @Test func aFailingMigrationLeavesNothingAndAnUnknownNumberIsRefused() throws {

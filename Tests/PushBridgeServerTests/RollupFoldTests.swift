@@ -103,8 +103,9 @@ struct RollupFoldTests {
         Self.fold(steps, into: &fold)
         let statements = fold.statements(hours: false)
         let oracle = Self.oracle(steps)
-        // The batch spans chunks (more than 200 counter rows) and has findings to write.
+        // The batch spans chunks (more than 200 counter rows) and has findings and the busiest minute's sends to write.
         #expect(statements.filter { $0.name == "roll up requests" }.count >= 2 && statements.contains { $0.name == "roll up findings" })
+        #expect(statements.filter { $0.name == "roll up the busiest minute's sends" }.count >= 2)
         Self.expectSame(statements, oracle, "one batch")
         // Another process interns in another order (other ids): the statements are the same.
         var reversed = AuditRollupFold()
@@ -168,8 +169,8 @@ struct RollupFoldTests {
 }
 
 /// The fold as it was before its keys were interned (`main` a2e9797): text keys, sorted by
-/// comparing arrays of their texts, every figure read from the row's text. The oracle of
-/// ``RollupFoldTests``.
+/// comparing arrays of their texts, every figure read from the row's text (with the busiest
+/// minute's counters of migration 20 added). The oracle of ``RollupFoldTests``.
 struct TextKeyedFold {
     struct Key: Hashable {
         var minute: Int64
@@ -186,6 +187,9 @@ struct TextKeyedFold {
     /// Readiness's OpenPush counters (migration 14) per request key.
     var openPush: [Key: ReadinessOpenPushCounts] = [:]
     var findings: [Key: (counts: [Int64], example: (String, String), judged: Int64, judgedExample: String)] = [:]
+    /// The busiest minute's requests and sends (migration 20) per minute, instance, source app,
+    /// app name and OpenPush app, of the requests with a dialect and route, neither rejected nor unhandled.
+    var sends: [Key: (requests: Int64, sends: Int64)] = [:]
 
     mutating func add(_ row: AuditRollupRow, sign: Int64 = 1) {
         let i = row.intent
@@ -199,6 +203,12 @@ struct TextKeyedFold {
         (c[7], c[8]) = (min(c[7], Double(i.receivedAt)), max(c[8], Double(i.receivedAt)))
         requests[key] = c
         openPush[key, default: ReadinessOpenPushCounts()].add(row, sign: sign)
+        if !i.dialect.isEmpty, !i.route.isEmpty, row.outcome != "rejected", row.outcome != "unhandled" {
+            // In the table's key order: OpenPush app, app name, source app, instance.
+            let sendKey = Key(minute: key.minute, texts: [i.targetApp, i.appName, i.sourceApp, i.instance], integers: [])
+            sends[sendKey, default: (0, 0)].requests += sign
+            sends[sendKey, default: (0, 0)].sends += sign * i.sends
+        }
     }
 
     mutating func addFindings(_ rows: [[SQLiteValue]], appName: String, sign: Int64 = 1) {
@@ -239,7 +249,11 @@ struct TextKeyedFold {
                 return AuditStatement(name: name, sql: sql(chunk.count), values: chunk.flatMap { $0 }, requestId: nil)
             }
         }
+        let sendRows = sends.sorted { $0.key < $1.key }.map { key, c -> [SQLiteValue] in
+            [.integer(key.minute)] + key.texts.map { .text($0) } + [.integer(c.requests), .integer(c.sends)]
+        }
         return chunked(requestRows, "roll up requests", AuditRollupSchema.upsertRequestsSQL(rows:))
             + chunked(findingRows, "roll up findings", AuditRollupSchema.upsertFindingsSQL(rows:))
+            + chunked(sendRows, "roll up the busiest minute's sends", AuditRollupMinuteSendsSchema.upsertSQL(rows:))
     }
 }

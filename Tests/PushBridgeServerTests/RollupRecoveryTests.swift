@@ -36,6 +36,8 @@ import Testing
         // The day's hours go too: the hourly rows are still the minutes' added up.
         #expect(try store.reader.query("SELECT sum(requests) FROM \(AuditRollupHourSchema.requestsTable)").first?.first?.integerValue == 1)
         try HourlyRollupTests.expectHoursAreTheirMinutes(store.reader, "dropped day")
+        // And the busiest minute's counters of that day.
+        try MinuteSendsRollupTests.expectMinuteSendsAreTheRows(store.reader, "dropped day")
         await store.close()
     }
 

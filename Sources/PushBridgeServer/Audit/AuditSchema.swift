@@ -25,6 +25,7 @@ enum AuditSchema {
         migrator.register(AuditRollupHourSchema.sqliteNumber, AuditRollupHourSchema.name, AuditRollupHourSchema.migrateSQLite)
         migrator.register(AuditFindingsInlineSchema.sqliteNumber, AuditFindingsInlineSchema.name, sql: AuditFindingsInlineSchema.sql)
         migrator.register(AuditRollupShadowSchema.sqliteNumber, AuditRollupShadowSchema.name, sql: AuditRollupShadowSchema.sqliteSQL)
+        migrator.register(AuditRollupMinuteSendsSchema.sqliteNumber, AuditRollupMinuteSendsSchema.name, AuditRollupMinuteSendsSchema.migrateSQLite)
         return migrator
     }
 

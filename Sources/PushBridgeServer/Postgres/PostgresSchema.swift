@@ -106,6 +106,7 @@ enum PostgresSchema {
         .init(AuditRollupHourSchema.postgresNumber, AuditRollupHourSchema.name, sql: AuditRollupHourSchema.postgresSQL),
         AuditFindingsInlineSchema.postgresMigration,
         .init(AuditRollupShadowSchema.postgresNumber, AuditRollupShadowSchema.name, sql: AuditRollupShadowSchema.postgresSQL),
+        .init(AuditRollupMinuteSendsSchema.postgresNumber, AuditRollupMinuteSendsSchema.name, sql: AuditRollupMinuteSendsSchema.postgresSQL),
         AuditRollupMarkSchema.postgresMigration,
     ]
 

@@ -161,46 +161,4 @@ extension AuditReader {
         return routes
     }
 
-    /// Each app's busiest clock minute as OpenPush counts it: the OpenPush sends (one per
-    /// translated OpenPush request: a Pushwoosh request of 5 notifications is 5) of the
-    /// requests PushBridge would send (admitted, not rejected; every sending route together),
-    /// per OpenPush app (`target_app`), every source app on it together. Every app that sent
-    /// to an OpenPush app gets that OpenPush app's busiest minute (its busiest one when it
-    /// sends to several); a row without `target_app` counts under its own app.
-    private func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
-        // The app, dialect and route filters narrow what is judged, not which sends count:
-        // OpenPush counts every app, dialect and sending route on its app together.
-        var whole = scope
-        whole.appNames = []
-        (whole.filter.app, whole.filter.dialect, whole.filter.route) = (nil, nil, nil)
-        let sums: [[SQLiteValue]] = try fromRollups(whole, [], +) { _ throws(AuditError) in
-            // Grouped by the key's first columns, in the table's order: no sort of every rollup
-            // row (one per request on thin traffic); an app under two names, or sending from two
-            // instances, is a row each, added up below. Minutes, never hours: the minute table alone.
-            let window = RollupWindow(since: whole.filter.since, until: whole.filter.until, hourly: false)
-            let (from, clause, arguments) = readinessRollupClause(whole, .requests, window, extra: ["outcome <> 'rejected'"])
-            return try query("SELECT CASE WHEN target_app <> '' THEN target_app END, \(Self.rollupAppKey), minute, sum(openpush_sends) "
-                             + "FROM \(from) \(clause) GROUP BY \(Self.busiestMinuteGrouping) HAVING sum(requests) != 0", arguments)
-        } rows: { whole throws(AuditError) in
-            let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
-            let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"
-            return try query("SELECT r.target_app, \(appKey), r.received_at / 60000, sum(\(sends)) FROM requests r \(clause) GROUP BY 1, 2, 3", arguments)
-        }
-        var minutes: [String: [Int64: BusiestMinute]] = [:], senders: [String: Set<String>] = [:]
-        for row in sums {
-            let app = row[1].textValue ?? "", target = row[0].textValue
-            let group = target.map { "openpush:" + $0 } ?? "app:" + app, start = (row[2].integerValue ?? 0) * 60_000
-            var minute = minutes[group, default: [:]][start] ?? BusiestMinute(start: start, requests: 0, openPushApp: target)
-            minute.requests += Int(row[3].integerValue ?? 0)
-            minute.apps = (Set(minute.apps).union([app])).sorted()
-            minutes[group, default: [:]][start] = minute
-            senders[app, default: []].insert(group)
-        }
-        let busiestOf = minutes.mapValues { $0.values.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
-        return senders.compactMapValues { groups in groups.compactMap { busiestOf[$0] ?? nil }.max { ($0.requests, -$0.start) < ($1.requests, -$1.start) } }
-    }
-
-    /// The busiest minute's grouping of `rollup_requests`: a prefix of its key
-    /// (``AuditRollupSchema/requestKey``), so SQLite reads the groups in order without sorting.
-    static let busiestMinuteGrouping = AuditRollupSchema.requestKey.prefix(5).joined(separator: ", ")
 }

@@ -91,7 +91,7 @@ enum AuditPostgresPartitions {
                 }
                 try connection.execute("DROP TABLE \(outcomes), \(log)")
                 // The day's per-minute counters go with it: every one counts rows of this day only.
-                for table in ["rollup_requests", "rollup_findings"] {
+                for table in ["rollup_requests", "rollup_findings", AuditRollupMinuteSendsSchema.table] {
                     try connection.execute("DELETE FROM \(table) WHERE minute >= \(day * dayMs / 60_000) AND minute < \((day + 1) * dayMs / 60_000)")
                 }
                 // And its hours' (a day is whole hours).

@@ -70,15 +70,19 @@ enum AuditRollupRows {
             guard rows.count == chunk, let last = complete.last?[0].textValue else { break }
             lastRequest = last
         }
-        for statement in fold.statements(hours: false) { try statement.run(on: database) }
+        for statement in fold.statements(hours: false, sends: false) { try statement.run(on: database) }
         if try AuditRollupHourSchema.exist(in: database) {
             try AuditRollupHourSchema.rebuild(database, hours: sinceMinute.map { ($0 / AuditRollupHourSchema.minutesPerHour, nil) }, instances: instances)
+        }
+        if try AuditRollupMinuteSendsSchema.exist(in: database) {
+            try AuditRollupMinuteSendsSchema.rebuild(database, minutes: sinceMinute.map { ($0, nil) }, instances: instances)
         }
     }
 
     /// Whether `database` has the rollups with every counter this build folds, and their
     /// hourly level (a file `audit prune` opens may not be migrated yet: its rollups are
-    /// recounted when it is).
+    /// recounted when it is). The busiest minute's table (``AuditRollupMinuteSendsSchema``),
+    /// made from the minutes by its migration, is kept and read when there.
     static func exist(in database: any AuditSQL) throws -> Bool {
         try AuditRollupReadinessSchema.exist(in: database) && AuditRollupHourSchema.exist(in: database)
     }
@@ -104,7 +108,8 @@ enum AuditRollupRows {
     /// Takes out of the rollups the rows `condition` (on `requests`, bound to `values`)
     /// selects and their findings, before they are deleted; counter rows left at zero go, and
     /// the hours they were in are made again from their minutes (an hour's earliest and latest
-    /// request and its examples are its remaining minutes').
+    /// request and its examples are its remaining minutes'), and so are the busiest minute's
+    /// rows of the minutes from the first to the last it touched.
     static func subtract(where condition: String, _ values: [SQLiteValue], in database: any AuditSQL) throws {
         guard try exist(in: database) else { return }
         var fold = AuditRollupFold()
@@ -113,7 +118,7 @@ enum AuditRollupRows {
         for values in rows { fold.add(row(values).1, sign: -1) }
         let ids = rows.compactMap { $0[0].textValue }
         try foldFindings(of: ids, into: &fold, in: database)
-        for statement in fold.statements(hours: false) { try statement.run(on: database) }
+        for statement in fold.statements(hours: false, sends: false) { try statement.run(on: database) }
         let minutes = Set(fold.requests.keys.map(\.minute)).sorted()
         for minute in minutes {
             try database.change("DELETE FROM rollup_requests WHERE minute = ? AND requests = 0", [.integer(minute)])
@@ -122,6 +127,9 @@ enum AuditRollupRows {
         for hour in Set(minutes.map { $0 / AuditRollupHourSchema.minutesPerHour }).sorted() {
             try AuditRollupHourSchema.rebuild(database, hours: (hour, hour + 1))
         }
+        if let first = minutes.first, let last = minutes.last, try AuditRollupMinuteSendsSchema.exist(in: database) {
+            try AuditRollupMinuteSendsSchema.rebuild(database, minutes: (first, last + 1))
+        }
     }
 
     /// Counts the rows `condition` selects with `sign` in `rollup_requests` only (a change to
@@ -129,7 +137,7 @@ enum AuditRollupRows {
     static func count(where condition: String, _ values: [SQLiteValue], sign: Int64, in database: any AuditSQL) throws {
         var fold = AuditRollupFold()
         for values in try database.select("SELECT \(columns) FROM requests WHERE \(condition)", values) { fold.add(row(values).1, sign: sign) }
-        for statement in fold.statements() { try statement.run(on: database) }
+        for statement in fold.statements(sends: try AuditRollupMinuteSendsSchema.exist(in: database)) { try statement.run(on: database) }
     }
 
     /// The findings of `count` requests (bound to their ids) with their app names, read by

@@ -17,6 +17,9 @@ public final class AuditReader: Sendable {
     /// Whether readiness reads its shadow figures' whole hours from the shadow rollup
     /// (``AuditRollupShadowSchema``): the audit has it and the rollups are read at all.
     let hasShadowRollup: Bool
+    /// Whether the audit has the busiest minute's table too (``AuditRollupMinuteSendsSchema``;
+    /// without it the busiest minute reads `rollup_requests`).
+    let hasMinuteSends: Bool
     /// The SQL of every query the reader runs while this holds an array (nil: none kept): the
     /// tests count the passes a report or readiness makes over a table.
     let recordedQueries = Mutex<[String]?>(nil)
@@ -49,6 +52,7 @@ public final class AuditReader: Sendable {
             appNameColumn = try AuditDatabase.hasAppNames(database) ? "app_name" : "NULL"
             hasRollups = try !ignoringRollups && AuditRollupRows.exist(in: database)
             hasShadowRollup = try hasRollups && AuditRollupShadowSchema.exist(in: database)
+            hasMinuteSends = try hasRollups && AuditRollupMinuteSendsSchema.exist(in: database)
         } catch {
             throw AuditError.wrap(error)
         }
@@ -65,6 +69,7 @@ public final class AuditReader: Sendable {
             exists = try pool.withSQL { try $0.select("SELECT to_regclass('requests') IS NOT NULL", []).first?.first?.integerValue == 1 }
             hasRollups = try !ignoringRollups && pool.withSQL { try AuditRollupRows.exist(in: $0) }
             hasShadowRollup = try hasRollups && pool.withSQL { try AuditRollupShadowSchema.exist(in: $0) }
+            hasMinuteSends = try hasRollups && pool.withSQL { try AuditRollupMinuteSendsSchema.exist(in: $0) }
         } catch {
             throw AuditError.wrap(error)
         }

@@ -9,13 +9,16 @@ extension AuditRollupFold {
     /// in every transaction of every instance, so two never wait on each other's rows in
     /// opposite orders. Interned ids differ between processes, so the order is the text's: each
     /// distinct string of the batch is ranked once, and the keys are sorted by those ranks.
-    /// With `hours`, the same counters added up per hour follow, for the hourly rollups
-    /// (``AuditRollupHourSchema``), in the same order after the minutes'.
-    mutating func statements(hours: Bool = true) -> [AuditStatement] {
+    /// With `sends`, the busiest minute's counters follow the minutes' (``AuditRollupMinuteSendsSchema``,
+    /// the same order); with `hours`, the same counters added up per hour follow, for the hourly rollups
+    /// (``AuditRollupHourSchema``), in the same order after the minutes'. A recount that makes
+    /// those from the minute rows instead (``AuditRollupRows``) leaves them out.
+    mutating func statements(hours: Bool = true, sends: Bool = true) -> [AuditStatement] {
         rankUsedStrings()
         var statements: [AuditStatement] = []
-        statements.reserveCapacity(2 * (requestCounts.count + findingCounts.count) / Self.rowsPerStatement + 4)
+        statements.reserveCapacity(3 * (requestCounts.count + findingCounts.count) / Self.rowsPerStatement + 6)
         appendUpserts(requestCounts, findingCounts, hourly: false, to: &statements)
+        if sends { appendSendUpserts(to: &statements) }
         guard hours else { return statements }
         hourRequestCounts.removeAll(keepingCapacity: true)
         hourFindingCounts.removeAll(keepingCapacity: true)
@@ -59,6 +62,28 @@ extension AuditRollupFold {
         }
     }
 
+    /// Appends the upserts of ``sendCounts``, in the order of their keys' text.
+    private mutating func appendSendUpserts(to statements: inout [AuditStatement]) {
+        var rows = sendCounts.map { (rankKey($0.key), $0.key, $0.value) }
+        rows.sort { Self.precedes($0.0, $1.0) }
+        let interner = interner
+        for chunk in Self.chunks(of: rows.count) {
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(chunk.count * 7)
+            for (_, key, counters) in rows[chunk] {
+                // ``AuditRollupMinuteSendsSchema/key``'s order.
+                values.append(.integer(key.minute))
+                values.append(.text(interner[key.targetApp]))
+                values.append(.text(interner[key.appName]))
+                values.append(.text(interner[key.sourceApp]))
+                values.append(.text(interner[key.instance]))
+                values.append(.integer(counters.requests))
+                values.append(.integer(counters.sends))
+            }
+            statements.append(AuditStatement(name: "roll up the busiest minute's sends", sql: upsertSQL(.sends, rows: chunk.count), values: values, requestId: nil))
+        }
+    }
+
     /// The ranges of `count` rows, at most ``rowsPerStatement`` each.
     private static func chunks(of count: Int) -> Chunks {
         stride(from: 0, to: count, by: rowsPerStatement).lazy.map { $0..<min(count, $0 + rowsPerStatement) }
@@ -69,20 +94,21 @@ extension AuditRollupFold {
 
     /// Which table an upsert writes.
     private enum UpsertKind {
-        case requests(hourly: Bool), findings(hourly: Bool)
+        case requests(hourly: Bool), findings(hourly: Bool), sends
 
         /// ``upsertSQLs``' key for `rows` rows of this kind.
         func key(rows: Int) -> Int {
             switch self {
             case .requests(let hourly): (hourly ? 2 : 0) * Self.span + rows
             case .findings(let hourly): (hourly ? 3 : 1) * Self.span + rows
+            case .sends: 4 * Self.span + rows
             }
         }
 
         private static let span = 1 << 20
     }
 
-    /// The upsert of `rows` counter rows (``AuditRollupSchema``, ``AuditRollupHourSchema``),
+    /// The upsert of `rows` counter rows (``AuditRollupSchema``, ``AuditRollupHourSchema``, ``AuditRollupMinuteSendsSchema``),
     /// made once per table and count: the writer's fold lives as long as the writer, so a
     /// batch builds no SQL text.
     private mutating func upsertSQL(_ kind: UpsertKind, rows: Int) -> String {
@@ -91,6 +117,7 @@ extension AuditRollupFold {
         let sql = switch kind {
         case .requests(let hourly): hourly ? AuditRollupHourSchema.upsertRequestsSQL(rows: rows) : AuditRollupSchema.upsertRequestsSQL(rows: rows)
         case .findings(let hourly): hourly ? AuditRollupHourSchema.upsertFindingsSQL(rows: rows) : AuditRollupSchema.upsertFindingsSQL(rows: rows)
+        case .sends: AuditRollupMinuteSendsSchema.upsertSQL(rows: rows)
         }
         upsertSQLs[key] = sql
         return sql
@@ -202,4 +229,8 @@ extension AuditRollupFold {
     }
 
     private func rankKey(_ key: FindingKey) -> RankKey { RankKey(minute: key.minute, ranks: ranked(key.texts)) }
+
+    private func rankKey(_ key: SendKey) -> RankKey {
+        RankKey(minute: key.minute, ranks: (ranks[Int(key.targetApp)], ranks[Int(key.appName)], ranks[Int(key.sourceApp)], ranks[Int(key.instance)], 0, 0, 0))
+    }
 }

@@ -1,5 +1,6 @@
-/// Per-minute counters folded from audit rows, to be added to `rollup_requests` and
-/// `rollup_findings` with one upsert per touched counter row (``statements()``). The writer
+/// Per-minute counters folded from audit rows, to be added to `rollup_requests`,
+/// `rollup_findings` and the busiest minute's `rollup_minute_sends` with one upsert per
+/// touched counter row (``statements(hours:sends:)``). The writer
 /// folds each batch (``AuditWriter/rollupWork(_:of:on:)``) into one fold it keeps and
 /// ``reset()``s, so its dictionaries keep their room from batch to batch; migrations,
 /// recovery, pruning and a scheduled start's completion fold the rows they read or change
@@ -69,10 +70,24 @@ struct AuditRollupFold {
         var judged: Int64 = 0, judgedExampleId = ""
     }
 
+    /// A `rollup_minute_sends` row's key (``AuditRollupMinuteSendsSchema``): the busiest
+    /// minute's grouping, its dimensions by ``AuditRollupInterner`` id.
+    struct SendKey: Hashable {
+        var minute: Int64
+        var instance, sourceApp, appName, targetApp: Int32
+    }
+
+    /// A `rollup_minute_sends` row's counters.
+    struct SendCounters {
+        var requests: Int64 = 0, sends: Int64 = 0
+    }
+
     /// The dimension strings of the keys below.
     private(set) var interner = AuditRollupInterner()
     private(set) var requestCounts: [RequestKey: RequestCounters] = [:]
     private(set) var findingCounts: [FindingKey: FindingCounters] = [:]
+    /// The busiest minute's counters: of the requests ``AuditRollupMinuteSendsSchema/counts(outcome:dialect:route:)`` counts.
+    private(set) var sendCounts: [SendKey: SendCounters] = [:]
     /// The finding keys one request touched (``addFindings(_:appName:sign:)``): a few, so an array.
     private var seen: [FindingKey] = []
     /// The finding keys of one request with a finding readiness judges.
@@ -104,6 +119,7 @@ struct AuditRollupFold {
     mutating func reset() {
         requestCounts.removeAll(keepingCapacity: true)
         findingCounts.removeAll(keepingCapacity: true)
+        sendCounts.removeAll(keepingCapacity: true)
         interner.trim()
     }
 
@@ -117,6 +133,10 @@ struct AuditRollupFold {
         let figures = row.retryFigures
         let latencyMs = row.latencyMs ?? 0
         requestCounts[key, default: RequestCounters()].add(row, sign: sign, sends: intent.sends, latencyMs: latencyMs, figures: figures, at: intent.receivedAt)
+        if AuditRollupMinuteSendsSchema.counts(outcome: row.outcome, dialect: intent.dialect, route: intent.route) {
+            let sendKey = SendKey(minute: key.minute, instance: key.instance, sourceApp: key.sourceApp, appName: key.appName, targetApp: key.targetApp)
+            sendCounts[sendKey, default: SendCounters()].add(sign: sign, sends: intent.sends)
+        }
     }
 
     /// Counts the findings of one request (``AuditStatements/findingColumns`` order, by
@@ -168,6 +188,14 @@ extension AuditRollupFold.RequestCounters {
         firstAt = min(firstAt, receivedAt)
         lastAt = max(lastAt, receivedAt)
         openPush.add(row, sign: sign)
+    }
+}
+
+extension AuditRollupFold.SendCounters {
+    /// Adds one request's `sends` with `sign`.
+    mutating func add(sign: Int64, sends: Int64) {
+        requests += sign
+        self.sends += sign * sends
     }
 }
 
