@@ -124,9 +124,6 @@ enum AuditRollupHourSchema {
     /// Whether `database` has the hourly rollups (an audit `audit prune` or a reader opens may
     /// not be migrated to them yet: it is read from, and recounted by, the minutes).
     static func exist(in database: any AuditSQL) throws -> Bool {
-        let sql = database is SQLiteDatabase
-            ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(requestsTable)'"
-            : "SELECT count(*) FROM information_schema.tables WHERE table_name = '\(requestsTable)' AND table_schema = current_schema()"
-        return try database.select(sql, []).first?.first?.integerValue == 1
+        try database.hasTable(requestsTable)
     }
 }

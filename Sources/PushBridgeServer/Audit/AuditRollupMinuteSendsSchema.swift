@@ -96,9 +96,6 @@ enum AuditRollupMinuteSendsSchema {
     /// Whether `database` has the table (an audit a reader or `audit prune` opens may not be
     /// migrated to it yet: it is read from its rows).
     static func exist(in database: any AuditSQL) throws -> Bool {
-        let sql = database is SQLiteDatabase
-            ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(table)'"
-            : "SELECT count(*) FROM information_schema.tables WHERE table_name = '\(table)' AND table_schema = current_schema()"
-        return try database.select(sql, []).first?.first?.integerValue == 1
+        try database.hasTable(table)
     }
 }

@@ -179,9 +179,6 @@ enum AuditRollupShadowSchema {
 
     /// Whether `database` has the shadow rollup (a file a reader opens may not be migrated to it yet).
     static func exist(in database: any AuditSQL) throws -> Bool {
-        let sql = database is SQLiteDatabase
-            ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(table)'"
-            : "SELECT count(*) FROM information_schema.tables WHERE table_name = '\(table)' AND table_schema = current_schema()"
-        return try database.select(sql, []).first?.first?.integerValue == 1
+        try database.hasTable(table)
     }
 }

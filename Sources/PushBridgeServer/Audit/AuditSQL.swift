@@ -19,6 +19,15 @@ protocol AuditSQL {
 extension AuditSQL {
     /// PostgreSQL's audit keeps its `requests` table until its own migration to the log.
     func isAuditLog() throws -> Bool { false }
+
+    /// Whether the audit has a table named `name` (`name` is one of ours, never a caller's):
+    /// a file a reader or `audit prune` opens may not be migrated to a newer table yet.
+    func hasTable(_ name: String) throws -> Bool {
+        let sql = self is SQLiteDatabase
+            ? "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
+            : "SELECT count(*) FROM information_schema.tables WHERE table_name = ? AND table_schema = current_schema()"
+        return try select(sql, [.text(name)]).first?.first?.integerValue == 1
+    }
 }
 
 extension SQLiteDatabase: AuditSQL {
