@@ -21,12 +21,19 @@ struct FaultInjectionTests {
             $0.app("pw") { $0.segmentMap = TestApp.pushwooshSegmentMap }
         }
     }
-    /// Every attempt's deadline and backoff, plus slack for a shared 2-core machine: the
-    /// answer also waits for the request's two durable audit commits, and with two test runs
-    /// on one disk a drip's Pushwoosh start was answered 7.6 s after the request (twice, in
-    /// lockstep). 7 s of slack keeps the bound (8.7 s) under the drip's own 10 s, so a proxy
-    /// that waited out an upstream instead of its own timeout still fails this.
-    static let deadline: Duration = .milliseconds(timeoutMs * attempts + backoffMaxMs * (attempts - 1)) + .milliseconds(7000)
+    /// How long the upstream part may take, read from the audit row's attempts (when the first
+    /// started to when the last ended): every attempt's deadline and backoff, plus slack for a
+    /// shared 2-core machine. Measured by the proxy around its sends, so the audit's durable
+    /// commits before and after are not in it.
+    static let attemptsBound: Duration = .milliseconds(timeoutMs * attempts + backoffMaxMs * (attempts - 1)) + .milliseconds(3000)
+    /// How long one attempt may take: its deadline plus slack. A drip sends a byte every 100 ms
+    /// for 10 s, so a proxy that waited one out instead of its own timeout fails this.
+    static let attemptBound: Duration = .milliseconds(timeoutMs) + .milliseconds(1500)
+    /// How long the caller may wait in all: the attempts, plus the request's two durable audit
+    /// commits, which on a disk two test runs share took up to 5 s more (a drip's Pushwoosh
+    /// start answered 7.6 s after the request, twice, in lockstep). A proxy that waited out a
+    /// stall never answers, and one that waited out a drip's start attempts takes 30 s.
+    static let deadline: Duration = .seconds(16)
 
     /// One request shape per dialect and event; `stage` lands in the OpenPush body's content state.
     /// Each start's activity id carries its stage: a start of an id whose first start is still in
@@ -106,6 +113,13 @@ struct FaultInjectionTests {
             let made = Self.attempts(row)
             #expect(made.count == Self.expectedAttempts(fault, c), "\(fault) \(c.name): attempts \(row.attempts ?? "-")")
             #expect(made.allSatisfy { Self.attemptMatches(fault, $0) }, "\(fault) \(c.name): attempts \(row.attempts ?? "-")")
+            // The upstream part, as the proxy timed it: each attempt within its deadline, all within the budget.
+            let timed = UpstreamAttempt.parse(row.attempts)
+            #expect(timed.allSatisfy { .milliseconds($0.latencyMs) <= Self.attemptBound }, "\(fault) \(c.name): attempts \(row.attempts ?? "-")")
+            if let first = timed.first, let last = timed.last {
+                let span = Duration.milliseconds(last.startedAt - first.startedAt) + .milliseconds(last.latencyMs)
+                #expect(span <= Self.attemptsBound, "\(fault) \(c.name): the attempts took \(span): \(row.attempts ?? "-")")
+            }
         }
         await proxy.stop()
         upstream.stop()
