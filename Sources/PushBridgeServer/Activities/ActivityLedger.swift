@@ -60,9 +60,9 @@ public final class ActivityLedger: Sendable {
         self.lanes = (0..<lanes).map { DispatchQueue(label: "pushbridge-activity-ledger-\(label)-\($0)") }
         gather = gathers ? source.map { source in
             ActivityReadGather(label: "pushbridge-activity-ledger-\(label)-gather") { asks throws(AuditError) -> [ActivityRecord?] in
-                let values = ActivityLedgerGatheredSQL.values(asks)
+                let (sql, values) = ActivityLedgerGatheredSQL.statement(asks)
                 do {
-                    let rows = try source.withSQL { try $0.select(ActivityLedgerGatheredSQL.recordsSQL, values) }
+                    let rows = try source.withSQL { try $0.select(sql, values) }
                     return ActivityLedgerGatheredSQL.records(rows, count: asks.count)
                 } catch {
                     throw AuditError.wrap(error)
@@ -97,13 +97,13 @@ public final class ActivityLedger: Sendable {
     /// The record under the first key, else the second.
     private func record(keys: (String, String), activityId: String, now: Int64) async throws -> ActivityRecord? {
         let cutoff = now - ActivityRecord.lifetimeMs
+        let ask = ActivityReadGather.Ask(activityId: activityId.escapingNUL, firstKey: keys.0.escapingNUL, secondKey: keys.1.escapingNUL, cutoff: cutoff)
         let found: ActivityRecord?
         if let gather {
-            found = try await gather.read(ActivityReadGather.Ask(activityId: activityId.escapingNUL, firstKey: keys.0.escapingNUL,
-                                                                 secondKey: keys.1.escapingNUL, cutoff: cutoff))
+            found = try await gather.read(ask)
         } else {
-            let values: [SQLiteValue] = [.text(activityId.escapingNUL), .text(keys.0.escapingNUL), .text(keys.1.escapingNUL), .integer(cutoff), .text(keys.0.escapingNUL)]
-            found = try await read(ActivityLedgerSQL.recordSQL, values).first.flatMap(ActivityLedgerSQL.record)
+            let (sql, values) = ActivityLedgerGatheredSQL.statement([ask])
+            found = try await read(sql, values).first.flatMap(ActivityLedgerSQL.record)
         }
         guard var record = found else { return nil }
         // The caller's own spelling, not the stored one (whose NULs are escaped).

@@ -23,15 +23,24 @@ enum ActivityLedgerGatheredSQL {
             ORDER BY CASE WHEN openpush_app = q.first_key THEN 0 ELSE 1 END LIMIT 1) a
         """
 
+    /// The statement that answers `asks` and its values: one ask alone (a lone request's read,
+    /// and SQLite's) is ``ActivityLedgerSQL/recordSQL``, the plain primary-key lookup; more go
+    /// in ``recordsSQL``.
+    static func statement(_ asks: [ActivityReadGather.Ask]) -> (sql: String, values: [SQLiteValue]) {
+        guard asks.count == 1, let ask = asks.first else { return (recordsSQL, values(asks)) }
+        return (ActivityLedgerSQL.recordSQL, [.text(ask.activityId), .text(ask.firstKey), .text(ask.secondKey), .integer(ask.cutoff), .text(ask.firstKey)])
+    }
+
     /// The four array values of `asks`, in the order of ``recordsSQL``'s marks.
     static func values(_ asks: [ActivityReadGather.Ask]) -> [SQLiteValue] {
         [.text(textArray(asks.map(\.activityId))), .text(textArray(asks.map(\.firstKey))),
          .text(textArray(asks.map(\.secondKey))), .text("{" + asks.map { String($0.cutoff) }.joined(separator: ",") + "}")]
     }
 
-    /// The records of `rows` (from ``recordsSQL``) by ask, in the order of `count` asks; nil
-    /// for an ask without a record or with a row this build cannot read.
+    /// The records of `rows` (from ``statement(_:)``'s statement) by ask, in the order of
+    /// `count` asks; nil for an ask without a record or with a row this build cannot read.
     static func records(_ rows: [[SQLiteValue]], count: Int) -> [ActivityRecord?] {
+        if count == 1 { return [rows.first.flatMap(ActivityLedgerSQL.record)] }
         var records = [ActivityRecord?](repeating: nil, count: count)
         for row in rows {
             guard let ask = row.last?.integerValue, ask >= 1, ask <= count else { continue }
