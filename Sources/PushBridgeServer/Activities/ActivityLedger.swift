@@ -49,6 +49,7 @@ public final class ActivityLedger: Sendable {
 
     /// Reads the ledger of the PostgreSQL audit behind `pool` (migrated by ``AuditStore``), on
     /// two queues, each borrowing a pooled connection per read.
+    ///
     /// The reads of one activity's record, which every placement makes, are gathered
     /// (``ActivityReadGather``): the concurrent requests' reads go to the server together.
     convenience init(pool: PostgresPool) {
