@@ -11,7 +11,10 @@ import Synchronization
 /// through a continuation; except an SQLite read asked on an event loop (a request's
 /// placement) while the connection is free, which runs right there: a WAL read of a few pages
 /// from the page cache costs less than handing it to a queue's thread and waking the loop with
-/// its answer (two context switches a request, issue 31 item 3). There is no cache: every read sees what every instance sharing the
+/// its answer (two context switches a request, issue 31 item 3). On PostgreSQL the reads of
+/// one activity's record, one per request, are gathered (``ActivityReadGather``): the reads
+/// of concurrent requests go to the server in one statement, one round trip per batch
+/// (issue 30); a lone read is sent at once. There is no cache: every read sees what every instance sharing the
 /// database has committed, so a start placed through one instance routes its update through
 /// another. The writes ride on audit completions (``AuditCompletion/ledger``), in the same
 /// transaction, through the audit writer; nothing here writes.
@@ -19,6 +22,9 @@ public final class ActivityLedger: Sendable {
     private let source: (any AuditReadSource)?
     private let lanes: [DispatchQueue]
     private let nextLane = Atomic<Int>(0)
+    /// On PostgreSQL, the reads of one activity's record (every request's placement), carried
+    /// together by one statement per round trip; nil on SQLite, whose read runs on the loop.
+    private let gather: ActivityReadGather?
 
     /// Reads the ledger of the existing audit at `path`: an SQLite file or a `postgresql://`
     /// URI. An audit no build with the ledger keyed by OpenPush app has migrated yet (SQLite
@@ -43,14 +49,32 @@ public final class ActivityLedger: Sendable {
 
     /// Reads the ledger of the PostgreSQL audit behind `pool` (migrated by ``AuditStore``), on
     /// two queues, each borrowing a pooled connection per read.
+    ///
+    /// The reads of one activity's record, which every placement makes, are gathered
+    /// (``ActivityReadGather``): the concurrent requests' reads go to the server together.
     convenience init(pool: PostgresPool) {
-        self.init(source: pool, lanes: 2, label: "postgres")
+        self.init(source: pool, lanes: 2, label: "postgres", gathers: true)
     }
 
-    private init(source: (any AuditReadSource)?, lanes: Int, label: String) {
+    private init(source: (any AuditReadSource)?, lanes: Int, label: String, gathers: Bool = false) {
         self.source = source
         self.lanes = (0..<lanes).map { DispatchQueue(label: "pushbridge-activity-ledger-\(label)-\($0)") }
+        gather = gathers ? source.map { source in
+            ActivityReadGather(label: "pushbridge-activity-ledger-\(label)-gather") { asks throws(AuditError) -> [ActivityRecord?] in
+                let (sql, values) = ActivityLedgerGatheredSQL.statement(asks)
+                do {
+                    let rows = try source.withSQL { try $0.select(sql, values) }
+                    return ActivityLedgerGatheredSQL.records(rows, count: asks.count)
+                } catch {
+                    throw AuditError.wrap(error)
+                }
+            }
+        } : nil
     }
+
+    /// What the gathered reads have done (reads, the statements that carried them); nil on
+    /// SQLite, whose reads are not gathered.
+    var gatheredReads: ActivityReadGather.Statistics? { gather?.statistics }
 
     /// The activity `activityId` of source app `app`, in whichever OpenPush app, wherever it
     /// is held, ended or not; nil when the ledger has never seen it or it is past its lifetime
@@ -74,8 +98,15 @@ public final class ActivityLedger: Sendable {
     /// The record under the first key, else the second.
     private func record(keys: (String, String), activityId: String, now: Int64) async throws -> ActivityRecord? {
         let cutoff = now - ActivityRecord.lifetimeMs
-        let values: [SQLiteValue] = [.text(activityId.escapingNUL), .text(keys.0.escapingNUL), .text(keys.1.escapingNUL), .integer(cutoff), .text(keys.0.escapingNUL)]
-        guard var record = try await read(ActivityLedgerSQL.recordSQL, values).first.flatMap(ActivityLedgerSQL.record) else { return nil }
+        let ask = ActivityReadGather.Ask(activityId: activityId.escapingNUL, firstKey: keys.0.escapingNUL, secondKey: keys.1.escapingNUL, cutoff: cutoff)
+        let found: ActivityRecord?
+        if let gather {
+            found = try await gather.read(ask)
+        } else {
+            let (sql, values) = ActivityLedgerGatheredSQL.statement([ask])
+            found = try await read(sql, values).first.flatMap(ActivityLedgerSQL.record)
+        }
+        guard var record = found else { return nil }
         // The caller's own spelling, not the stored one (whose NULs are escaped).
         record.activityId = activityId
         return record
