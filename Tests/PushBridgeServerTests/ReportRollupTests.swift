@@ -253,6 +253,9 @@ import Testing
                 // nothing for it (a DISTINCT keeps a b-tree of the few apps it finds).
                 let busiest = queries.filter { $0.contains("FROM \(AuditRollupMinuteSendsSchema.table)") }
                 #expect(busiest.count >= 3 && busiest.allSatisfy { !$0.contains("rollup_requests") }, "\(queries)")
+                // Unless an app is asked for, the apps sending to each OpenPush app come from readiness's
+                // one read of `rollup_requests` (``ReadinessRequestRollup/senders``), not another pass here.
+                #expect(busiest.contains { $0.contains("DISTINCT target_app") } == (filter.app != nil), "\(filter.summary): \(busiest)")
                 if engine == .sqlite {
                     for sql in busiest {
                         let marks = [SQLiteValue](repeating: .null, count: sql.filter { $0 == "?" }.count)

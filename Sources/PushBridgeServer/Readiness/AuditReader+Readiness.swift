@@ -60,7 +60,7 @@ extension AuditReader {
                                                accepted: settings.thresholds.acceptedLosses(for: names), run: names.lazy.compactMap { runs[$0] }.first,
                                                database: path, since: filter.since)
         }
-        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight,
+        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope, rolled), inFlight: inFlight,
                                                 runs: runs, database: path)
         readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope, rolled)
         return readiness
