@@ -107,6 +107,9 @@ import Testing
             let fromRollups = try reader.report(filter)
             let fromRows = try reader.oracleReport(filter)
             #expect(fromRollups == fromRows, "\(label) \(filter.summary)")
+            // The shadow summary is the same code in both: its latencies against the SQL's nearest ranks.
+            #expect(fromRollups.shadow.primaryLatency == (try reader.oraclePercentiles("primary_latency_ms", filter)), "\(label) \(filter.summary)")
+            #expect(fromRollups.shadow.shadowLatency == (try reader.oraclePercentiles("shadow_latency_ms", filter)), "\(label) \(filter.summary)")
             for format in [ReportFormat.text, .json] {
                 #expect(ReportRenderer.render(fromRollups, as: format) == ReportRenderer.render(fromRows, as: format), "\(label) \(format) \(filter.summary)")
             }
@@ -250,6 +253,9 @@ import Testing
                 // nothing for it (a DISTINCT keeps a b-tree of the few apps it finds).
                 let busiest = queries.filter { $0.contains("FROM \(AuditRollupMinuteSendsSchema.table)") }
                 #expect(busiest.count >= 3 && busiest.allSatisfy { !$0.contains("rollup_requests") }, "\(queries)")
+                // Unless an app is asked for, the apps sending to each OpenPush app come from readiness's
+                // one read of `rollup_requests` (``ReadinessRequestRollup/senders``), not another pass here.
+                #expect(busiest.contains { $0.contains("DISTINCT target_app") } == (filter.app != nil), "\(filter.summary): \(busiest)")
                 if engine == .sqlite {
                     for sql in busiest {
                         let marks = [SQLiteValue](repeating: .null, count: sql.filter { $0 == "?" }.count)
@@ -258,6 +264,51 @@ import Testing
                     }
                 }
             }
+        }
+    }
+
+    /// Issue 30, "report over 1,000,000 rows ≤ 2 s": a report reads the findings rollups'
+    /// groups once, and the readiness it embeds takes that read (``RolledFindingGroups``) where
+    /// it judges exactly the report's rows: the same verdicts as readiness on its own and as the
+    /// rows give. A judgement of other rows reads its own: an `--app` report (readiness's app is
+    /// a name or a source app id), and an app judged since its current stage began (the report's
+    /// window is the whole audit; given the report's groups, its finding counts would be the
+    /// whole audit's).
+    @Test(arguments: AuditEngine.allCases)
+    func theReportsReadinessSharesTheReportsReadOfTheFindingGroups(_ engine: AuditEngine) async throws {
+        try await Self.withWrittenAudit(engine) { path, reader in
+            let rows = try AuditReader.rowsOnly(path)
+            func groupReads(_ filter: ReportFilter) throws -> (Report, [String]) {
+                reader.recordedQueries.withLock { $0 = [] }
+                let report = try reader.report(filter)
+                let queries = reader.recordedQueries.withLock { queries in
+                    defer { queries = nil }
+                    return queries ?? []
+                }
+                return (report, queries.filter { $0.contains("sum(judged_requests)") })
+            }
+            for filter in Self.filters() {
+                let (report, reads) = try groupReads(filter)
+                let wholeMinutes = RollupWindow(since: filter.since, until: filter.until).minutes != nil
+                #expect(reads.count == (wholeMinutes ? (filter.app == nil ? 1 : 2) : 0), "\(filter.summary): \(reads)")
+                #expect(report.readiness == (try reader.readiness(filter)), "\(filter.summary)")
+                #expect(report.readiness == (try rows.readiness(filter)), "\(filter.summary)")
+            }
+            // app-03 judged since its stage began, half-way through: fewer judged findings than
+            // over the whole audit, as the rows count them.
+            let began = SyntheticTraffic.start + SyntheticTraffic.span / 2 + 61_001
+            try reader.insertStageChange(StageChange(at: began, app: "app-03", kind: .mode, stage: AppStage(mode: .shadow, legacy: true), previous: nil,
+                                                     detail: "", instance: "edge-1", fingerprint: nil))
+            let (report, reads) = try groupReads(ReportFilter())
+            #expect(reads.count == 2, "\(reads)")
+            let judged = try #require(report.readiness.apps.first { $0.app == "app-03" })
+            #expect(judged.window.basis == .currentStage)
+            let findings = { (app: AppReadiness) in app.routes.reduce(0) { $0 + ($1.warnings + $1.rejections).reduce(0) { $0 + $1.requests } } }
+            // (A window given, readiness judges it, not the stage.)
+            let overAll = try #require(try rows.readiness(ReportFilter(since: SyntheticTraffic.start - 60_000, app: "app-03")).apps.first { $0.app == "app-03" })
+            #expect(findings(judged) > 0 && findings(judged) < findings(overAll), "\(findings(judged)) of \(findings(overAll))")
+            #expect(report.readiness == (try rows.readiness()))
+            #expect(report == (try reader.oracleReport()))
         }
     }
 

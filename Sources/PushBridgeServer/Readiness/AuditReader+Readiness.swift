@@ -13,9 +13,17 @@ extension AuditReader {
     /// steps (``ReadinessStageSteps``) whatever the window.
     public func readiness(_ filter: ReportFilter = ReportFilter(), settings: ReadinessSettings = ReadinessSettings(),
                           inFlight: [ActivityCount]? = nil) throws(AuditError) -> Readiness {
+        try readiness(filter, settings: settings, inFlight: inFlight, rolledFindings: nil)
+    }
+
+    /// ``readiness(_:settings:inFlight:)``, its finding groups taken from `rolledFindings` (a
+    /// report's read of the findings rollups) wherever that read is exactly the one a judgement
+    /// needs (``RolledFindingGroups/serves(_:)``).
+    func readiness(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?,
+                   rolledFindings: RolledFindingGroups?) throws(AuditError) -> Readiness {
         // An audit no proxy of this build has migrated has no history: every app is judged on the whole audit.
         let runs = StageRun.current((try? stageChanges()) ?? [])
-        var readiness = try judged(filter, settings: settings, inFlight: inFlight, runs: runs)
+        var readiness = try judged(filter, settings: settings, inFlight: inFlight, runs: runs, rolledFindings: rolledFindings)
         for (index, app) in readiness.apps.enumerated() {
             guard filter.since == nil, let run = app.stage else {
                 readiness.apps[index].window = ReadinessWindow(since: filter.since, until: filter.until, basis: filter.since == nil ? .wholeAudit : .asked)
@@ -24,22 +32,24 @@ extension AuditReader {
             var own = filter
             own.app = app.app
             own.since = run.began.at
-            guard var judged = try judged(own, settings: settings, inFlight: inFlight, runs: runs).apps.first(where: { $0.app == app.app }) else { continue }
+            guard var judged = try judged(own, settings: settings, inFlight: inFlight, runs: runs, rolledFindings: rolledFindings).apps.first(where: { $0.app == app.app }) else { continue }
             judged.window = ReadinessWindow(since: run.began.at, until: filter.until, basis: .currentStage, began: run.began)
             readiness.apps[index] = judged
         }
         return readiness
     }
 
-    /// The verdicts over exactly the rows `filter` selects, each app's stage taken from `runs`.
-    private func judged(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, runs: [String: StageRun]) throws(AuditError) -> Readiness {
+    /// The verdicts over exactly the rows `filter` selects, each app's stage taken from `runs`
+    /// (the finding groups from `rolledFindings` when it was read for these rows).
+    private func judged(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, runs: [String: StageRun],
+                        rolledFindings: RolledFindingGroups?) throws(AuditError) -> Readiness {
         let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
         // The whole minutes' request figures, read once for every part that needs them.
         var rolled = ReadinessRequestRollup()
         let window = RollupWindow(since: filter.since, until: filter.until)
         if hasRollups, window.minutes != nil { rolled = try readinessRequestRollup(scope, window) }
         var routes = try readinessRequests(scope, rolled)
-        for (key, figures) in try readinessFindings(scope, totals: routes) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
+        for (key, figures) in try readinessFindings(scope, totals: routes, rolledFindings: rolledFindings) { routes[key]?.warnings = figures.warnings; routes[key]?.rejections = figures.rejections }
         let shadow = try readinessShadowFigures(scope)
         readinessShadow(shadow, into: &routes)
         try readinessOpenPush(scope, rolled, shadow: shadow.compactMapValues(\.openPush), into: &routes)
@@ -50,7 +60,7 @@ extension AuditReader {
                                                accepted: settings.thresholds.acceptedLosses(for: names), run: names.lazy.compactMap { runs[$0] }.first,
                                                database: path, since: filter.since)
         }
-        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope), inFlight: inFlight,
+        var readiness = ReadinessJudge.assemble(judged, filter: filter, settings: settings, busiest: try readinessBusiestMinutes(scope, rolled), inFlight: inFlight,
                                                 runs: runs, database: path)
         readiness.refusedBeforeAdmission = try refusedBeforeAdmission(scope, rolled)
         return readiness

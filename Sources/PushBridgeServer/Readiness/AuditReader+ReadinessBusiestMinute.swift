@@ -13,8 +13,11 @@ extension AuditReader {
     /// the key's order (no sort; one row per OpenPush app and minute reaches Swift), the apps
     /// sending to it, and the apps of its busiest minute alone; the window's partial edge
     /// minutes read the log. An audit without that table reads
-    /// `rollup_requests` (``busiestMinuteSums(_:_:)``).
-    func readinessBusiestMinutes(_ scope: ReadinessScope) throws(AuditError) -> [String: BusiestMinute] {
+    /// `rollup_requests` (``busiestMinuteSums(_:_:)``). The apps sending to each OpenPush app
+    /// come from `rolled` (readiness's one read of `rollup_requests`) when the scope has no app,
+    /// dialect or route filter: the same pairs, without another pass over this table.
+    func readinessBusiestMinutes(_ scope: ReadinessScope, _ rolled: ReadinessRequestRollup = ReadinessRequestRollup()) throws(AuditError) -> [String: BusiestMinute] {
+        let unfiltered = scope.appNames.isEmpty && scope.filter.app == nil && scope.filter.dialect == nil && scope.filter.route == nil
         // The app, dialect and route filters narrow what is judged, not which sends count:
         // OpenPush counts every app, dialect and sending route on its app together.
         var whole = scope
@@ -33,9 +36,10 @@ extension AuditReader {
             }
             // Grouped in the key's order (minute, target_app, app_name, source_app): no sort. (`<= ''`
             // is `= ''`: SQLite drops a column held equal from the grouping and then sorts.)
-            return try rows("target_app, NULL, minute, sum(openpush_sends)", ["target_app <> ''"], " GROUP BY minute, target_app")
+            let sums = try rows("target_app, NULL, minute, sum(openpush_sends)", ["target_app <> ''"], " GROUP BY minute, target_app")
                 + rows("NULL, \(Self.rollupAppKey), minute, sum(openpush_sends)", ["target_app <= ''"], " GROUP BY minute, target_app, app_name, source_app")
-                + rows("DISTINCT target_app, \(Self.rollupAppKey), NULL, 0", ["target_app <> ''"])
+            guard unfiltered else { return try sums + rows("DISTINCT target_app, \(Self.rollupAppKey), NULL, 0", ["target_app <> ''"]) }
+            return sums + rolled.senders.map { [.text($0.openPushApp), .text($0.app), .null, .integer(0)] }
         } rows: { whole throws(AuditError) in
             let (clause, arguments) = readinessClause(whole, extra: ["r.outcome != 'rejected'"])
             let sends = "coalesce(CASE WHEN r.translated LIKE '[%' THEN json_array_length(r.translated) END, 1)"

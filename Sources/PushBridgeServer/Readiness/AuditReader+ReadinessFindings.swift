@@ -24,11 +24,13 @@ extension AuditReader {
     /// share of the route's requests (`totals`), and its newest request as the example with
     /// that request's first judged finding in the group as the message. Whole minutes from
     /// `rollup_findings` (whole hours from `rollup_findings_hourly`), a window's partial edge
-    /// minutes from the log's rows.
-    func readinessFindings(_ scope: ReadinessScope, totals: [ReadinessKey: RouteReadiness])
+    /// minutes from the log's rows. The rollups' groups are `rolledFindings` (a report's read)
+    /// when that read is of exactly these rows (``RolledFindingGroups/serves(_:)``).
+    func readinessFindings(_ scope: ReadinessScope, totals: [ReadinessKey: RouteReadiness], rolledFindings: RolledFindingGroups? = nil)
         throws(AuditError) -> [ReadinessKey: (warnings: [ReadinessFinding], rejections: [ReadinessFinding])] {
         let counts = try fromRollups(scope, merging: +, rollups: { window throws(AuditError) in
-            try readinessFindingCounts(scope, window)
+            if let rolledFindings, rolledFindings.serves(scope) { return rolledFindings.readinessCounts() }
+            return try readinessFindingCounts(scope, window)
         }, rows: { scope throws(AuditError) in
             try readinessFindingCounts(scope)
         })

@@ -21,13 +21,15 @@ extension AuditReader {
         let denominators = Dictionary(uniqueKeysWithValues: routes.map { ("\($0.dialect)\u{1}\($0.route)", $0.requests) })
         let groups = try findingGroups(tally, denominators: denominators)
         return try assemble(reportFilter, settings: settings, inFlight: inFlight, routes: routes, unhandled: unhandled, upstream: upstream, groups: groups,
-                            droppedOverTime: droppedOverTime(tally))
+                            droppedOverTime: droppedOverTime(tally), rolledFindings: tally.rolledFindings)
     }
 
     /// The report from its parts: groups named by app and sorted by impact, with the shadow
-    /// summary and readiness over the same filter.
+    /// summary and readiness over the same filter (its finding groups from `rolledFindings`,
+    /// the report's own read of the findings rollups, where that read is readiness's too).
     func assemble(_ reportFilter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, routes: [RouteTotal], unhandled: [RouteTotal],
-                  upstream: UpstreamSummary, groups found: [FindingGroup], droppedOverTime: [TimeBucket]) throws(AuditError) -> Report {
+                  upstream: UpstreamSummary, groups found: [FindingGroup], droppedOverTime: [TimeBucket],
+                  rolledFindings: RolledFindingGroups? = nil) throws(AuditError) -> Report {
         var filter = reportFilter
         if let app = filter.app { filter.app = settings.apps.first { $0.name == app }?.sourceAppId ?? app }
         var groups = found
@@ -49,7 +51,7 @@ extension AuditReader {
             rejections: groups.filter { $0.kind == "rejected" }.sorted(by: byImpact),
             caveats: groups.filter { $0.kind == "caveat" }.sorted(by: byImpact),
             droppedOverTime: droppedOverTime,
-            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled, readiness: try readiness(reportFilter, settings: settings, inFlight: inFlight))
+            shadow: try shadowSummary(filter), upstream: upstream, unhandled: unhandled, readiness: try readiness(reportFilter, settings: settings, inFlight: inFlight, rolledFindings: rolledFindings))
     }
 
     /// The finding groups of `tally`: a group that folded array indices counts requests (each

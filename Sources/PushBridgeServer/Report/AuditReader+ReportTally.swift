@@ -44,15 +44,11 @@ extension AuditReader {
             tally.rateLimited += Int(row[9].integerValue ?? 0)
             tally.waitMs += Self.double(row[10])
         }
+        // Readiness's groups with the report's, in one read (``RolledFindingGroups``).
         let (findings, findingClause, findingArguments) = rollupClause(filter, .findings, window)
-        for row in try query("""
-            SELECT dialect, route, field, kind, source_app, sum(requests), sum(findings), max(indexed), min(first_at), max(last_at), max(example_request_id)
-            FROM \(findings) \(findingClause) GROUP BY dialect, route, field, kind, source_app
-            """, findingArguments) {
-            let key = ReportTally.GroupKey(dialect: row[0].textValue ?? "", route: row[1].textValue ?? "", field: row[2].textValue ?? "", kind: row[3].textValue ?? "")
-            tally.add(key, minute: nil, app: row[4].textValue ?? "", requests: row[5].integerValue ?? 0, findings: row[6].integerValue ?? 0,
-                      indexed: row[7].integerValue == 1, first: row[8].integerValue ?? 0, last: row[9].integerValue ?? 0, example: row[10].textValue ?? "")
-        }
+        let groups = try RolledFindingGroups.read(self, filter: filter, from: findings, findingClause, findingArguments)
+        groups.addReportGroups(to: &tally)
+        tally.rolledFindings = groups
     }
 
     /// The requests and dropped findings over time (``ReportTally/perMinute``) from the rollups,

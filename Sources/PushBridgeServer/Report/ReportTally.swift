@@ -33,6 +33,9 @@ struct ReportTally {
     var groups: [GroupKey: Group] = [:]
     /// The first and last request received, Unix ms.
     var firstAt: Int64?, lastAt: Int64?
+    /// The findings rollups' groups over the window's whole minutes and hours as read for the
+    /// report, for the readiness it embeds (nil: none read, the rows alone were).
+    var rolledFindings: RolledFindingGroups?
 
     /// Adds one cell's count (in one minute, when known: else ``perMinute`` is added to
     /// apart), with the first and last request it saw.

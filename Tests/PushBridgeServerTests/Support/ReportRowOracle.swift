@@ -145,3 +145,22 @@ extension AuditReader {
     }
 
 }
+
+extension AuditReader {
+    /// Nearest-rank p50/p95/p99 of a latency column over the comparisons `filter` selects (by
+    /// `compared_at`), by SQL: a count and a window function's sort, as the report computed
+    /// them before it read both columns in one pass (``latencyPercentiles(_:)``).
+    func oraclePercentiles(_ column: String, _ filter: ReportFilter) throws(AuditError) -> Percentiles {
+        let (clause, arguments) = filter.whereClause(time: "compared_at", extra: ["\(column) IS NOT NULL"])
+        let n = Int(try query("SELECT count(*) FROM shadow_comparisons \(clause)", arguments).first?.first?.integerValue ?? 0)
+        guard n > 0 else { return Percentiles() }
+        let ranks = [0.5, 0.95, 0.99].map { max(1, Int64(($0 * Double(n)).rounded(.up))) }
+        let rows = try query("""
+            SELECT rank, value FROM (SELECT row_number() OVER (ORDER BY \(column)) AS rank, \(column) AS value FROM shadow_comparisons \(clause)) AS ranked
+            WHERE rank IN (?, ?, ?)
+            """, arguments + ranks.map { .integer($0) })
+        var values: [Int64: Double] = [:]
+        for row in rows { values[row[0].integerValue ?? 0] = Self.double(row[1]) }
+        return Percentiles(p50: values[ranks[0]], p95: values[ranks[1]], p99: values[ranks[2]])
+    }
+}
