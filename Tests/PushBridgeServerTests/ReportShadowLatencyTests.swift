@@ -32,13 +32,19 @@ import Testing
         }
     }
 
-    @Test(arguments: AuditEngine.allCases)
-    func theReportsLatencyPercentilesAreTheNearestRanks(_ engine: AuditEngine) async throws {
+    /// `body` over a reader of a new audit on `engine` that holds ``write(_:)``'s comparisons.
+    static func withWrittenAudit(_ engine: AuditEngine, _ body: (AuditReader) throws -> Void) async throws {
         try await withTemporaryAudit(engine) { path in
             let store = try AuditStore(path: path)
-            try await Self.write(store)
+            try await write(store)
             await store.close()
-            let reader = try AuditReader(path: path)
+            try body(try AuditReader(path: path))
+        }
+    }
+
+    @Test(arguments: AuditEngine.allCases)
+    func theReportsLatencyPercentilesAreTheNearestRanks(_ engine: AuditEngine) async throws {
+        try await Self.withWrittenAudit(engine) { reader in
             let shadow = try reader.report().shadow
             // 136 primary latencies 1 + 1.5 k, k in 0...136 but 100 (the last one's): ranks 68, 130
             // and 135 (⌈p·n⌉) are k = 67, 130 and 135.
@@ -53,6 +59,29 @@ import Testing
                 #expect(report.shadow.primaryLatency == (try reader.oraclePercentiles("primary_latency_ms", filter)), "\(filter.summary)")
                 #expect(report.shadow.shadowLatency == (try reader.oraclePercentiles("shadow_latency_ms", filter)), "\(filter.summary)")
             }
+        }
+    }
+
+    /// Past the limit of comparisons a report sorts in its own memory, the ranks come from SQL's
+    /// sort, and they are the same: 136 comparisons have a latency, so a limit of 136 sorts in
+    /// Swift (no window function is sent) and 135 or 10 rank in SQL (one is), on both engines
+    /// and under every filter.
+    @Test(arguments: AuditEngine.allCases)
+    func pastTheSortLimitTheDatabaseRanksTheSameLatencies(_ engine: AuditEngine) async throws {
+        try await Self.withWrittenAudit(engine) { reader in
+            let start = SyntheticTraffic.start, span = SyntheticTraffic.span
+            for filter in [ReportFilter(), ReportFilter(since: start + span / 5, until: start + span / 2), ReportFilter(app: "app-03"),
+                           ReportFilter(since: start + span + 1)] {
+                let expected = (try reader.oraclePercentiles("primary_latency_ms", filter), try reader.oraclePercentiles("shadow_latency_ms", filter))
+                for limit in [136, 135, 10] {
+                    reader.recordedQueries.withLock { $0 = [] }
+                    let found = try reader.latencyPercentiles(filter, swiftSortLimit: limit)
+                    let ranked = reader.recordedQueries.withLock { $0 ?? [] }.contains { $0.contains("row_number()") }
+                    #expect(found.primary == expected.0 && found.shadow == expected.1, "\(filter.summary), limit \(limit)")
+                    if filter == ReportFilter() { #expect(ranked == (limit < 136), "limit \(limit)") }
+                }
+            }
+            #expect(try reader.sortedLatencyPercentiles(ReportFilter()).shadow == Percentiles(p50: 66.25, p95: 129.25, p99: 135.25))
         }
     }
 

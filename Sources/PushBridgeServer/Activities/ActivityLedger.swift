@@ -103,7 +103,7 @@ public final class ActivityLedger: Sendable {
         if let gather {
             found = try await gather.read(ask)
         } else {
-            let (sql, values) = ActivityLedgerGatheredSQL.statement([ask])
+            let (sql, values) = ActivityLedgerGatheredSQL.statement(for: ask)
             found = try await read(sql, values).first.flatMap(ActivityLedgerSQL.record)
         }
         guard var record = found else { return nil }

@@ -28,7 +28,13 @@ enum ActivityLedgerGatheredSQL {
     /// in ``recordsSQL``.
     static func statement(_ asks: [ActivityReadGather.Ask]) -> (sql: String, values: [SQLiteValue]) {
         guard asks.count == 1, let ask = asks.first else { return (recordsSQL, values(asks)) }
-        return (ActivityLedgerSQL.recordSQL, [.text(ask.activityId), .text(ask.firstKey), .text(ask.secondKey), .integer(ask.cutoff), .text(ask.firstKey)])
+        return statement(for: ask)
+    }
+
+    /// The statement that answers one ask alone and its values: ``ActivityLedgerSQL/recordSQL``,
+    /// the plain primary-key lookup, with no array built around it.
+    static func statement(for ask: ActivityReadGather.Ask) -> (sql: String, values: [SQLiteValue]) {
+        (ActivityLedgerSQL.recordSQL, [.text(ask.activityId), .text(ask.firstKey), .text(ask.secondKey), .integer(ask.cutoff), .text(ask.firstKey)])
     }
 
     /// The four array values of `asks`, in the order of ``recordsSQL``'s marks.

@@ -85,17 +85,53 @@ extension AuditReader {
     }
 
     /// Nearest-rank p50/p95/p99 of the primary's and the shadow's latency over the comparisons
-    /// `filter` selects: one read of both columns (the rows with either), each side's values
-    /// sorted in Swift. Each side was a count and a window function's sort in SQL: four passes
-    /// over `shadow_comparisons`, about 0.3 s of a report's CPU over 100,000 comparisons.
-    private func latencyPercentiles(_ filter: ReportFilter) throws(AuditError) -> (primary: Percentiles, shadow: Percentiles) {
+    /// `filter` selects. Up to `swiftSortLimit` comparisons (the rows with either latency) are
+    /// read in one pass and each side's values sorted in Swift; each side was a count and a
+    /// window function's sort in SQL, four passes over `shadow_comparisons`, about 0.3 s of a
+    /// report's CPU over 100,000 comparisons. Beyond the limit the read stops and the ranks come
+    /// from SQL's sort (``sortedLatencyPercentiles(_:)``), which spills to disk rather than
+    /// growing the report's memory with the audit.
+    func latencyPercentiles(_ filter: ReportFilter, swiftSortLimit: Int = AuditReader.latencySwiftSortLimit) throws(AuditError) -> (primary: Percentiles, shadow: Percentiles) {
         let (clause, arguments) = filter.whereClause(time: "compared_at", extra: ["(primary_latency_ms IS NOT NULL OR shadow_latency_ms IS NOT NULL)"])
+        let rows = try query("SELECT primary_latency_ms, shadow_latency_ms FROM shadow_comparisons \(clause) LIMIT ?", arguments + [.integer(Int64(swiftSortLimit) + 1)])
+        guard rows.count <= swiftSortLimit else { return try sortedLatencyPercentiles(filter) }
         var primary: [Double] = [], shadow: [Double] = []
-        for row in try query("SELECT primary_latency_ms, shadow_latency_ms FROM shadow_comparisons \(clause)", arguments) {
+        primary.reserveCapacity(rows.count)
+        for row in rows {
             if row[0] != .null { primary.append(Self.double(row[0])) }
             if row[1] != .null { shadow.append(Self.double(row[1])) }
         }
         return (Self.nearestRank(&primary), Self.nearestRank(&shadow))
+    }
+
+    /// The most comparisons whose latencies a report sorts in its own memory (two 8-byte values
+    /// each once read); more are ranked by the database's sort.
+    static let latencySwiftSortLimit = 250_000
+
+    /// ``latencyPercentiles(_:swiftSortLimit:)`` by SQL alone: both sides in one `UNION ALL`,
+    /// numbered and counted per side by window functions, and only the rows at ranks
+    /// ⌈0.5·n⌉, ⌈0.95·n⌉ and ⌈0.99·n⌉ (in integers: (p·n + 99) / 100) come back.
+    func sortedLatencyPercentiles(_ filter: ReportFilter) throws(AuditError) -> (primary: Percentiles, shadow: Percentiles) {
+        let (primaryClause, primaryArguments) = filter.whereClause(time: "compared_at", extra: ["primary_latency_ms IS NOT NULL"])
+        let (shadowClause, shadowArguments) = filter.whereClause(time: "compared_at", extra: ["shadow_latency_ms IS NOT NULL"])
+        let rows = try query("""
+            SELECT side, rank, n, value FROM (
+                SELECT side, value, row_number() OVER (PARTITION BY side ORDER BY value) AS rank, count(*) OVER (PARTITION BY side) AS n FROM (
+                    SELECT 0 AS side, primary_latency_ms AS value FROM shadow_comparisons \(primaryClause)
+                    UNION ALL
+                    SELECT 1 AS side, shadow_latency_ms AS value FROM shadow_comparisons \(shadowClause)) AS sides) AS ranked
+            WHERE rank IN ((n * 50 + 99) / 100, (n * 95 + 99) / 100, (n * 99 + 99) / 100)
+            """, primaryArguments + shadowArguments)
+        var sides = [Percentiles(), Percentiles()]
+        for row in rows {
+            guard row.count == 4, let side = row[0].integerValue, side == 0 || side == 1,
+                  let rank = row[1].integerValue, let n = row[2].integerValue else { continue }
+            let value = Self.double(row[3])
+            if rank == (n * 50 + 99) / 100 { sides[Int(side)].p50 = value }
+            if rank == (n * 95 + 99) / 100 { sides[Int(side)].p95 = value }
+            if rank == (n * 99 + 99) / 100 { sides[Int(side)].p99 = value }
+        }
+        return (sides[0], sides[1])
     }
 
     /// Nearest-rank p50/p95/p99 of `values` (sorted in place): the value at rank ⌈p·n⌉, counted from 1.
