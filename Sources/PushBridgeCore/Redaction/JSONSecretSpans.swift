@@ -1,6 +1,6 @@
 /// Where a JSON document's strings and secret values are, by offset in its own bytes: one scan
 /// of a document the ``JSONParser`` already accepted, with no tree built. What
-/// ``Redaction/redactedBytes(_:dialect:extraSecrets:fingerprint:)`` replaces and sweeps.
+/// ``Redaction/redactedBytes(_:dialect:extraSecrets:made:fingerprint:)`` replaces and sweeps.
 ///
 /// A *key* and a *string* are spans of a quoted string (quotes included) to sweep; a *secret*
 /// is a scalar under a secret key (``Redaction/isSecretKey(_:dialect:)``), at any depth below

@@ -10,14 +10,18 @@ extension Redaction {
     /// Nil when the tree path must decide: the scan met something it did not expect, or the
     /// sweep changes an object key (the tree path then rebuilds the object, and two keys that
     /// become one keep the later value).
-    static func redactedBytes(_ bytes: [UInt8], dialect: DialectName?, extraSecrets: [String],
+    ///
+    /// `made`: the request's scrubber of its body's secrets and `extraSecrets`, used when the
+    /// secrets found here are exactly its ``BodyScrubber/secrets`` (no automaton built again).
+    static func redactedBytes(_ bytes: [UInt8], dialect: DialectName?, extraSecrets: [String], made: BodyScrubber? = nil,
                               fingerprint: (String) -> String) -> (body: String, secrets: Set<String>, scrubber: SecretScrubber)? {
         bytes.withUnsafeBufferPointer { buffer in
             guard let scan = JSONSecretSpans(buffer, dialect: dialect) else { return nil }
             // The values under secret keys first: every string is swept of all of them.
             var found = Set<String>()
             guard let hashed = secretLeaves(buffer, scan, collecting: &found) else { return nil }
-            let scrubber = SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: fingerprint)
+            let scrubber = made.flatMap { $0.secrets == found ? $0.scrubber : nil }
+                ?? SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: fingerprint)
             guard let out = write(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint) else { return nil }
             return (String(decoding: out, as: UTF8.self), found, scrubber)
         }

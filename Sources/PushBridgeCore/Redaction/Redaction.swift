@@ -93,19 +93,21 @@ public enum Redaction {
 
     /// ``inbound(_:dialect:extraSecrets:fingerprint:)`` and the scrubber it swept with (the
     /// secrets found and `extraSecrets`), so that the translation is swept by the same one
-    /// instead of a second one built for the same secrets.
-    public static func inboundSwept(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [],
+    /// instead of a second one built for the same secrets. `made`: the scrubber the caller
+    /// already holds for the body's secrets and `extraSecrets` (``BodyScrubber``), swept with
+    /// when the body's secrets are the ones it was made for.
+    public static func inboundSwept(_ body: ParsedBody, dialect: DialectName?, extraSecrets: [String] = [], made: BodyScrubber? = nil,
                                     fingerprint: (String) -> String) -> (body: String, secrets: Set<String>, scrubber: SecretScrubber) {
         guard let value = body.value else {
             return (unparseable(body.bytes, fingerprint: fingerprint), [], SecretScrubber(secrets: extraSecrets, fingerprint: fingerprint))
         }
         // Over the bytes (no tree rebuilt, no text written again), except where the sweep
-        // changes an object key: then the tree decides (see ``redactedBytes(_:dialect:extraSecrets:fingerprint:)``).
-        if let overBytes = redactedBytes(body.bytes, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint) { return overBytes }
+        // changes an object key: then the tree decides (see ``redactedBytes(_:dialect:extraSecrets:made:fingerprint:)``).
+        if let overBytes = redactedBytes(body.bytes, dialect: dialect, extraSecrets: extraSecrets, made: made, fingerprint: fingerprint) { return overBytes }
         return inboundSweptByTree(value, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
     }
 
-    /// ``inboundSwept(_:dialect:extraSecrets:fingerprint:)`` of the parsed tree: secrets
+    /// ``inboundSwept(_:dialect:extraSecrets:made:fingerprint:)`` of the parsed tree: secrets
     /// replaced in the tree, the tree written again. What the byte path must equal, byte for
     /// byte; used where the sweep changes an object key.
     static func inboundSweptByTree(_ value: JSONValue, dialect: DialectName?, extraSecrets: [String],

@@ -1,6 +1,6 @@
 /// PostgreSQL audit migration 17, "rollup marks" (issue 30, the rollups written once per
 /// interval, not per batch): `rollup_marks`, one row per batch whose rollup counters the
-/// writer carried in memory instead of writing them (``AuditWriter/rollupStatements(from:batch:on:)``).
+/// writer carried in memory instead of writing them (``AuditWriter/appendRollupStatements(from:batch:on:to:)``).
 ///
 /// A row says: instance `instance_name` committed log rows (intents, completions) received at
 /// `unwritten_from` or later whose counters may not be in `rollup_requests` /

@@ -31,6 +31,9 @@ struct Inbound: Sendable {
     var extraSecrets: [String]
     /// Every secret known for this request, replaced wherever it would leave (see Inbound+Secrets).
     var scrubber: SecretScrubber
+    /// The secrets ``authenticated()`` found in the body, which `scrubber` sweeps besides
+    /// `extraSecrets`: the audit's redaction sweeps with `scrubber` when it finds the same.
+    var bodySecrets: Set<String> = []
     /// False until the caller is authenticated: until then the audit keeps only an excerpt.
     var isAuthenticated = false
 

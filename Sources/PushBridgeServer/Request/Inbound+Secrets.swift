@@ -21,6 +21,7 @@ extension Inbound {
         guard let value = body.value else { return }
         let found = Redaction.secrets(in: value, dialect: route.dialect)
         if !found.isEmpty { scrubber = SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: Fingerprint.of) }
+        bodySecrets = found
     }
 
     /// `text` with every secret replaced.
@@ -35,11 +36,12 @@ extension Inbound {
     func scrub(_ completion: AuditCompletion) -> AuditCompletion { scrubber.scrub(completion) }
 
     /// The audit entry for this request, redacted by key and by value; a request refused before
-    /// authentication keeps only an excerpt of its body.
+    /// authentication keeps only an excerpt of its body. The redaction sweeps with the request's
+    /// own scrubber when it finds the body's secrets ``authenticated()`` found (``BodyScrubber``).
     func auditEntry(translation: Translation?, targetApp: String? = nil) -> AuditEntry {
         AuditEntry(requestId: requestId, receivedAt: started, path: request.path, route: route, translation: translation,
                    parsedBody: body, keyFingerprint: keyFingerprint, targetApp: targetApp, extraSecrets: extraSecrets,
-                   unauthenticated: !isAuthenticated)
+                   unauthenticated: !isAuthenticated, made: BodyScrubber(secrets: bodySecrets, scrubber: scrubber))
     }
 }
 

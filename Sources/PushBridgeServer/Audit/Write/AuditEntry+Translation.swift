@@ -16,8 +16,11 @@ extension AuditEntry {
     /// redacted excerpt of its body (``Redaction/refusedBody(_:dialect:extraSecrets:limit:fingerprint:)``)
     /// and no translation (readiness tells a request refused before admission by that: a
     /// `rejected` row without a translation, counted in no verdict).
+    /// `made`: the request's scrubber of its body's secrets and `extraSecrets` (made with
+    /// ``Fingerprint/of(_:)``), swept with when the body's secrets are those it was made for.
     public init(requestId: String, receivedAt: Int64, path: String?, route: InboundRoute?, translation: Translation?,
-                parsedBody: ParsedBody, keyFingerprint: String?, targetApp: String? = nil, extraSecrets: [String] = [], unauthenticated: Bool = false) {
+                parsedBody: ParsedBody, keyFingerprint: String?, targetApp: String? = nil, extraSecrets: [String] = [], unauthenticated: Bool = false,
+                made: BodyScrubber? = nil) {
         let dialect = translation?.dialect ?? route?.dialect
         let fingerprint: (String) -> String = Fingerprint.of
         let requests = translation?.requests ?? []
@@ -27,7 +30,7 @@ extension AuditEntry {
             translated = nil
         } else {
             // The translation is swept by the body's scrubber: the same secrets (those found and `extraSecrets`).
-            let swept = Redaction.inboundSwept(parsedBody, dialect: dialect, extraSecrets: extraSecrets, fingerprint: fingerprint)
+            let swept = Redaction.inboundSwept(parsedBody, dialect: dialect, extraSecrets: extraSecrets, made: made, fingerprint: fingerprint)
             redactedBody = swept.body
             translated = translation.map { _ in
                 // Written over bytes, byte for byte the tree's text (``Redaction/openPushRequestsText``).

@@ -14,12 +14,20 @@ extension AuditRollupFold {
     /// (``AuditRollupHourSchema``), in the same order after the minutes'. A recount that makes
     /// those from the minute rows instead (``AuditRollupRows``) leaves them out.
     mutating func statements(hours: Bool = true, sends: Bool = true) -> [AuditStatement] {
-        rankUsedStrings()
         var statements: [AuditStatement] = []
         statements.reserveCapacity(3 * (requestCounts.count + findingCounts.count) / Self.rowsPerStatement + 6)
-        appendUpserts(requestCounts, findingCounts, hourly: false, to: &statements)
-        if sends { appendSendUpserts(to: &statements) }
-        guard hours else { return statements }
+        forEachStatement(hours: hours, sends: sends) { statements.append($0) }
+        return statements
+    }
+
+    /// ``statements(hours:sends:)`` one by one, in the same order, without an array of them:
+    /// the writer appends each to its batch's operations. The rows are sorted and the values
+    /// gathered in ``scratch``'s arrays, reused from batch to batch.
+    mutating func forEachStatement(hours: Bool = true, sends: Bool = true, _ body: (AuditStatement) -> Void) {
+        rankUsedStrings()
+        appendUpserts(requestCounts, findingCounts, hourly: false, to: body)
+        if sends { appendSendUpserts(to: body) }
+        guard hours else { return }
         hourRequestCounts.removeAll(keepingCapacity: true)
         hourFindingCounts.removeAll(keepingCapacity: true)
         for (key, counters) in requestCounts {
@@ -32,44 +40,60 @@ extension AuditRollupFold {
             hour.minute = key.minute / AuditRollupHourSchema.minutesPerHour
             hourFindingCounts[hour, default: FindingCounters()].merge(counters)
         }
-        appendUpserts(hourRequestCounts, hourFindingCounts, hourly: true, to: &statements)
-        return statements
+        appendUpserts(hourRequestCounts, hourFindingCounts, hourly: true, to: body)
+    }
+
+    /// Takes back the value arrays of the upserts at the end of `operations` (the writer's batch,
+    /// after the engine ran it), for the next batch's upserts (``scratch``); `operations`
+    /// loses them.
+    mutating func recycle(_ operations: inout [(index: Int, work: AuditOperation.Work)]) {
+        while let last = operations.last, case .rollup = last.work {
+            guard case .rollup(let statement) = operations.removeLast().work else { break }
+            scratch.keep(statement.values)
+        }
     }
 
     /// Appends the upserts of `requests` and `findings` (keyed by minute, or by hour when `hourly`).
     private mutating func appendUpserts(_ requests: [RequestKey: RequestCounters], _ findings: [FindingKey: FindingCounters], hourly: Bool,
-                                        to statements: inout [AuditStatement]) {
+                                        to body: (AuditStatement) -> Void) {
         // Each touched counter row's place is computed once, then sorted by.
-        var requestRows = requests.map { (rankKey($0.key), $0.key, $0.value) }
+        var requestRows = scratch.requestRows
+        scratch.requestRows = []
+        requestRows.removeAll(keepingCapacity: true)
+        for (key, counters) in requests { requestRows.append((rankKey(key), key, counters)) }
         requestRows.sort { Self.precedes($0.0, $1.0) }
-        var findingRows = findings.map { (rankKey($0.key), $0.key, $0.value) }
+        var findingRows = scratch.findingRows
+        scratch.findingRows = []
+        findingRows.removeAll(keepingCapacity: true)
+        for (key, counters) in findings { findingRows.append((rankKey(key), key, counters)) }
         findingRows.sort { Self.precedes($0.0, $1.0) }
         let interner = interner
-        let suffix = hourly ? " hourly" : ""
         for chunk in Self.chunks(of: requestRows.count) {
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(chunk.count * 23)
+            var values = scratch.values(capacity: chunk.count * 23)
             for row in requestRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
-            statements.append(AuditStatement(name: "roll up requests" + suffix, sql: upsertSQL(.requests(hourly: hourly), rows: chunk.count), values: values,
-                                             requestId: nil))
+            body(AuditStatement(name: hourly ? "roll up requests hourly" : "roll up requests", sql: upsertSQL(.requests(hourly: hourly), rows: chunk.count),
+                                values: values, requestId: nil))
         }
         for chunk in Self.chunks(of: findingRows.count) {
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(chunk.count * 17)
+            var values = scratch.values(capacity: chunk.count * 17)
             for row in findingRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
-            statements.append(AuditStatement(name: "roll up findings" + suffix, sql: upsertSQL(.findings(hourly: hourly), rows: chunk.count), values: values,
-                                             requestId: nil))
+            body(AuditStatement(name: hourly ? "roll up findings hourly" : "roll up findings", sql: upsertSQL(.findings(hourly: hourly), rows: chunk.count),
+                                values: values, requestId: nil))
         }
+        scratch.requestRows = requestRows
+        scratch.findingRows = findingRows
     }
 
     /// Appends the upserts of ``sendCounts``, in the order of their keys' text.
-    private mutating func appendSendUpserts(to statements: inout [AuditStatement]) {
-        var rows = sendCounts.map { (rankKey($0.key), $0.key, $0.value) }
+    private mutating func appendSendUpserts(to body: (AuditStatement) -> Void) {
+        var rows = scratch.sendRows
+        scratch.sendRows = []
+        rows.removeAll(keepingCapacity: true)
+        for (key, counters) in sendCounts { rows.append((rankKey(key), key, counters)) }
         rows.sort { Self.precedes($0.0, $1.0) }
         let interner = interner
         for chunk in Self.chunks(of: rows.count) {
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(chunk.count * 7)
+            var values = scratch.values(capacity: chunk.count * 7)
             for (_, key, counters) in rows[chunk] {
                 // ``AuditRollupMinuteSendsSchema/key``'s order.
                 values.append(.integer(key.minute))
@@ -80,8 +104,9 @@ extension AuditRollupFold {
                 values.append(.integer(counters.requests))
                 values.append(.integer(counters.sends))
             }
-            statements.append(AuditStatement(name: "roll up the busiest minute's sends", sql: upsertSQL(.sends, rows: chunk.count), values: values, requestId: nil))
+            body(AuditStatement(name: "roll up the busiest minute's sends", sql: upsertSQL(.sends, rows: chunk.count), values: values, requestId: nil))
         }
+        scratch.sendRows = rows
     }
 
     /// The ranges of `count` rows, at most ``rowsPerStatement`` each.
@@ -197,7 +222,7 @@ extension AuditRollupFold {
 
     /// A key's place in the text order: the minute, the seven text dimensions' ranks
     /// (``ranks``), then (requests) the status, compared as its decimal text, and admission.
-    private struct RankKey {
+    struct RankKey {
         var minute: Int64
         var ranks: AuditRollupFold.Texts
         var status: Int64 = 0

@@ -101,6 +101,8 @@ struct AuditRollupFold {
     /// ``statements(hours:)``'s hourly counters: the minute counters added up per hour (reused).
     var hourRequestCounts: [RequestKey: RequestCounters] = [:]
     var hourFindingCounts: [FindingKey: FindingCounters] = [:]
+    /// The upserts' sorted rows and value arrays, reused from batch to batch.
+    var scratch = AuditRollupScratch()
 
     var isEmpty: Bool { requestCounts.isEmpty && findingCounts.isEmpty }
 

@@ -3,10 +3,13 @@ import PushBridgeCore
 /// Turns entries and completions into the SQLite values the writer binds, each by its
 /// column (``AuditRequestColumn``). Runs on the caller's task, off the writer thread.
 enum AuditRowEncoding {
+    /// Every column in order: `allCases` made once, not an array per row.
+    private static let columns = AuditRequestColumn.allCases
+
     /// The row's values in ``AuditRequestColumn``'s order (``AuditStatements/requestColumns``).
     static func requestRow(_ entry: AuditEntry, _ completion: AuditCompletion?, bodyLimit: Int, instance: String) -> [SQLiteValue] {
         let completed = AuditCompletionColumns(completion, outcome: completion?.outcome ?? .pending, bodyLimit: bodyLimit)
-        return AuditRequestColumn.allCases.map { column -> SQLiteValue in
+        return columns.map { column -> SQLiteValue in
             switch column {
             case .requestId: .text(entry.requestId)
             case .receivedAt: .integer(entry.receivedAt)

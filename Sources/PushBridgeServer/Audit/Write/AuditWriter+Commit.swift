@@ -25,9 +25,10 @@ extension AuditWriter {
                 // that fails alone is written again without them, so none counts a failed one.
                 let rollups = try rollupWork(operations, of: batch, on: engine, carried: carried)
                 intents = rollups.intents
-                let (work, carries) = rollupStatements(from: rollups.from, batch: batch, on: engine)
-                for (offset, work) in work.enumerated() { operations.append((index: batch.count + offset, work: work)) }
+                let carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &operations)
                 let applied = try engine.apply(operations)
+                // The upserts' value arrays go back to the fold for the next batch's.
+                rollupFold.recycle(&operations)
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
                 let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }

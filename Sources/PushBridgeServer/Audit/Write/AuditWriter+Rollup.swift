@@ -12,7 +12,7 @@ extension AuditWriter {
     /// back from the rows' text; the writer's one fold (``rollupFold``) is reset and reused, or,
     /// with `carried` (counters earlier batches left unwritten, ``AuditRollupCarry``), starts
     /// from those. `from`: the earliest received time of a row the batch counted (`Int64.max`
-    /// for none). The upserts themselves are ``rollupStatements(from:batch:on:)``'s.
+    /// for none). The upserts themselves are ``appendRollupStatements(from:batch:on:to:)``'s.
     func rollupWork(_ operations: [(index: Int, work: AuditOperation.Work)], of batch: [AuditOperation], on engine: any AuditWriteEngine,
                     carried: AuditRollupFold? = nil) throws(AuditError)
         -> (intents: [Int: (String, AuditRollupRow.Intent)], counted: Set<Int>, from: Int64) {

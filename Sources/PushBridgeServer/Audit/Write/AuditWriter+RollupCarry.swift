@@ -17,22 +17,29 @@ extension AuditWriter {
         return AuditPipeline.carries(batch.map(\.work), statements: true)
     }
 
-    /// The statements that follow `batch`'s operations for the rollups, and whether it carries:
-    /// its mark when it carries its counters on, else every counter row the fold holds (the
-    /// carried ones and its own), once each, and the deletion of the marks they settle.
-    func rollupStatements(from: Int64, batch: [AuditOperation], on engine: any AuditWriteEngine) -> (work: [AuditOperation.Work], carries: Bool) {
+    /// The statements that follow `batch`'s operations for the rollups, appended to
+    /// `operations` (numbered on from `batch.count`), and whether it carries: its mark when it
+    /// carries its counters on, else every counter row the fold holds (the carried ones and its
+    /// own), once each, and the deletion of the marks they settle.
+    func appendRollupStatements(from: Int64, batch: [AuditOperation], on engine: any AuditWriteEngine,
+                                to operations: inout [(index: Int, work: AuditOperation.Work)]) -> Bool {
+        var next = batch.count
+        func append(_ statement: AuditStatement) {
+            operations.append((index: next, work: .rollup(statement)))
+            next += 1
+        }
         if mayCarryRollups(batch, on: engine) {
-            guard from != .max else { return ([], true) }
-            let mark = AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL,
-                                      values: [.text(configuration.instanceName), .integer(from)], requestId: nil)
-            return ([.rollup(mark)], true)
+            guard from != .max else { return true }
+            append(AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL,
+                                  values: [.text(configuration.instanceName), .integer(from)], requestId: nil))
+            return true
         }
-        var work = rollupFold.statements().map { AuditOperation.Work.rollup($0) }
+        rollupFold.forEachStatement { append($0) }
         if rollupCarry.active || rollupCarry.marksLeft {
-            work.append(.rollup(AuditStatement(name: "settle carried rollups", sql: AuditRollupMarkSchema.deleteSQL,
-                                               values: [.text(configuration.instanceName)], requestId: nil)))
+            append(AuditStatement(name: "settle carried rollups", sql: AuditRollupMarkSchema.deleteSQL,
+                                  values: [.text(configuration.instanceName)], requestId: nil))
         }
-        return (work, false)
+        return false
     }
 
     /// After `batch`'s statements were sent and its commit too: the carry as it now stands.
