@@ -28,7 +28,13 @@ public enum Fingerprint {
     public static func short(digest: [UInt8]) -> String { "sha256:" + hex(digest.prefix(6)) }
 
     /// The full SHA-256 digest (32 bytes) of the secret's UTF-8 bytes.
-    public static func sha256(_ secret: String) -> [UInt8] { sha256(bytes: Array(secret.utf8)) }
+    public static func sha256(_ secret: String) -> [UInt8] {
+        // Hashed over the string's own UTF-8 (no array of its bytes first).
+        var text = secret
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        text.withUTF8 { pb_sha256($0.baseAddress, $0.count, &digest) }
+        return digest
+    }
 
     /// The full SHA-256 digest (32 bytes) of `bytes`.
     public static func sha256(bytes: [UInt8]) -> [UInt8] {

@@ -4,14 +4,37 @@
 /// documented route. The transport is never trusted to keep a path as it was built (libcurl
 /// removes `.` and `..` segments unless told not to).
 public enum OpenPushPath {
-    /// `POST /apps/{app_id}/activities/activity/{activity_type}`.
-    public static func start(appId: String, activityType: String) -> String {
-        "/apps/\(segment(appId))/activities/activity/\(segment(activityType))"
+    /// `POST /apps/{app_id}/activities/activity/{activity_type}`, after `base` (an OpenPush
+    /// base URL, or nothing for the path alone).
+    public static func start(appId: String, activityType: String, on base: String = "") -> String {
+        joined(base, "/apps/", segment(appId), "/activities/activity/", segment(activityType), "")
     }
 
-    /// `POST /apps/{app_id}/live_activities/{activity_id}/notifications`.
-    public static func update(appId: String, activityId: String) -> String {
-        "/apps/\(segment(appId))/live_activities/\(segment(activityId))/notifications"
+    /// `POST /apps/{app_id}/live_activities/{activity_id}/notifications`, after `base`.
+    public static func update(appId: String, activityId: String, on base: String = "") -> String {
+        joined(base, "/apps/", segment(appId), "/live_activities/", segment(activityId), "/notifications")
+    }
+
+    /// `base`, `a`, `x`, `b`, `y` and `c` written into one string of their length: one
+    /// allocation (at most), where an interpolation grows its buffer as it goes and `+` makes another.
+    private static func joined(_ base: String, _ a: StaticString, _ x: String, _ b: StaticString, _ y: String, _ c: StaticString) -> String {
+        var (base, x, y) = (base, x, y)
+        let count = base.utf8.count + a.utf8CodeUnitCount + x.utf8.count + b.utf8CodeUnitCount + y.utf8.count + c.utf8CodeUnitCount
+        return String(unsafeUninitializedCapacity: count) { out in
+            var n = 0
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                guard let from = bytes.baseAddress, let to = out.baseAddress else { return }
+                (to + n).update(from: from, count: bytes.count)
+                n += bytes.count
+            }
+            base.withUTF8(put)
+            a.withUTF8Buffer(put)
+            x.withUTF8(put)
+            b.withUTF8Buffer(put)
+            y.withUTF8(put)
+            c.withUTF8Buffer(put)
+            return n
+        }
     }
 
     /// Why `value` cannot be one path segment of an OpenPush route, or nil when it can: blank,

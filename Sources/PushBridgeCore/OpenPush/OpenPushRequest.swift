@@ -44,6 +44,14 @@ public struct OpenPushRequest: Sendable, Equatable {
         }
     }
 
+    /// The whole URL on the OpenPush base URL `base`: `base` followed by ``path``, in one string.
+    public func url(on base: String) -> String {
+        switch payload {
+        case .start(let s): OpenPushPath.start(appId: s.appId, activityType: s.activityType, on: base)
+        case .update(let u): OpenPushPath.update(appId: u.appId, activityId: u.activityId, on: base)
+        }
+    }
+
     /// The JSON body.
     public var body: JSONObject {
         switch payload {

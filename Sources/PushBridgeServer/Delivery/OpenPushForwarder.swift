@@ -32,7 +32,7 @@ public struct OpenPushForwarder: Sendable {
     public func exchange(_ request: OpenPushRequest, key: String, requestId: String, timeout: Duration? = nil) async -> (UpstreamResponse, UpstreamAttempt) {
         let started = clock.nowMilliseconds()
         let upstream = UpstreamRequest(
-            method: request.method, url: baseURL + request.path,
+            method: request.method, url: request.url(on: baseURL),
             headers: keyHeaders.headers(for: key), callHeaders: [("X-PushBridge-Request-Id", requestId)],
             body: request.bodyBytes, timeout: timeout)
         let response = await client.send(upstream)
