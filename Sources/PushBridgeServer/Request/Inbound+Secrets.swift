@@ -61,10 +61,14 @@ extension SecretScrubber {
         out.upstreamBody = completion.upstreamBody.map(text)
         out.responseBody = completion.responseBody.map(text)
         out.errorMessage = completion.errorMessage.map(text)
-        out.attempts = completion.attempts.map { attempt in
-            var a = attempt
-            a.error = attempt.error.map(text)
-            return a
+        // Only attempts with an error have text to scrub: without one, the same array is kept
+        // (no new one per completion).
+        if completion.attempts.contains(where: { $0.error != nil }) {
+            out.attempts = completion.attempts.map { attempt in
+                var a = attempt
+                a.error = attempt.error.map(text)
+                return a
+            }
         }
         return out
     }
