@@ -34,8 +34,29 @@ public struct MessageText: ExpressibleByStringInterpolation, Sendable {
         /// Appends a text exactly as it is.
         public mutating func appendInterpolation(_ value: String) { append(value) }
 
-        /// Appends an integer as `String(value)` writes it.
-        public mutating func appendInterpolation<T: BinaryInteger>(_ value: T) { append(String(value)) }
+        /// Appends an integer as `String(value)` writes it: its decimal digits written straight
+        /// into the bytes when it fits in 64 bits (no `String` made for it), otherwise through `String`.
+        public mutating func appendInterpolation<T: BinaryInteger>(_ value: T) {
+            guard let v = Int64(exactly: value) else { append(String(value)); return }
+            if v < 0 { bytes.append(UInt8(ascii: "-")) }
+            appendDigits(v.magnitude)
+        }
+
+        /// Appends the decimal digits of `n` (at least one), written backwards into 24 bytes of
+        /// the stack (`UInt64.max` has 20 digits) and copied once.
+        private mutating func appendDigits(_ n: UInt64) {
+            var room: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            withUnsafeMutableBytes(of: &room) { room in
+                var rest = n
+                var i = room.count
+                repeat {
+                    i -= 1
+                    room[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                } while rest > 0
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: room[i...]))
+            }
+        }
 
         /// Appends each text in double quotes, separated by `separator` (the names of
         /// `list.map { "\"\($0)\"" }.joined(separator:)`).

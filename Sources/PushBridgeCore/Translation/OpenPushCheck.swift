@@ -8,13 +8,16 @@
 public enum OpenPushCheck {
     /// The translation, rejected when a request breaks a rule, otherwise with the caveats added.
     /// `callerField(openPushField, requestIndex)` names the caller's field of an OpenPush field.
-    public static func check(_ translation: Translation, callerField: (String, Int) -> String) -> Translation {
+    /// The translation is taken, not copied, and each request is read in place (issue 31: a
+    /// request copied is every one of its strings and objects retained and released).
+    public static func check(_ translation: consuming Translation, callerField: (String, Int) -> String) -> Translation {
         guard translation.error == nil else { return translation }
         var t = translation
+        let requests = t.requests
         var errors: [TranslationError] = []
-        for (i, request) in t.requests.enumerated() {
-            for v in request.violations {
-                let f = request.callerField(v.field) ?? callerField(v.field, i)
+        for i in requests.indices {
+            for v in requests[i].violations {
+                let f = requests[i].callerField(v.field) ?? callerField(v.field, i)
                 errors.append(TranslationError(field: f, rule: v.rule, message: "\(f): \(v.rule) (OpenPush would reject this request)"))
             }
         }
@@ -25,9 +28,10 @@ public enum OpenPushCheck {
             t.error = TranslationError(field: error.field, rule: error.rule, message: error.message + whole)
             return t
         }
-        for (i, request) in t.requests.enumerated() {
-            let name: (String) -> String = { request.callerField($0) ?? callerField($0, i) }
-            t.findings += alertCaps(request, callerField: name) + fanOut(request, callerField: name)
+        for i in requests.indices {
+            let name: (String) -> String = { requests[i].callerField($0) ?? callerField($0, i) }
+            t.findings.append(contentsOf: alertCaps(requests[i], callerField: name))
+            t.findings.append(contentsOf: fanOut(requests[i], callerField: name))
         }
         return t
     }

@@ -94,10 +94,11 @@ struct BuzzKitTranslator {
     }
 
     /// A required string: absent or null is rejected with `why` (a wrong type by the reader).
-    mutating func requiredString(_ key: String, _ why: String) -> String? {
+    /// `why` is made only when it is used.
+    mutating func requiredString(_ key: String, _ why: @autoclosure () -> String) -> String? {
         if !reader.has(key) {
             _ = reader.raw(key)
-            reject(key, "is required \(why)")
+            reject(key, "is required \(why())")
             return nil
         }
         return reader.string(key)
