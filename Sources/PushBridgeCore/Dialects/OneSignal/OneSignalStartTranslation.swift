@@ -83,7 +83,7 @@ enum OneSignalStartTranslation {
         guard let names = r.stringArray(key) else { return nil }
         var ids: [String] = []
         for (i, name) in names.enumerated() {
-            if let id = SegmentMapping.map(name, field: "\(key)[\(i)]", provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
+            if let id = SegmentMapping.map(name, field: MessageText("\(key)[\(i)]").text, provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
                 ids.append(id)
             }
         }
