@@ -6,12 +6,12 @@
 public enum OpenPushPath {
     /// `POST /apps/{app_id}/activities/activity/{activity_type}`.
     public static func start(appId: String, activityType: String) -> String {
-        "/apps/\(segment(appId))/activities/activity/\(segment(activityType))"
+        MessageText("/apps/\(segment(appId))/activities/activity/\(segment(activityType))").text
     }
 
     /// `POST /apps/{app_id}/live_activities/{activity_id}/notifications`.
     public static func update(appId: String, activityId: String) -> String {
-        "/apps/\(segment(appId))/live_activities/\(segment(activityId))/notifications"
+        MessageText("/apps/\(segment(appId))/live_activities/\(segment(activityId))/notifications").text
     }
 
     /// Why `value` cannot be one path segment of an OpenPush route, or nil when it can: blank,

@@ -18,11 +18,11 @@ public enum OpenPushCheck {
         for i in requests.indices {
             for v in requests[i].violations {
                 let f = requests[i].callerField(v.field) ?? callerField(v.field, i)
-                errors.append(TranslationError(field: f, rule: v.rule, message: "\(f): \(v.rule) (OpenPush would reject this request)"))
+                errors.append(TranslationError(field: f, rule: v.rule, message: MessageText("\(f): \(v.rule) (OpenPush would reject this request)").text))
             }
         }
         if let error = TranslationError.combine(errors) {
-            let whole = t.requests.count > 1 ? "; the whole request is rejected, none of its \(t.requests.count) notifications is sent" : ""
+            let whole = t.requests.count > 1 ? MessageText("; the whole request is rejected, none of its \(t.requests.count) notifications is sent").text : ""
             t.findings += errors.map { Finding(field: $0.field, kind: .rejected, message: $0.message + whole) }
             t.requests = []
             t.error = TranslationError(field: error.field, rule: error.rule, message: error.message + whole)
@@ -55,9 +55,9 @@ public enum OpenPushCheck {
             let rendered = LiquidEscaping.rendered(text)
             guard rendered.length > cap else { continue }
             let measure = rendered.hasTemplateTags
-                ? "is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)"
-                : "is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters"
-            out.append(Finding(field: callerField("\(key).\(m.key)"), kind: .caveat, message: "\(measure). Shorten the text to keep its end"))
+                ? MessageText("is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)").text
+                : MessageText("is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters").text
+            out.append(Finding(field: callerField(MessageText("\(key).\(m.key)").text), kind: .caveat, message: MessageText("\(measure). Shorten the text to keep its end").text))
         }
     }
 

@@ -5,7 +5,7 @@ enum OneSignalStartTranslation {
         var r = FieldReader(body)
         var s = OpenPushStart(appId: context.openPushApp(for: appId), activityType: activityType)
         if let event = r.string("event"), event != "start" {
-            r.errors.append(TranslationError(field: "event", rule: "must be \"start\" on the start route, got \"\(event)\""))
+            r.errors.append(TranslationError(field: "event", rule: MessageText("must be \"start\" on the start route, got \"\(event)\"").text))
         }
         s.activityId = r.string("activity_id", required: true)
         s.eventAttributes = r.object("event_attributes", required: true)

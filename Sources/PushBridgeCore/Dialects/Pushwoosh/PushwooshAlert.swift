@@ -23,7 +23,7 @@ struct PushwooshAlert {
         guard required else {
             for (value, sent, f) in [(content, c, cf), (title, t, tf)] where value != nil && sent == nil {
                 let rest = c == nil && t == nil ? " and this update carries no alert" : ""
-                scope.note(f, .dropped, "is blank; OpenPush rejects blank alert text, so it is not sent\(rest)")
+                scope.note(f, .dropped, MessageText("is blank; OpenPush rejects blank alert text, so it is not sent\(rest)").text)
             }
             return PushwooshAlert(headings: t.map { ["en": .string($0)] }, contents: c.map { ["en": .string($0)] })
         }
@@ -32,10 +32,10 @@ struct PushwooshAlert {
             return PushwooshAlert()
         }
         if c == nil {
-            scope.note(cf, .synthesized, "content is \(content == nil ? "absent" : "blank"); OpenPush requires contents.en alongside headings.en on a start, so the title text was sent as the alert body too (the alert shows it twice)")
+            scope.note(cf, .synthesized, MessageText("content is \(content == nil ? "absent" : "blank"); OpenPush requires contents.en alongside headings.en on a start, so the title text was sent as the alert body too (the alert shows it twice)").text)
         }
         if t == nil {
-            scope.note(tf, .synthesized, "title is \(title == nil ? "absent" : "blank"); OpenPush requires headings.en alongside contents.en on a start, so the content text was sent as the alert title too (the alert shows it twice)")
+            scope.note(tf, .synthesized, MessageText("title is \(title == nil ? "absent" : "blank"); OpenPush requires headings.en alongside contents.en on a start, so the content text was sent as the alert title too (the alert shows it twice)").text)
         }
         return PushwooshAlert(headings: ["en": .string(t ?? text)], contents: ["en": .string(c ?? text)])
     }

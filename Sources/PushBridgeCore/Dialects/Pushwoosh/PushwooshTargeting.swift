@@ -17,7 +17,7 @@ enum PushwooshTargeting {
                 scope.reject(scope.field("filter"), "a target is required: give filter or devices (or the older filter_code or users); OpenPush needs exactly one targeting method")
             } else {
                 let list = present.joined(separator: " and ")
-                scope.reject(scope.field(present[1]), "\(list) were given together, but OpenPush accepts exactly one targeting method per start and PushBridge will not guess; send one notification per method")
+                scope.reject(scope.field(present[1]), MessageText("\(list) were given together, but OpenPush accepts exactly one targeting method per start and PushBridge will not guess; send one notification per method").text)
             }
             return
         }
@@ -37,7 +37,7 @@ enum PushwooshTargeting {
                 }
             case .alias(let label):
                 start.includeAliases = [label: .array(devices.map(JSONValue.string))]
-                scope.note(scope.field("devices"), .renamed, "push tokens sent as include_aliases.\(label), as configured")
+                scope.note(scope.field("devices"), .renamed, MessageText("push tokens sent as include_aliases.\(label), as configured").text)
             }
         } else if let users {
             guard checkIds(users, key: "users", scope: &scope) else { return }
@@ -59,9 +59,9 @@ enum PushwooshTargeting {
     private static func checkIds(_ ids: [String], key: String, scope: inout PushwooshScope) -> Bool {
         let f = scope.field(key)
         if ids.isEmpty { scope.reject(f, "must list at least one id"); return false }
-        if let i = ids.firstIndex(where: { OpenPushRules.isBlank($0) }) { scope.reject("\(f)[\(i)]", "must be non-blank"); return false }
+        if let i = ids.firstIndex(where: { OpenPushRules.isBlank($0) }) { scope.reject(MessageText("\(f)[\(i)]").text, "must be non-blank"); return false }
         if ids.count > OpenPushLimits.maxTargetIds {
-            scope.reject(f, "lists \(ids.count) ids; OpenPush accepts at most \(OpenPushLimits.maxTargetIds) per request — split them across notifications")
+            scope.reject(f, MessageText("lists \(ids.count) ids; OpenPush accepts at most \(OpenPushLimits.maxTargetIds) per request — split them across notifications").text)
             return false
         }
         return true
