@@ -3,10 +3,12 @@
 /// or more than 20,000 ids reject the notification (OpenPush's fan-out caveats are added by
 /// `OpenPushCheck`, which sees every dialect's starts).
 enum PushwooshTargeting {
+    /// The keys that name a target, in the order their conflicts are reported.
+    static let targetKeys = ["filter", "filter_code", "devices", "users"]
+
     /// Reads the targeting keys into `start`.
     static func apply(_ r: inout FieldReader, to start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
-        let keys = ["filter", "filter_code", "devices", "users"]
-        let present = keys.filter { r.has($0) }
+        let present = targetKeys.filter { r.has($0) }
         let errorsBefore = r.errors.count
         let filter = r.string("filter"), filterCode = r.string("filter_code")
         let devices = r.stringArray("devices"), users = r.stringArray("users")
@@ -22,8 +24,9 @@ enum PushwooshTargeting {
             return
         }
         if let name = filter ?? filterCode {
-            segments(name, key: present[0], into: &start, context: context, scope: &scope)
-            scope.sourceFields["included_segments"] = scope.field(present[0])
+            let f = scope.field(present[0])
+            segments(name, field: f, key: present[0], into: &start, context: context, scope: &scope)
+            scope.sourceFields["included_segments"] = f
         } else if let devices {
             guard checkIds(devices, key: "devices", scope: &scope) else { return }
             scope.sourceFields[context.deviceTargeting == .subscriptionIds ? "include_subscription_ids" : "include_aliases"] = scope.field("devices")
@@ -47,8 +50,8 @@ enum PushwooshTargeting {
         }
     }
 
-    private static func segments(_ name: String, key: String, into start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
-        let f = scope.field(key)
+    /// `filter` or `filter_code` (`key`, whose caller path is `f`) through the segment map.
+    private static func segments(_ name: String, field f: String, key: String, into start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
         if OpenPushRules.isBlank(name) { scope.reject(f, "must name a Pushwoosh filter"); return }
         let provider = key == "filter_code" ? "Pushwoosh filter_code (the older name of filter)" : "Pushwoosh filter"
         if let id = SegmentMapping.map(name, field: f, provider: provider, context: context, findings: &scope.findings, errors: &scope.errors) {
