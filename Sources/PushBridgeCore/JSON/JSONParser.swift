@@ -194,14 +194,14 @@ public struct JSONParser {
     }
 
     /// `0x01` in every byte of a word.
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let ones: UInt64 = 0x0101_0101_0101_0101
     /// `0x80` in every byte of a word.
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
+    static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// True when a word of eight bytes may hold a `"`, a `\` or a control byte (never false
-    /// when it does; the byte loop decides when it says true).
+    /// when it does; the byte loop decides when it says true). `JSONWriter` asks it too.
     @inline(__always)
-    private static func mayEndPlainRun(_ w: UInt64) -> Bool {
+    static func mayEndPlainRun(_ w: UInt64) -> Bool {
         let quotes = w ^ (ones &* 0x22)
         let backslashes = w ^ (ones &* 0x5C)
         let zeroQuote = (quotes &- ones) & ~quotes
