@@ -19,7 +19,7 @@ public struct FieldReader {
     }
 
     /// The full path of a key of this object.
-    public func fieldPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    public func fieldPath(_ key: String) -> String { path.isEmpty ? key : MessageText("\(path).\(key)").text }
 
     /// The raw value, marking the key read; JSON `null` counts as absent.
     public mutating func raw(_ key: String, required: Bool = false) -> JSONValue? {
@@ -44,7 +44,7 @@ public struct FieldReader {
     }
 
     private mutating func typeError(_ key: String, _ expected: String, _ got: JSONValue) {
-        errors.append(TranslationError(field: fieldPath(key), rule: "must be \(expected), got \(got.typeName)"))
+        errors.append(TranslationError(field: fieldPath(key), rule: MessageText("must be \(expected), got \(got.typeName)").text))
     }
 
     /// A string field.
@@ -75,7 +75,7 @@ public struct FieldReader {
         out.reserveCapacity(a.count)
         for (i, v) in a.enumerated() {
             guard case .string(let s) = v else {
-                errors.append(TranslationError(field: "\(fieldPath(key))[\(i)]", rule: "must be a string, got \(v.typeName)"))
+                errors.append(TranslationError(field: MessageText("\(fieldPath(key))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
                 return nil
             }
             out.append(s)
@@ -96,7 +96,7 @@ public struct FieldReader {
         if let i = n.int64Value { return i }
         let d = n.doubleValue
         if d == d.rounded(), abs(d) < 9.2e18 { return Int64(d) }
-        errors.append(TranslationError(field: fieldPath(key), rule: "must be an integer, got \(n.literal)"))
+        errors.append(TranslationError(field: fieldPath(key), rule: MessageText("must be an integer, got \(n.literal)").text))
         return nil
     }
 

@@ -37,6 +37,9 @@ public struct JSONParser {
         self.buf = buf
         self.maxDepth = maxDepth
         self.keys = keys
+        // Room for the keys of a request's open objects at once: one allocation instead of
+        // growing at 1, 2, 4, 8 and 16 keys.
+        keyStack.reserveCapacity(32)
     }
 
     private mutating func skipWhitespace() {
@@ -83,8 +86,9 @@ public struct JSONParser {
         skipWhitespace()
         if index < buf.count, buf[index] == UInt8(ascii: "}") { index += 1; return object }
         // Room for the members a request's objects mostly hold: one allocation instead of growing
-        // the array at 1, 2, 4 and 8 members.
-        object.reserveCapacity(8)
+        // the array at 1, 2, 4 and 8 members. The body's own object (depth 1) may hold more than
+        // 8 (a OneSignal start 11): room for 16 there (640 bytes, as cheap to allocate as 320).
+        object.reserveCapacity(depth == 1 ? 16 : 8)
         // Duplicate keys: a linear scan is cheaper than hashing for the small objects requests carry.
         var seen: Set<String>? = nil
         let base = keyStack.count
@@ -190,14 +194,14 @@ public struct JSONParser {
     }
 
     /// `0x01` in every byte of a word.
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let ones: UInt64 = 0x0101_0101_0101_0101
     /// `0x80` in every byte of a word.
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
+    static let highs: UInt64 = 0x8080_8080_8080_8080
 
     /// True when a word of eight bytes may hold a `"`, a `\` or a control byte (never false
-    /// when it does; the byte loop decides when it says true).
+    /// when it does; the byte loop decides when it says true). `JSONWriter` asks it too.
     @inline(__always)
-    private static func mayEndPlainRun(_ w: UInt64) -> Bool {
+    static func mayEndPlainRun(_ w: UInt64) -> Bool {
         let quotes = w ^ (ones &* 0x22)
         let backslashes = w ^ (ones &* 0x5C)
         let zeroQuote = (quotes &- ones) & ~quotes

@@ -76,8 +76,37 @@ public enum JSONWriter {
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// Appends a quoted, escaped string.
+    /// Appends a quoted, escaped string. A string with nothing to escape (found eight bytes at
+    /// a time) is copied as it is from its own bytes (issue 31, branch `translate`: a
+    /// OneSignal start's body writes 16 strings, about 380 instructions each before).
     public static func writeString(_ s: String, into out: inout [UInt8]) {
+        let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !needsEscape(bytes) else { return false }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        if copied != true { writeEscaped(s, into: &out) }
+    }
+
+    /// True when a byte must be escaped: a `"`, a `\` or a control byte. Words are skipped
+    /// while ``JSONParser/mayEndPlainRun(_:)`` says none can be among their eight bytes.
+    static func needsEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        let n = bytes.count
+        var i = 0
+        while i + 8 <= n, !JSONParser.mayEndPlainRun(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
+        while i < n {
+            let b = base[i]
+            if b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// ``writeString(_:into:)`` byte by byte, escaping what JSON requires.
+    static func writeEscaped(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in

@@ -4,7 +4,9 @@ extension OpenPushRequest {
     /// The JSON body's bytes, compact, in OpenPush's documented field order.
     public var bodyBytes: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(512)
+        // A OneSignal start's body is over 512 bytes. 960 (with the array's header, still in
+        // glibc's per-thread cache of blocks up to 1,032 bytes) grows the buffer once at most.
+        out.reserveCapacity(960)
         switch payload {
         case .start(let s): s.writeBody(into: &out)
         case .update(let u): u.writeBody(into: &out)

@@ -87,7 +87,7 @@ public enum OpenPushRules {
     private static func checkName(_ name: String?, into v: inout [RuleViolation]) {
         if isBlank(name) { v.append(.init(field: "name", rule: "is required and must be non-blank")) }
         else if name!.utf8.count > OpenPushLimits.nameMaxLength, name!.count > OpenPushLimits.nameMaxLength {
-            v.append(.init(field: "name", rule: "must be at most \(OpenPushLimits.nameMaxLength) characters"))
+            v.append(.init(field: "name", rule: MessageText("must be at most \(OpenPushLimits.nameMaxLength) characters").text))
         }
     }
 
@@ -97,9 +97,9 @@ public enum OpenPushRules {
             return
         }
         for m in map.members where m.value.stringValue == nil {
-            v.append(.init(field: "\(field).\(m.key)", rule: "must be a string"))
+            v.append(.init(field: MessageText("\(field).\(m.key)").text, rule: "must be a string"))
         }
-        if isBlank(map["en"]?.stringValue) { v.append(.init(field: "\(field).en", rule: "must be present and non-blank")) }
+        if isBlank(map["en"]?.stringValue) { v.append(.init(field: MessageText("\(field).en").text, rule: "must be present and non-blank")) }
     }
 
     private static func checkDate(_ d: Int64?, field: String, into v: inout [RuleViolation]) {
@@ -133,11 +133,11 @@ public enum OpenPushRules {
                 switch m.value {
                 case .string(let id):
                     ids += 1
-                    if isBlank(id) { v.append(.init(field: "include_aliases.\(m.key)", rule: "must be a non-blank id")) }
+                    if isBlank(id) { v.append(.init(field: MessageText("include_aliases.\(m.key)").text, rule: "must be a non-blank id")) }
                 case .array(let list) where list.allSatisfy({ $0.stringValue != nil }):
                     ids += list.count
                 default:
-                    v.append(.init(field: "include_aliases.\(m.key)", rule: "must be an id or a list of ids"))
+                    v.append(.init(field: MessageText("include_aliases.\(m.key)").text, rule: "must be an id or a list of ids"))
                 }
             }
         }
@@ -148,7 +148,7 @@ public enum OpenPushRules {
             v.append(.init(field: "included_segments", rule: "must not be empty"))
         }
         if ids > OpenPushLimits.maxTargetIds {
-            v.append(.init(field: "targeting", rule: "at most \(OpenPushLimits.maxTargetIds) target ids are accepted per request"))
+            v.append(.init(field: "targeting", rule: MessageText("at most \(OpenPushLimits.maxTargetIds) target ids are accepted per request").text))
         }
     }
 }

@@ -8,26 +8,30 @@
 public enum OpenPushCheck {
     /// The translation, rejected when a request breaks a rule, otherwise with the caveats added.
     /// `callerField(openPushField, requestIndex)` names the caller's field of an OpenPush field.
-    public static func check(_ translation: Translation, callerField: (String, Int) -> String) -> Translation {
+    /// The translation is taken, not copied, and each request is read in place (issue 31: a
+    /// request copied is every one of its strings and objects retained and released).
+    public static func check(_ translation: consuming Translation, callerField: (String, Int) -> String) -> Translation {
         guard translation.error == nil else { return translation }
         var t = translation
+        let requests = t.requests
         var errors: [TranslationError] = []
-        for (i, request) in t.requests.enumerated() {
-            for v in request.violations {
-                let f = request.callerField(v.field) ?? callerField(v.field, i)
-                errors.append(TranslationError(field: f, rule: v.rule, message: "\(f): \(v.rule) (OpenPush would reject this request)"))
+        for i in requests.indices {
+            for v in requests[i].violations {
+                let f = requests[i].callerField(v.field) ?? callerField(v.field, i)
+                errors.append(TranslationError(field: f, rule: v.rule, message: MessageText("\(f): \(v.rule) (OpenPush would reject this request)").text))
             }
         }
         if let error = TranslationError.combine(errors) {
-            let whole = t.requests.count > 1 ? "; the whole request is rejected, none of its \(t.requests.count) notifications is sent" : ""
+            let whole = t.requests.count > 1 ? MessageText("; the whole request is rejected, none of its \(t.requests.count) notifications is sent").text : ""
             t.findings += errors.map { Finding(field: $0.field, kind: .rejected, message: $0.message + whole) }
             t.requests = []
             t.error = TranslationError(field: error.field, rule: error.rule, message: error.message + whole)
             return t
         }
-        for (i, request) in t.requests.enumerated() {
-            let name: (String) -> String = { request.callerField($0) ?? callerField($0, i) }
-            t.findings += alertCaps(request, callerField: name) + fanOut(request, callerField: name)
+        for i in requests.indices {
+            let name: (String) -> String = { requests[i].callerField($0) ?? callerField($0, i) }
+            t.findings.append(contentsOf: alertCaps(requests[i], callerField: name))
+            t.findings.append(contentsOf: fanOut(requests[i], callerField: name))
         }
         return t
     }
@@ -51,9 +55,9 @@ public enum OpenPushCheck {
             let rendered = LiquidEscaping.rendered(text)
             guard rendered.length > cap else { continue }
             let measure = rendered.hasTemplateTags
-                ? "is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)"
-                : "is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters"
-            out.append(Finding(field: callerField("\(key).\(m.key)"), kind: .caveat, message: "\(measure). Shorten the text to keep its end"))
+                ? MessageText("is \(rendered.length) characters before Liquid fills in its tags, over OpenPush's cap of \(cap) for the \(what): unless the values make it shorter, OpenPush cuts it to \(cap)").text
+                : MessageText("is \(rendered.length) characters as OpenPush renders it, over its cap of \(cap) for the \(what): OpenPush cuts it to \(cap) characters").text
+            out.append(Finding(field: callerField(MessageText("\(key).\(m.key)").text), kind: .caveat, message: MessageText("\(measure). Shorten the text to keep its end").text))
         }
     }
 

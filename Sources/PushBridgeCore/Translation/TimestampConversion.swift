@@ -8,7 +8,7 @@ public enum TimestampConversion {
         let s = value / 1000
         guard s < OpenPushLimits.millisecondThreshold else { return value }
         findings.append(Finding(field: field, kind: .converted,
-                                message: "\(value) is ≥ 1e11, so it was read as milliseconds and sent as \(s) seconds (OpenPush rejects millisecond values)"))
+                                message: MessageText("\(value) is ≥ 1e11, so it was read as milliseconds and sent as \(s) seconds (OpenPush rejects millisecond values)").text))
         return s
     }
 
@@ -94,7 +94,7 @@ public enum CivilTime {
         let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = Int(t - days * 86_400)
         let (y, m, d) = civil(fromDays: days)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(y)-\(two(Int(m)))-\(two(Int(d)))T\(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60))Z"
+        func two(_ v: Int) -> String { v < 10 ? MessageText("0\(v)").text : MessageText("\(v)").text }
+        return MessageText("\(y)-\(two(Int(m)))-\(two(Int(d)))T\(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60))Z").text
     }
 }

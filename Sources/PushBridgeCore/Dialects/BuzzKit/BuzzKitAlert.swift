@@ -48,10 +48,10 @@ struct BuzzKitAlert {
     func startLanguageMaps(activityType: String, findings: inout [Finding]) -> (JSONObject, JSONObject) {
         guard title != nil || body != nil else {
             let heading = activityType
-            let content = "\(activityType) started"
+            let content = MessageText("\(activityType) started").text
             let what = present ? "alert has no title or body" : "no alert was sent"
             findings.append(Finding(field: "alert", kind: .synthesized, severity: .warning,
-                                    message: "\(what), but OpenPush requires alert text on a start: devices will show \"\(heading)\" / \"\(content)\". Send alert {title, body} from the backend to control it"))
+                                    message: MessageText("\(what), but OpenPush requires alert text on a start: devices will show \"\(heading)\" / \"\(content)\". Send alert {title, body} from the backend to control it").text))
             return (["en": .string(escaped(heading))], ["en": .string(escaped(content))])
         }
         return complete(findings: &findings)

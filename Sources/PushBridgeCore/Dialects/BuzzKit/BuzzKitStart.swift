@@ -27,8 +27,8 @@ extension BuzzKitTranslator {
         guard let type, let attributes, let to, let activityId else { return nil }
         var s = OpenPushStart(appId: appId, activityType: type)
         s.activityId = activityId
-        s.name = Self.name("BuzzKit start \(type) for \(to)")
-        note("name", .synthesized, "BuzzKit has no message name and OpenPush requires one: \"\(s.name ?? "")\" is sent")
+        s.name = Self.name(MessageText("BuzzKit start \(type) for \(to)").text)
+        note("name", .synthesized, MessageText("BuzzKit has no message name and OpenPush requires one: \"\(s.name ?? "")\" is sent").text)
         s.eventAttributes = attributes
         s.eventUpdates = state
         let (headings, contents) = alert.startLanguageMaps(activityType: type, findings: &findings)
@@ -51,9 +51,9 @@ extension BuzzKitTranslator {
         let id = BuzzKitIds.startActivityId(requestId: context.requestId, body: body)
         let from = context.requestId == nil ? "a hash of the request body" : "the proxy's request id"
         note("activityId", .synthesized,
-             "BuzzKit starts carry no activity id (the device assigns Activity.id), and OpenPush requires one: \"\(id)\" is sent, made from \(from), and returned as activityId in the reply")
+             MessageText("BuzzKit starts carry no activity id (the device assigns Activity.id), and OpenPush requires one: \"\(id)\" is sent, made from \(from), and returned as activityId in the reply").text)
         note("activityId", .caveat,
-             "later BuzzKit updates name the device's Activity.id, which OpenPush does not know: send update and end for this activity with activityId \"\(id)\", or OpenPush answers 404")
+             MessageText("later BuzzKit updates name the device's Activity.id, which OpenPush does not know: send update and end for this activity with activityId \"\(id)\", or OpenPush answers 404").text)
         return id
     }
 
@@ -64,7 +64,7 @@ extension BuzzKitTranslator {
             return false
         }
         if id.contains("/") {
-            reject("activityId", "must not contain / (OpenPush activity ids cannot), got \"\(id)\"")
+            reject("activityId", MessageText("must not contain / (OpenPush activity ids cannot), got \"\(id)\"").text)
             return false
         }
         return true

@@ -49,7 +49,7 @@ struct BuzzKitTranslator {
         let eventText = requiredString("event", "(\"start\", \"update\" or \"end\")")
         let event = eventText.flatMap(BuzzKitEvent.init(rawValue:))
         if let eventText, event == nil {
-            reject("event", "must be \"start\", \"update\" or \"end\", got \"\(eventText)\"")
+            reject("event", MessageText("must be \"start\", \"update\" or \"end\", got \"\(eventText)\"").text)
         }
         let state = contentState()
         let priority = priority(event: event)
@@ -94,10 +94,11 @@ struct BuzzKitTranslator {
     }
 
     /// A required string: absent or null is rejected with `why` (a wrong type by the reader).
-    mutating func requiredString(_ key: String, _ why: String) -> String? {
+    /// `why` is made only when it is used.
+    mutating func requiredString(_ key: String, _ why: @autoclosure () -> String) -> String? {
         if !reader.has(key) {
             _ = reader.raw(key)
-            reject(key, "is required \(why)")
+            reject(key, MessageText("is required \(why())").text)
             return nil
         }
         return reader.string(key)
@@ -131,15 +132,15 @@ struct BuzzKitTranslator {
     mutating func priority(event: BuzzKitEvent?) -> Int64? {
         guard let v = reader.raw("priority") else {
             let why = event == .update ? "OpenPush would send an update at 5" : "OpenPush's own default is also 10 here, but it is sent so the meaning never depends on OpenPush's defaults"
-            note("priority", .defaulted, "absent, and BuzzKit's default is high, so priority 10 is sent explicitly (\(why))")
+            note("priority", .defaulted, MessageText("absent, and BuzzKit's default is high, so priority 10 is sent explicitly (\(why))").text)
             return 10
         }
         switch v.stringValue {
         case "high": return 10
         case "normal": return 5
         default:
-            let got = v.stringValue.map { "\"\($0)\"" } ?? JSONWriter.string(v)
-            reject("priority", "must be \"high\" or \"normal\", got \(got)")
+            let got = v.stringValue.map { MessageText("\"\($0)\"").text } ?? JSONWriter.string(v)
+            reject("priority", MessageText("must be \"high\" or \"normal\", got \(got)").text)
             return nil
         }
     }
@@ -149,15 +150,15 @@ struct BuzzKitTranslator {
     mutating func isoDate(_ key: String, target: String) -> Int64? {
         guard let text = reader.string(key) else { return nil }
         guard let seconds = TimestampConversion.unixSeconds(iso: text) else {
-            reject(key, "must be an ISO 8601 date-time such as 2026-09-03T21:00:00.000Z, got \"\(text)\"")
+            reject(key, MessageText("must be an ISO 8601 date-time such as 2026-09-03T21:00:00.000Z, got \"\(text)\"").text)
             return nil
         }
         guard seconds >= 0, seconds < OpenPushLimits.millisecondThreshold else {
-            reject(key, "\"\(text)\" is outside the range OpenPush accepts as Unix seconds (1970 to year 5138)")
+            reject(key, MessageText("\"\(text)\" is outside the range OpenPush accepts as Unix seconds (1970 to year 5138)").text)
             return nil
         }
         let fraction = BuzzKitDates.hasNonZeroFraction(text) ? "; the fraction of a second is truncated" : ""
-        note(key, .converted, "ISO 8601 \"\(text)\" sent as \(target) \(seconds) (Unix seconds, which OpenPush takes)\(fraction)",
+        note(key, .converted, MessageText("ISO 8601 \"\(text)\" sent as \(target) \(seconds) (Unix seconds, which OpenPush takes)\(fraction)").text,
              severity: fraction.isEmpty ? .info : .warning)
         return seconds
     }

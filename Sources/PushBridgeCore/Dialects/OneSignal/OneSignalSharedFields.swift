@@ -24,7 +24,7 @@ struct OneSignalSharedFields {
             default: "OpenPush would default an update to 5"
             }
             findings.append(Finding(field: "priority", kind: .defaulted,
-                                    message: "no priority given: sent as 10, OneSignal's default on every event (\(openPush)); sent explicitly so the meaning never depends on OpenPush's defaults"))
+                                    message: MessageText("no priority given: sent as 10, OneSignal's default on every event (\(openPush)); sent explicitly so the meaning never depends on OpenPush's defaults").text))
         }
         f.relevanceScore = r.number("ios_relevance_score")
         f.iosSound = OneSignalSound.read(&r, hasAlert: f.contents != nil || f.headings != nil, findings: &findings)

@@ -13,11 +13,11 @@ enum OneSignalSound {
         if let sound = r.string("sound") {
             let base = "sound is deprecated and ignored by OneSignal (\"The API ignores this field. Use ios_sound\"), but OpenPush would play it (it takes the first non-blank of ios_sound and sound), so it is not forwarded"
             if let chosen {
-                findings.append(Finding(field: "sound", kind: .dropped, severity: .info, message: "\(base); ios_sound \"\(chosen)\" is the sound OneSignal plays, and it is sent"))
+                findings.append(Finding(field: "sound", kind: .dropped, severity: .info, message: MessageText("\(base); ios_sound \"\(chosen)\" is the sound OneSignal plays, and it is sent").text))
             } else if !OpenPushRules.isBlank(sound) {
-                findings.append(Finding(field: "sound", kind: .dropped, message: "\(base): OpenPush would have played \"\(sound)\", which OneSignal never plays; send ios_sound to choose a sound"))
+                findings.append(Finding(field: "sound", kind: .dropped, message: MessageText("\(base): OpenPush would have played \"\(sound)\", which OneSignal never plays; send ios_sound to choose a sound").text))
             } else {
-                findings.append(Finding(field: "sound", kind: .dropped, severity: .info, message: "\(base); it is blank, so nothing changes"))
+                findings.append(Finding(field: "sound", kind: .dropped, severity: .info, message: MessageText("\(base); it is blank, so nothing changes").text))
             }
         }
         guard let iosSound else { return nil }
@@ -33,7 +33,7 @@ enum OneSignalSound {
         }
         if chosen != nil, !hasAlert {
             findings.append(Finding(field: "ios_sound", kind: .caveat,
-                                    message: "OpenPush plays a Live Activity sound only with alert text, and this update sends no contents or headings, so \"\(iosSound)\" will not play, although OneSignal plays it on the update; add contents (and headings) to hear it"))
+                                    message: MessageText("OpenPush plays a Live Activity sound only with alert text, and this update sends no contents or headings, so \"\(iosSound)\" will not play, although OneSignal plays it on the update; add contents (and headings) to hear it").text))
         }
         return iosSound
     }

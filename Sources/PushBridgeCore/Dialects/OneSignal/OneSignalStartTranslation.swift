@@ -5,7 +5,7 @@ enum OneSignalStartTranslation {
         var r = FieldReader(body)
         var s = OpenPushStart(appId: context.openPushApp(for: appId), activityType: activityType)
         if let event = r.string("event"), event != "start" {
-            r.errors.append(TranslationError(field: "event", rule: "must be \"start\" on the start route, got \"\(event)\""))
+            r.errors.append(TranslationError(field: "event", rule: MessageText("must be \"start\" on the start route, got \"\(event)\"").text))
         }
         s.activityId = r.string("activity_id", required: true)
         s.eventAttributes = r.object("event_attributes", required: true)
@@ -83,7 +83,7 @@ enum OneSignalStartTranslation {
         guard let names = r.stringArray(key) else { return nil }
         var ids: [String] = []
         for (i, name) in names.enumerated() {
-            if let id = SegmentMapping.map(name, field: "\(key)[\(i)]", provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
+            if let id = SegmentMapping.map(name, field: MessageText("\(key)[\(i)]").text, provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
                 ids.append(id)
             }
         }

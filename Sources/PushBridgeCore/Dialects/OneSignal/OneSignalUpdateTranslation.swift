@@ -6,7 +6,7 @@ enum OneSignalUpdateTranslation {
         var u = OpenPushUpdate(appId: context.openPushApp(for: appId), activityId: activityId)
         u.event = r.string("event", required: true)
         if let e = u.event, e != "update", e != "end" {
-            r.errors.append(TranslationError(field: "event", rule: "must be \"update\" or \"end\", got \"\(e)\""))
+            r.errors.append(TranslationError(field: "event", rule: MessageText("must be \"update\" or \"end\", got \"\(e)\"").text))
         }
         u.eventUpdates = r.object("event_updates", required: true)
         u.name = r.string("name", required: true)

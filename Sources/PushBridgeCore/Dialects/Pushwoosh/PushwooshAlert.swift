@@ -19,23 +19,23 @@ struct PushwooshAlert {
         if (r.has("content") && content == nil) || (r.has("title") && title == nil) { return PushwooshAlert() }
         let c = OpenPushRules.isBlank(content) ? nil : content.map { PushwooshCommonFields.escaped($0, key: "content", scope: &scope) }
         let t = OpenPushRules.isBlank(title) ? nil : title.map { PushwooshCommonFields.escaped($0, key: "title", scope: &scope) }
-        let cf = scope.field("content"), tf = scope.field("title")
+        // The fields' paths are made only for a finding that names them.
         guard required else {
-            for (value, sent, f) in [(content, c, cf), (title, t, tf)] where value != nil && sent == nil {
+            for (value, sent, key) in [(content, c, "content"), (title, t, "title")] where value != nil && sent == nil {
                 let rest = c == nil && t == nil ? " and this update carries no alert" : ""
-                scope.note(f, .dropped, "is blank; OpenPush rejects blank alert text, so it is not sent\(rest)")
+                scope.note(scope.field(key), .dropped, MessageText("is blank; OpenPush rejects blank alert text, so it is not sent\(rest)").text)
             }
             return PushwooshAlert(headings: t.map { ["en": .string($0)] }, contents: c.map { ["en": .string($0)] })
         }
         guard let text = c ?? t else {
-            scope.reject(cf, "content or title must be non-blank: Pushwoosh rejects a start with both empty, and OpenPush requires alert text")
+            scope.reject(scope.field("content"), "content or title must be non-blank: Pushwoosh rejects a start with both empty, and OpenPush requires alert text")
             return PushwooshAlert()
         }
         if c == nil {
-            scope.note(cf, .synthesized, "content is \(content == nil ? "absent" : "blank"); OpenPush requires contents.en alongside headings.en on a start, so the title text was sent as the alert body too (the alert shows it twice)")
+            scope.note(scope.field("content"), .synthesized, MessageText("content is \(content == nil ? "absent" : "blank"); OpenPush requires contents.en alongside headings.en on a start, so the title text was sent as the alert body too (the alert shows it twice)").text)
         }
         if t == nil {
-            scope.note(tf, .synthesized, "title is \(title == nil ? "absent" : "blank"); OpenPush requires headings.en alongside contents.en on a start, so the content text was sent as the alert title too (the alert shows it twice)")
+            scope.note(scope.field("title"), .synthesized, MessageText("title is \(title == nil ? "absent" : "blank"); OpenPush requires headings.en alongside contents.en on a start, so the content text was sent as the alert title too (the alert shows it twice)").text)
         }
         return PushwooshAlert(headings: ["en": .string(t ?? text)], contents: ["en": .string(c ?? text)])
     }

@@ -7,13 +7,13 @@ enum PushwooshCommonFields {
     static func priority(_ r: inout FieldReader, event: String, scope: inout PushwooshScope) -> Int64 {
         guard let v = r.raw("apns_priority") else {
             let openPushDefault = event == "update" ? "5 as well" : "10"
-            scope.note(scope.field("apns_priority"), .defaulted, "apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery")
+            scope.note(scope.field("apns_priority"), .defaulted, MessageText("apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery").text)
             return 5
         }
         if let i = v.numberValue?.int64Value, i == 10 || i == 5 { return i }
-        let shown = v.stringValue.map { "\"\($0)\" (a string)" } ?? JSONWriter.string(v)
+        let shown = v.stringValue.map { MessageText("\"\($0)\" (a string)").text } ?? JSONWriter.string(v)
         let hint = v.stringValue.flatMap { Int64($0) } == 10 ? "; send the number 10 for high priority" : ""
-        scope.note(scope.field("apns_priority"), .coerced, "apns_priority \(shown) is neither the number 5 nor 10: Pushwoosh treats any other value as 5 without a validation error, so priority 5 was sent (OpenPush would reject it with a 400)\(hint)")
+        scope.note(scope.field("apns_priority"), .coerced, MessageText("apns_priority \(shown) is neither the number 5 nor 10: Pushwoosh treats any other value as 5 without a validation error, so priority 5 was sent (OpenPush would reject it with a 400)\(hint)").text)
         return 5
     }
 
@@ -23,7 +23,7 @@ enum PushwooshCommonFields {
         let raw = n.doubleValue
         let scaled = min(1, max(0, raw / 100))
         let out = JSONNumber(scaled)
-        var why = "Pushwoosh relevance-score \(n.literal) (1 and up, ≤ 100 recommended) was rescaled to OpenPush's [0, 1] range as \(out.literal)"
+        var why = MessageText("Pushwoosh relevance-score \(n.literal) (1 and up, ≤ 100 recommended) was rescaled to OpenPush's [0, 1] range as \(out.literal)").text
         if raw > 100 { why += " (clamped: scores above 100 all become 1, so they no longer outrank each other)" }
         if raw < 1 { why += " (below Pushwoosh's minimum of 1)" }
         scope.note(scope.liveField("relevance-score"), .rescaled, why)
@@ -50,7 +50,7 @@ enum PushwooshCommonFields {
             let pushwoosh = subtitle
                 ? "Pushwoosh would play it, because subtitle sets off the alert, but OpenPush has no subtitle, so this update arrives without an alert and no sound will play"
                 : "this notification sends no content or title, so no sound will play (as with Pushwoosh)"
-            scope.note(f, .caveat, "ios_sound only plays with an alert, and \(pushwoosh); add content or title to hear it")
+            scope.note(f, .caveat, MessageText("ios_sound only plays with an alert, and \(pushwoosh); add content or title to hear it").text)
         }
         return s
     }
@@ -74,12 +74,12 @@ enum PushwooshCommonFields {
 
     /// A synthesized `name` of at most 128 characters, with an info finding.
     static func name(_ method: String, activityId: String, scope: inout PushwooshScope) -> String {
-        let full = "Pushwoosh \(method) \(activityId)"
+        let full = MessageText("Pushwoosh \(method) \(activityId)").text
         // A text has at most as many characters as UTF-8 bytes: count them only when it may be over.
         let cut = full.utf8.count > OpenPushLimits.nameMaxLength && full.count > OpenPushLimits.nameMaxLength
         let name = cut ? String(full.prefix(OpenPushLimits.nameMaxLength)) : full
-        let note = cut ? " (cut to OpenPush's \(OpenPushLimits.nameMaxLength)-character limit)" : ""
-        scope.note(scope.field("name"), .synthesized, "OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"\(note)", severity: .info)
+        let note = cut ? MessageText(" (cut to OpenPush's \(OpenPushLimits.nameMaxLength)-character limit)").text : ""
+        scope.note(scope.field("name"), .synthesized, MessageText("OpenPush requires a message name and Pushwoosh has none: sent name \"\(name)\"\(note)").text, severity: .info)
         return name
     }
 

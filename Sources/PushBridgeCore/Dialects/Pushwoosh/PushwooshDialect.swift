@@ -41,22 +41,22 @@ public struct PushwooshDialect: Dialect {
 
     /// The Pushwoosh path of an OpenPush field of request `index` (notification `index`).
     public func callerField(_ openPushField: String, request index: Int, route: RouteKind) -> String {
-        let n = "notifications[\(index)]"
+        let n = MessageText("notifications[\(index)]").text
         switch openPushField {
-        case "activity_id": return "\(n).live_activity_id"
-        case "event": return "\(n).live_activity.event"
-        case "activity_type": return "\(n).live_activity.attributes-type"
-        case "event_updates": return "\(n).live_activity.content-state"
-        case "event_attributes": return "\(n).live_activity.attributes"
-        case "stale_date": return "\(n).live_activity.stale-date"
-        case "dismissal_date": return "\(n).live_activity.dismissal-date"
-        case "ios_relevance_score": return "\(n).live_activity.relevance-score"
-        case "priority": return "\(n).apns_priority"
-        case "ios_sound", "sound": return "\(n).ios_sound"
-        case "name": return "\(n).name"
+        case "activity_id": return MessageText("\(n).live_activity_id").text
+        case "event": return MessageText("\(n).live_activity.event").text
+        case "activity_type": return MessageText("\(n).live_activity.attributes-type").text
+        case "event_updates": return MessageText("\(n).live_activity.content-state").text
+        case "event_attributes": return MessageText("\(n).live_activity.attributes").text
+        case "stale_date": return MessageText("\(n).live_activity.stale-date").text
+        case "dismissal_date": return MessageText("\(n).live_activity.dismissal-date").text
+        case "ios_relevance_score": return MessageText("\(n).live_activity.relevance-score").text
+        case "priority": return MessageText("\(n).apns_priority").text
+        case "ios_sound", "sound": return MessageText("\(n).ios_sound").text
+        case "name": return MessageText("\(n).name").text
         default:
-            if openPushField.hasPrefix("headings") { return "\(n).title" }
-            if openPushField.hasPrefix("contents") { return "\(n).content" }
+            if openPushField.hasPrefix("headings") { return MessageText("\(n).title").text }
+            if openPushField.hasPrefix("contents") { return MessageText("\(n).content").text }
             return n
         }
     }

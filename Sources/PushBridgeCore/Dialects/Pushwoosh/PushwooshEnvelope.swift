@@ -40,7 +40,7 @@ struct PushwooshEnvelope {
             if list.isEmpty { errors.append(TranslationError(field: "notifications", rule: "must list at least one notification")) }
             for (i, v) in list.enumerated() {
                 if let o = v.objectValue { notifications.append(o) }
-                else { errors.append(TranslationError(field: "notifications[\(i)]", rule: "must be an object, got \(v.typeName)")) }
+                else { errors.append(TranslationError(field: MessageText("notifications[\(i)]").text, rule: MessageText("must be an object, got \(v.typeName)").text)) }
             }
         }
         FieldAccounting.dropUnread(r, table: PushwooshFieldMappings.table, route: route, tablePrefix: "", dialect: "Pushwoosh", into: &findings)

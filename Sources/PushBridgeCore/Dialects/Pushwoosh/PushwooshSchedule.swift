@@ -37,7 +37,7 @@ enum PushwooshSchedule {
         var zone: TimeZone?
         if let zoneName {
             guard let z = TimeZone(identifier: zoneName) else {
-                scope.reject(zf, "\"\(zoneName)\" is not a known IANA time zone (for example \"Europe/Madrid\")")
+                scope.reject(zf, MessageText("\"\(zoneName)\" is not a known IANA time zone (for example \"Europe/Madrid\")").text)
                 return nil
             }
             zone = z
@@ -46,18 +46,18 @@ enum PushwooshSchedule {
         let wall = CivilTime.unixSeconds(year: civil.y, month: civil.mo, day: civil.d, hour: civil.h, minute: civil.mi, second: 0)
         let at = zone.map { utc(wall: wall, in: $0) } ?? wall
         if at < context.now - pastWindow {
-            scope.reject(df, "\"\(text)\" (\(zoneId)) is more than 1 day in the past; Pushwoosh rejects it too")
+            scope.reject(df, MessageText("\"\(text)\" (\(zoneId)) is more than 1 day in the past; Pushwoosh rejects it too").text)
             return nil
         }
         if at > context.now + futureWindow {
-            scope.reject(df, "\"\(text)\" (\(zoneId)) is more than 30 days in the future; Pushwoosh rejects it too")
+            scope.reject(df, MessageText("\"\(text)\" (\(zoneId)) is more than 30 days in the future; Pushwoosh rejects it too").text)
             return nil
         }
         if at <= context.now {
-            scope.note(df, .caveat, "\"\(text)\" (\(zoneId)) has already passed but is within Pushwoosh's one-day grace, so the start is sent now", severity: .info)
+            scope.note(df, .caveat, MessageText("\"\(text)\" (\(zoneId)) has already passed but is within Pushwoosh's one-day grace, so the start is sent now").text, severity: .info)
             return nil
         }
-        scope.note(df, .caveat, "OpenPush has no scheduling: PushBridge holds this start and sends it at \(iso(at)) (\"\(text)\" in \(zoneId)); until then it is not in OpenPush, and it is only sent if PushBridge is running at that time")
+        scope.note(df, .caveat, MessageText("OpenPush has no scheduling: PushBridge holds this start and sends it at \(iso(at)) (\"\(text)\" in \(zoneId)); until then it is not in OpenPush, and it is only sent if PushBridge is running at that time").text)
         return SendTime(unixSeconds: at, sendDate: text, timezone: zoneId)
     }
 

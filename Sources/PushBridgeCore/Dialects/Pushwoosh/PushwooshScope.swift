@@ -21,14 +21,14 @@ struct PushwooshScope {
     init(route: RouteKind, index: Int) {
         self.route = route
         self.index = index
-        prefix = "notifications[\(index)]"
+        prefix = MessageText("notifications[\(index)]").text
         livePrefix = prefix + ".live_activity"
     }
 
     /// The caller's path of a notification key.
-    func field(_ key: String) -> String { "\(prefix).\(key)" }
+    func field(_ key: String) -> String { MessageText("\(prefix).\(key)").text }
     /// The caller's path of a `live_activity` key.
-    func liveField(_ key: String) -> String { "\(livePrefix).\(key)" }
+    func liveField(_ key: String) -> String { MessageText("\(livePrefix).\(key)").text }
 
     /// Records a finding.
     mutating func note(_ field: String, _ kind: FindingKind, _ message: String, severity: Severity? = nil) {

@@ -49,7 +49,7 @@ enum PushwooshStartTranslation {
         guard let o = la.object("attributes", required: true) else { return nil }
         if !o.isEmpty { return o }
         scope.note(scope.liveField("attributes"), .synthesized,
-                   "attributes is {}, but OpenPush requires a non-empty object: sent {\"\(placeholderKey)\": true}, which ActivityKit ignores because the attributes type does not declare it")
+                   MessageText("attributes is {}, but OpenPush requires a non-empty object: sent {\"\(placeholderKey)\": true}, which ActivityKit ignores because the attributes type does not declare it").text)
         return [placeholderKey: .bool(true)]
     }
 }
