@@ -107,6 +107,49 @@ import Testing
         await store.close()
     }
 
+    /// The completions of intents the writer noted itself (their received time known) go in a
+    /// plain `INSERT … SELECT`: no speculative insertion per row (`ON CONFLICT … DO UPDATE`),
+    /// since none of them has a completion this writer wrote. The others (a late completion
+    /// after the first, an intent another writer began) still replace the one there.
+    @Test(arguments: forms) func completionsOfNotedIntentsAreAPlainInsert(form: AuditMultiRowForm) {
+        let values: [SQLiteValue] = AuditStatements.completionColumns.map { _ in .null } + [.text("r")]
+        let noted = AuditMultiRow.complete([values + [.integer(1_700_000_000_000)], values + [.integer(1_700_000_000_001)]], form: form, knownTime: true)
+        let other = AuditMultiRow.complete([values, values], form: form)
+        #expect(!noted.sql.contains("ON CONFLICT"), "\(noted.sql)")
+        #expect(noted.sql.contains("RETURNING request_outcomes.request_id"))
+        #expect(other.sql.contains(AuditPostgresLogSQL.replaceOutcome), "\(other.sql)")
+    }
+
+    /// A completion whose intent already has an outcome (another instance's takeover marked it
+    /// `unknown` while this one was still answering) makes the batch's plain multi-row insert
+    /// fail; the batch is written again one statement per row, and every completion lands,
+    /// the marked ones replacing what the takeover wrote, as before.
+    @Test(arguments: forms) func aCompletionOfAnIntentMarkedUnknownMeanwhileStillReplacesIt(form: AuditMultiRowForm) async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        var configuration = AuditStoreConfiguration()
+        configuration.postgresMultiRow = form
+        let store = try AuditStore(path: uri, configuration: configuration)
+        let ids = (0..<20).map { "K\($0)" }
+        for id in ids + ["FIRST"] { try await store.begin(sampleEntry(id)) }
+        let takeover = try PostgresConnection(uri)
+        try takeover.execute("UPDATE requests SET outcome = 'unknown', error_message = 'taken over' WHERE request_id IN ('K3', 'K17')")
+        #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'unknown'") == [[.integer(2)]])
+        let before = store.statistics.statementsSent
+
+        let results = try await Self.whileWriterWaits(uri, store, first: { try await store.finish("FIRST", sampleCompletion()) },
+                                                      then: ids.map { id in { try await store.finish(id, sampleCompletion()) } })
+        for (id, error) in zip(ids, results) { #expect(error == nil, "\(id): \(String(describing: error))") }
+        #expect(try store.reader.query("SELECT count(*) FROM requests WHERE outcome = 'forwarded' AND upstream_status = 201 AND error_message IS NULL")
+                == [[.integer(21)]])
+        #expect(try store.reader.query("SELECT count(*) FROM request_outcomes") == [[.integer(21)]])
+        // FIRST's batch (about 8 statements), the 20 completions' multi-row batch refused (about
+        // 8 more), then the same written again one statement per row (20 completions and the
+        // rollups): an upsert would have taken the first try (about 16 in all).
+        let sent = store.statistics.statementsSent - before
+        #expect(sent >= 36, "\(sent) statements: the multi-row insert was not refused")
+        await store.close()
+    }
+
     /// A multi-row statement is used only where it replaces several: a lone caller's batch (one
     /// row with at most one finding, or one completion) goes one prepared statement per row,
     /// which measured 0.43× the server's CPU per request of the one-row `unnest` form at one

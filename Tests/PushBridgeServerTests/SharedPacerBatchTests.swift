@@ -138,12 +138,28 @@ import Testing
             let answers = try PostgresSendPacer.reserve([.init(app: "a", count: 1, now: now)], settings: settings, instance: "one", on: db)
             #expect(answers == [now < 3_000 ? .granted([now]) : .granted([61_000])])
         }
-        #expect(db.statementsSent == 3 * 5, "two round trips a batch: BEGIN, the commit's setting and the lock; the store and COMMIT")
+        #expect(db.statementsSent == 3 * 4, "two round trips a batch: BEGIN and the lock, which sets the commit asynchronous; the store and COMMIT")
         let prepared = try db.execute("SELECT statement FROM pg_prepared_statements ORDER BY statement").rows.map { $0[0] ?? "" }
-        let statements = [PostgresSendPacer.SQL.asynchronousCommit, PostgresSendPacer.SQL.lockWindows, PostgresSendPacer.SQL.store]
+        let statements = [PostgresSendPacer.SQL.lockWindows, PostgresSendPacer.SQL.store]
         #expect(prepared == statements.sorted(), "each prepared once, run three times")
         #expect(try db.execute("SHOW synchronous_commit").value(0, 0) == "on", "the asynchronous commit was the transaction's own")
         #expect(try db.execute("SELECT slots FROM pacer_windows WHERE app = 'a'").value(0, 0) == "{1000,2000,61000}")
+    }
+
+    /// The windows' lock makes its transaction's commit asynchronous itself (one statement a
+    /// batch fewer), whether the window is new or already there, and for that transaction only.
+    @Test func theLockStatementMakesItsTransactionsCommitAsynchronous() throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try PostgresLink(uri: uri, label: "test").run { try PostgresSchema.apply(on: $0) }
+        let db = try PostgresConnection(uri)
+        for round in ["new", "there"] {
+            try db.execute("BEGIN")
+            let rows = try db.execute(PostgresSendPacer.SQL.lockWindows, [PostgresSendPacer.textArray(["a", "b c"])]).rows
+            #expect(rows.count == 2, "\(round): one row per app")
+            #expect(try db.execute("SHOW synchronous_commit").value(0, 0) == "off", "\(round): the lock set it")
+            try db.execute("COMMIT")
+            #expect(try db.execute("SHOW synchronous_commit").value(0, 0) == "on", "\(round): for that transaction only")
+        }
     }
 
     @Test func appNamesWithQuotesAndCommasKeepTheirOwnRows() async throws {

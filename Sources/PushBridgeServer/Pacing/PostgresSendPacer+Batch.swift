@@ -4,8 +4,8 @@ import Foundation
 extension PostgresSendPacer {
     /// Carries `asks` in one transaction on `db`, in two round trips whatever their number,
     /// each one libpq pipeline of statements prepared once per connection (the server plans
-    /// them once, not per batch): `BEGIN`, ``SQL/asynchronousCommit`` and their apps' rows
-    /// locked in app order and read (``SQL/lockWindows``); then, ``PacerWindow``'s rule applied
+    /// them once, not per batch): `BEGIN` and their apps' rows locked in app order and read,
+    /// the commit made asynchronous by the same statement (``SQL/lockWindows``); then, ``PacerWindow``'s rule applied
     /// to each ask in order, every changed window and the grants held by `instance` written
     /// back (``SQL/store``) and `COMMIT`. One answer per ask, in order. Throws (nothing
     /// written) when any statement fails.
@@ -50,7 +50,7 @@ extension PostgresSendPacer {
     /// Opens the batch's transaction and returns the windows of `apps`, their rows locked for
     /// it (created empty when missing): one round trip.
     private static func lock(_ apps: [String], on db: PostgresConnection) throws -> [String: PacerWindow] {
-        let results = try db.pipeline([("BEGIN", []), (SQL.asynchronousCommit, []), (SQL.lockWindows, [textArray(apps)])], prepared: true)
+        let results = try db.pipeline([("BEGIN", []), (SQL.lockWindows, [textArray(apps)])], prepared: true)
         var windows: [String: PacerWindow] = [:]
         for result in results {
             switch result {

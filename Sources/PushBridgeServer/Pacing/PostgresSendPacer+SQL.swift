@@ -36,8 +36,9 @@ extension PostgresSendPacer {
 
     /// The statements.
     enum SQL {
-        /// Makes the batch's transaction's commit asynchronous (`synchronous_commit` off for
-        /// this transaction only): the `COMMIT` returns once the change is in the server's WAL
+        /// The expression that makes the batch's transaction's commit asynchronous
+        /// (`synchronous_commit` off for this transaction only), evaluated by ``lockWindows``
+        /// as it reads the windows (a statement of its own before it): the `COMMIT` returns once the change is in the server's WAL
         /// buffers, without waiting for its flush, which the next durable commit on the server
         /// (the audit writer's, every batch) or the WAL writer (within `wal_writer_delay`)
         /// makes. Every instance sees the grants as soon as the `COMMIT` returns, under the same
@@ -46,14 +47,18 @@ extension PostgresSendPacer {
         /// (no audit row, intent or completion, is written this way). A send then
         /// granted may be granted again after the restart: at most one window's worth more,
         /// once, the price of not flushing the WAL ~0.3 times per request.
-        static let asynchronousCommit = "SELECT set_config('synchronous_commit', 'off', true)"
+        static let asynchronousCommit = "set_config('synchronous_commit', 'off', true)"
 
         /// Locks the windows of the apps in `$1` (`TEXT[]`) in app order, creating the missing
         /// ones empty; returns one text per window, `blocked_until slots spare_slots app` (one
         /// column: a pipeline's result carries its first), the app, which may hold spaces, last.
-        /// An upsert that touches every row takes its lock and reads it in one round trip.
+        /// An upsert that touches every row takes its lock and reads it in one round trip. It
+        /// also makes the transaction's commit asynchronous (``asynchronousCommit``, a volatile
+        /// filter evaluated for each app before its row is written: a batch always asks for at
+        /// least one app), so the batch needs no statement for that.
         static let lockWindows = """
-            INSERT INTO pacer_windows (app) SELECT a.app FROM unnest($1::text[]) AS a(app) ORDER BY a.app
+            INSERT INTO pacer_windows (app) SELECT a.app FROM unnest($1::text[]) AS a(app)
+            WHERE \(asynchronousCommit) IS NOT NULL ORDER BY a.app
             ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
             RETURNING blocked_until || ' ' || slots::text || ' ' || spare_slots::text || ' ' || app
             """

@@ -62,7 +62,15 @@ enum AuditMultiRow {
     /// its intent in `request_log` (which gives it the intent's `received_at`), returning the
     /// `request_id` of each row written: a completion whose id is not returned has no intent.
     /// `knownTime`: the rows are ``completionsAt``'s, and each intent is looked up in its
-    /// day's partition only.
+    /// day's partition only; the writer noted those intents itself and none of them has a
+    /// completion it wrote, so the insert is a plain one, without the `ON CONFLICT … DO UPDATE`
+    /// of ``AuditPostgresLogSQL/replaceOutcome`` (a speculative insertion per row: an index
+    /// probe before the insert, a token lock, the update's projection built per execution). An
+    /// outcome already there (another instance's takeover marked the intent `unknown`) makes
+    /// the statement fail with a unique violation: the batch is then written again one
+    /// statement per row, whose completion replaces it as before (``AuditPostgresLogSQL/insertOutcomeAtSQL``).
+    /// Without `knownTime` (a late completion after the first, or an intent this writer did not
+    /// note) the completion replaces the one there.
     static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form, knownTime: Bool = false) -> (sql: String, parameters: [String?]) {
         let columns = knownTime ? completionsAt : completions
         let completionNames = AuditStatements.completionColumns
@@ -74,8 +82,8 @@ enum AuditMultiRow {
         }
         return ("INSERT INTO request_outcomes (request_id, received_at, \(completionNames.joined(separator: ", "))) "
                 + "SELECT l.request_id, l.received_at, \(completionNames.map { "v.\($0)" }.joined(separator: ", ")) "
-                + "FROM \(source) JOIN request_log l ON l.request_id = v.request_id " + (knownTime ? "AND l.received_at = v.received_at " : "")
-                + AuditPostgresLogSQL.replaceOutcome + " RETURNING request_outcomes.request_id", parameters)
+                + "FROM \(source) JOIN request_log l ON l.request_id = v.request_id " + (knownTime ? "AND l.received_at = v.received_at" : AuditPostgresLogSQL.replaceOutcome)
+                + " RETURNING request_outcomes.request_id", parameters)
     }
 
     /// `unnest($1::TYPE[], …)`, one array per column.
