@@ -30,9 +30,12 @@ import Testing
         #expect(claimedByA.map(\.id) == ["sch_1"])
         // A dies mid-send: no finish, no more heartbeats. B sees nothing to claim meanwhile.
         #expect(try await b.claimDue(now: 30_000, limit: 10).isEmpty)
-        let (registryB, lines) = try Self.registry(uri, "b", deadAfter: 300)
+        let (registryB, lines) = try Self.registry(uri, "b", deadAfter: 1_500)
         try registryB.beat()
-        #expect(try registryB.takeOverDead().isEmpty, "A beat less than 300 ms ago")
+        // A's last beat, just now: well within dead_after (1.5 s, so a loaded machine's pause
+        // between these two statements does not make it dead).
+        try registryA.beat()
+        #expect(try registryB.takeOverDead().isEmpty, "A beat less than 1.5 s ago")
         let takeovers = try #require(await firstValue(within: 10) { () -> [InstanceRegistry.Takeover]? in
             let t = try registryB.takeOverDead()
             return t.isEmpty ? nil : t
@@ -124,17 +127,19 @@ import Testing
     @Test func aBeatingInstanceIsNeverTakenOverAndAStoppedOneLeavesNoRow() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
         let (a, _) = try Self.registry(uri, "a")
-        let (b, _) = try Self.registry(uri, "b", deadAfter: 300)
+        let (b, _) = try Self.registry(uri, "b", deadAfter: 3_000)
         try a.start()
         try b.beat()
-        // A would be dead once dead_after (300 ms) passed without a beat: wait until A's own loop
-        // has kept beating for three times that, B looking for dead instances all along.
+        // A would be dead once dead_after (3 s, thirty of A's 100 ms beats: the test's other
+        // suites keep Swift's two pool threads busy, and a beat delayed by a second on a loaded
+        // machine must not make a beating instance dead) passed without a beat: wait until A's
+        // own loop has kept beating for longer than that, B looking for dead instances all along.
         let beatOf = { (name: String) throws -> Int64? in try b.registered().first { $0.name == name }?.heartbeatAt }
         let first = try #require(try beatOf("a"))
         var takenOver: [InstanceRegistry.Takeover] = []
-        let later = try await firstValue(within: 10) { () throws -> Int64? in
+        let later = try await firstValue(within: 30) { () throws -> Int64? in
             takenOver += try b.takeOverDead()
-            return try beatOf("a").flatMap { $0 >= first + 900 ? $0 : nil }
+            return try beatOf("a").flatMap { $0 >= first + 4_000 ? $0 : nil }
         }
         #expect(later != nil, "A's heartbeat stopped advancing")
         #expect(takenOver.isEmpty, "a beating instance was taken over: \(takenOver)")
