@@ -21,28 +21,59 @@ public enum JSONWriter {
     }
 
     /// Appends a value's bytes.
-    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) { write(value, to: &out) }
+
+    /// Puts a value's bytes into any sink (an array, a counter, a raw cursor: the same bytes).
+    static func write<Sink: JSONByteSink>(_ value: JSONValue, to out: inout Sink) {
         switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .number(let n): out.append(contentsOf: n.literal.utf8)
-        case .string(let s): writeString(s, into: &out)
+        case .null: putStatic("null", to: &out)
+        case .bool(let b): putStatic(b ? "true" : "false", to: &out)
+        case .number(let n): putUTF8(n.literal, to: &out)
+        case .string(let s): writeString(s, to: &out)
         case .array(let a):
-            out.append(UInt8(ascii: "["))
+            out.put(UInt8(ascii: "["))
             for (i, v) in a.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                write(v, into: &out)
+                if i > 0 { out.put(UInt8(ascii: ",")) }
+                write(v, to: &out)
             }
-            out.append(UInt8(ascii: "]"))
+            out.put(UInt8(ascii: "]"))
         case .object(let o):
-            out.append(UInt8(ascii: "{"))
+            out.put(UInt8(ascii: "{"))
             for (i, m) in o.members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(m.key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                write(m.value, into: &out)
+                if i > 0 { out.put(UInt8(ascii: ",")) }
+                writeString(m.key, to: &out)
+                out.put(UInt8(ascii: ":"))
+                write(m.value, to: &out)
             }
-            out.append(UInt8(ascii: "}"))
+            out.put(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Puts a static string's bytes.
+    @inline(__always) static func putStatic<Sink: JSONByteSink>(_ text: StaticString, to out: inout Sink) {
+        text.withUTF8Buffer { out.put($0) }
+    }
+
+    /// Puts a string's UTF-8 bytes as they are (no quotes, no escapes).
+    static func putUTF8<Sink: JSONByteSink>(_ text: String, to out: inout Sink) {
+        let done = text.utf8.withContiguousStorageIfAvailable { out.put($0) }
+        if done == nil { for b in text.utf8 { out.put(b) } }
+    }
+
+    /// Puts an integer's decimal digits, as `String(value)` writes them, without the `String`.
+    static func putDigits<Sink: JSONByteSink>(_ value: Int64, to out: inout Sink) {
+        var room: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &room) { raw in
+            let base = raw.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
+            var rest = value.magnitude
+            var i = raw.count
+            repeat {
+                i -= 1
+                base[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            if value < 0 { i -= 1; base[i] = UInt8(ascii: "-") }
+            out.put(UnsafeBufferPointer(start: base + i, count: raw.count - i))
         }
     }
 
@@ -79,15 +110,18 @@ public enum JSONWriter {
     /// Appends a quoted, escaped string. A string with nothing to escape (found eight bytes at
     /// a time) is copied as it is from its own bytes (issue 31, branch `translate`: a
     /// OneSignal start's body writes 16 strings, about 380 instructions each before).
-    public static func writeString(_ s: String, into out: inout [UInt8]) {
+    public static func writeString(_ s: String, into out: inout [UInt8]) { writeString(s, to: &out) }
+
+    /// ``writeString(_:into:)`` into any sink.
+    static func writeString<Sink: JSONByteSink>(_ s: String, to out: inout Sink) {
         let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard !needsEscape(bytes) else { return false }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: bytes)
-            out.append(UInt8(ascii: "\""))
+            out.put(UInt8(ascii: "\""))
+            out.put(bytes)
+            out.put(UInt8(ascii: "\""))
             return true
         }
-        if copied != true { writeEscaped(s, into: &out) }
+        if copied != true { writeEscaped(s, to: &out) }
     }
 
     /// True when a byte must be escaped: a `"`, a `\` or a control byte. Words are skipped
@@ -103,6 +137,25 @@ public enum JSONWriter {
             i += 1
         }
         return false
+    }
+
+    /// ``writeEscaped(_:into:)`` into any sink, a byte (or an escape's two or six) at a time.
+    static func writeEscaped<Sink: JSONByteSink>(_ s: String, to out: inout Sink) {
+        out.put(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.put(0x5C); out.put(0x22)
+            case UInt8(ascii: "\\"): out.put(0x5C); out.put(0x5C)
+            case 0x0A: out.put(0x5C); out.put(UInt8(ascii: "n"))
+            case 0x0D: out.put(0x5C); out.put(UInt8(ascii: "r"))
+            case 0x09: out.put(0x5C); out.put(UInt8(ascii: "t"))
+            case 0x00..<0x20:
+                out.put(0x5C); out.put(UInt8(ascii: "u")); out.put(0x30); out.put(0x30)
+                out.put(hex[Int(b >> 4)]); out.put(hex[Int(b & 0xF)])
+            default: out.put(b)
+            }
+        }
+        out.put(UInt8(ascii: "\""))
     }
 
     /// ``writeString(_:into:)`` byte by byte, escaping what JSON requires.

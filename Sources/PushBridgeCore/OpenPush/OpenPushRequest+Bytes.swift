@@ -1,90 +1,109 @@
 /// The OpenPush body written straight into bytes (issue 31 item 1): the same bytes as
 /// `JSONWriter.bytes(.object(body))`, without building the body's `JSONObject` first.
 extension OpenPushRequest {
-    /// The JSON body's bytes, compact, in OpenPush's documented field order.
+    /// The JSON body's bytes, compact, in OpenPush's documented field order. Written twice
+    /// over the same code (issue 31, branch `translate2`): once counting, then into an array of
+    /// exactly that size through a raw cursor, so there is one capacity check per body instead
+    /// of one per `Array.append`.
     public var bodyBytes: [UInt8] {
-        var out: [UInt8] = []
-        // A OneSignal start's body is over 512 bytes. 960 (with the array's header, still in
-        // glibc's per-thread cache of blocks up to 1,032 bytes) grows the buffer once at most.
-        out.reserveCapacity(960)
-        switch payload {
-        case .start(let s): s.writeBody(into: &out)
-        case .update(let u): u.writeBody(into: &out)
+        var counter = JSONByteCount()
+        writeBody(to: &counter)
+        let size = counter.count
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var cursor = JSONRawCursor(buffer)
+            writeBody(to: &cursor)
+            precondition(cursor.written == size, "OpenPush body wrote \(cursor.written) bytes, counted \(size)")
+            initialized = size
         }
-        return out
+    }
+
+    /// Puts the body's bytes into a sink.
+    func writeBody<Sink: JSONByteSink>(to out: inout Sink) {
+        switch payload {
+        case .start(let s): s.writeBody(to: &out)
+        case .update(let u): u.writeBody(to: &out)
+        }
     }
 }
 
 /// Writes one object's members in order: `{`, then `"key":value` separated by commas, `}`.
-struct BodyBytesWriter {
-    /// The bytes written so far.
-    var out: [UInt8]
+struct BodyBytesWriter<Sink: JSONByteSink> {
+    /// The sink written so far.
+    var out: Sink
     /// Whether the next member needs a comma before it.
     private var first = true
 
-    /// A writer that takes `out`'s buffer (leaving `out` empty, so appending does not copy
-    /// it) and starts the object.
-    init(taking out: inout [UInt8]) {
+    /// A writer that takes `out` (leaving it empty-handed until ``finish()`` gives it back)
+    /// and starts the object.
+    init(taking out: Sink) {
         self.out = out
-        out = []
-        self.out.append(UInt8(ascii: "{"))
+        self.out.put(UInt8(ascii: "{"))
     }
 
     /// Appends a member's key and colon, after a comma unless it is the first.
     private mutating func key(_ key: StaticString) {
-        if !first { out.append(UInt8(ascii: ",")) }
+        if !first { out.put(UInt8(ascii: ",")) }
         first = false
-        out.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
+        out.put(UInt8(ascii: "\""))
+        JSONWriter.putStatic(key, to: &out)
+        out.put(UInt8(ascii: "\""))
+        out.put(UInt8(ascii: ":"))
     }
 
     /// Appends a member.
     mutating func member(_ key: StaticString, _ value: JSONValue) {
         self.key(key)
-        JSONWriter.write(value, into: &out)
+        JSONWriter.write(value, to: &out)
     }
 
     /// Appends a string member.
     mutating func member(_ key: StaticString, string value: String) {
         self.key(key)
-        JSONWriter.writeString(value, into: &out)
+        JSONWriter.writeString(value, to: &out)
     }
 
     /// Appends a member whose value is a list of strings.
     mutating func member(_ key: StaticString, strings: [String]) {
         self.key(key)
-        out.append(UInt8(ascii: "["))
+        out.put(UInt8(ascii: "["))
         for (i, s) in strings.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            JSONWriter.writeString(s, into: &out)
+            if i > 0 { out.put(UInt8(ascii: ",")) }
+            JSONWriter.writeString(s, to: &out)
         }
-        out.append(UInt8(ascii: "]"))
+        out.put(UInt8(ascii: "]"))
+    }
+
+    /// Appends an integer member, its digits written without a `String`.
+    mutating func member(_ key: StaticString, int value: Int64) {
+        self.key(key)
+        JSONWriter.putDigits(value, to: &out)
     }
 
     /// Appends the members starts and updates end alike, in OpenPush's order: `stale_date`,
     /// `dismissal_date`, `priority`, `ios_relevance_score`, `ios_sound`, `sound` (those set).
     mutating func timingAndSound(staleDate: Int64?, dismissalDate: Int64?, priority: Int64?, relevanceScore: JSONNumber?, iosSound: String?, sound: String?) {
-        if let staleDate { member("stale_date", .int(staleDate)) }
-        if let dismissalDate { member("dismissal_date", .int(dismissalDate)) }
-        if let priority { member("priority", .int(priority)) }
+        if let staleDate { member("stale_date", int: staleDate) }
+        if let dismissalDate { member("dismissal_date", int: dismissalDate) }
+        if let priority { member("priority", int: priority) }
         if let relevanceScore { member("ios_relevance_score", .number(relevanceScore)) }
         if let iosSound { member("ios_sound", string: iosSound) }
         if let sound { member("sound", string: sound) }
     }
 
     /// Ends the object and gives the bytes.
-    consuming func finish() -> [UInt8] {
-        out.append(UInt8(ascii: "}"))
+    consuming func finish() -> Sink {
+        out.put(UInt8(ascii: "}"))
         return out
     }
 }
 
 extension OpenPushStart {
-    /// Appends ``body``'s bytes (the same fields in the same order).
-    func writeBody(into out: inout [UInt8]) {
-        var w = BodyBytesWriter(taking: &out)
+    /// Appends ``body``'s bytes to an array (the redaction's copy of the body writes through this).
+    func writeBody(into out: inout [UInt8]) { writeBody(to: &out) }
+
+    /// Puts ``body``'s bytes (the same fields in the same order).
+    func writeBody<Sink: JSONByteSink>(to out: inout Sink) {
+        var w = BodyBytesWriter(taking: consume out)
         if let event { w.member("event", string: event) }
         if let activityId { w.member("activity_id", string: activityId) }
         if let name { w.member("name", string: name) }
@@ -104,9 +123,12 @@ extension OpenPushStart {
 }
 
 extension OpenPushUpdate {
-    /// Appends ``body``'s bytes (the same fields in the same order).
-    func writeBody(into out: inout [UInt8]) {
-        var w = BodyBytesWriter(taking: &out)
+    /// Appends ``body``'s bytes to an array (the redaction's copy of the body writes through this).
+    func writeBody(into out: inout [UInt8]) { writeBody(to: &out) }
+
+    /// Puts ``body``'s bytes (the same fields in the same order).
+    func writeBody<Sink: JSONByteSink>(to out: inout Sink) {
+        var w = BodyBytesWriter(taking: consume out)
         if let event { w.member("event", string: event) }
         if let name { w.member("name", string: name) }
         if let eventUpdates { w.member("event_updates", .object(eventUpdates)) }
