@@ -21,10 +21,12 @@ public struct FieldReader {
     /// The full path of a key of this object.
     public func fieldPath(_ key: String) -> String { path.isEmpty ? key : MessageText("\(path).\(key)").text }
 
-    /// The raw value, marking the key read; JSON `null` counts as absent.
-    public mutating func raw(_ key: String, required: Bool = false) -> JSONValue? {
+    /// The raw value, marking the key read; JSON `null` counts as absent. The key's fingerprint
+    /// is the one made with the key (a `static let` key makes it once).
+    public mutating func raw(_ field: FieldKey, required: Bool = false) -> JSONValue? {
         var found: JSONValue?
-        let wanted = KeyFingerprint(key)
+        let key = field.name
+        let wanted = field.fingerprint
         for i in slots.indices where slots[i].key.mayEqual(wanted) && object.members[i].key == key {
             slots[i].read = true
             found = object.members[i].value
@@ -37,45 +39,48 @@ public struct FieldReader {
         return v
     }
 
+    /// ``raw(_:required:)-(FieldKey,_)`` for a key made at the call (fingerprinted each time).
+    public mutating func raw(_ key: String, required: Bool = false) -> JSONValue? { raw(FieldKey(key), required: required) }
+
     /// True when the key is present and not null (does not mark it read).
     public func has(_ key: String) -> Bool {
         if let v = object[key], v != .null { return true }
         return false
     }
 
-    private mutating func typeError(_ key: String, _ expected: String, _ got: JSONValue) {
-        errors.append(TranslationError(field: fieldPath(key), rule: MessageText("must be \(expected), got \(got.typeName)").text))
+    private mutating func typeError(_ key: FieldKey, _ expected: String, _ got: JSONValue) {
+        errors.append(TranslationError(field: fieldPath(key.name), rule: MessageText("must be \(expected), got \(got.typeName)").text))
     }
 
     /// A string field.
-    public mutating func string(_ key: String, required: Bool = false) -> String? {
+    public mutating func string(_ key: FieldKey, required: Bool = false) -> String? {
         guard let v = raw(key, required: required) else { return nil }
         guard case .string(let s) = v else { typeError(key, "a string", v); return nil }
         return s
     }
 
     /// An object field.
-    public mutating func object(_ key: String, required: Bool = false) -> JSONObject? {
+    public mutating func object(_ key: FieldKey, required: Bool = false) -> JSONObject? {
         guard let v = raw(key, required: required) else { return nil }
         guard case .object(let o) = v else { typeError(key, "an object", v); return nil }
         return o
     }
 
     /// An array field.
-    public mutating func array(_ key: String, required: Bool = false) -> [JSONValue]? {
+    public mutating func array(_ key: FieldKey, required: Bool = false) -> [JSONValue]? {
         guard let v = raw(key, required: required) else { return nil }
         guard case .array(let a) = v else { typeError(key, "an array", v); return nil }
         return a
     }
 
     /// An array of strings.
-    public mutating func stringArray(_ key: String, required: Bool = false) -> [String]? {
+    public mutating func stringArray(_ key: FieldKey, required: Bool = false) -> [String]? {
         guard let a = array(key, required: required) else { return nil }
         var out: [String] = []
         out.reserveCapacity(a.count)
         for (i, v) in a.enumerated() {
             guard case .string(let s) = v else {
-                errors.append(TranslationError(field: MessageText("\(fieldPath(key))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
+                errors.append(TranslationError(field: MessageText("\(fieldPath(key.name))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
                 return nil
             }
             out.append(s)
@@ -84,24 +89,24 @@ public struct FieldReader {
     }
 
     /// A number field.
-    public mutating func number(_ key: String, required: Bool = false) -> JSONNumber? {
+    public mutating func number(_ key: FieldKey, required: Bool = false) -> JSONNumber? {
         guard let v = raw(key, required: required) else { return nil }
         guard case .number(let n) = v else { typeError(key, "a number", v); return nil }
         return n
     }
 
     /// An integer field (a number without fraction that fits in 64 bits).
-    public mutating func integer(_ key: String, required: Bool = false) -> Int64? {
+    public mutating func integer(_ key: FieldKey, required: Bool = false) -> Int64? {
         guard let n = number(key, required: required) else { return nil }
         if let i = n.int64Value { return i }
         let d = n.doubleValue
         if d == d.rounded(), abs(d) < 9.2e18 { return Int64(d) }
-        errors.append(TranslationError(field: fieldPath(key), rule: MessageText("must be an integer, got \(n.literal)").text))
+        errors.append(TranslationError(field: fieldPath(key.name), rule: MessageText("must be an integer, got \(n.literal)").text))
         return nil
     }
 
     /// A boolean field.
-    public mutating func bool(_ key: String, required: Bool = false) -> Bool? {
+    public mutating func bool(_ key: FieldKey, required: Bool = false) -> Bool? {
         guard let v = raw(key, required: required) else { return nil }
         guard case .bool(let b) = v else { typeError(key, "a boolean", v); return nil }
         return b

@@ -13,12 +13,12 @@ struct BuzzKitAlert {
     /// Reads `alert` from the root reader, accounting for its unknown keys. A blank title or
     /// body counts as missing (OpenPush requires a non-blank `en`), with a finding.
     static func read(_ root: inout FieldReader, findings: inout [Finding]) -> BuzzKitAlert {
-        guard let object = root.object("alert") else { return BuzzKitAlert(present: false) }
+        guard let object = root.object(.alert) else { return BuzzKitAlert(present: false) }
         var r = FieldReader(object, path: "alert")
         var alert = BuzzKitAlert(present: true)
-        alert.title = nonBlank(r.string("title"), field: "alert.title", findings: &findings)
-        alert.body = nonBlank(r.string("body"), field: "alert.body", findings: &findings)
-        alert.sound = r.string("sound")
+        alert.title = nonBlank(r.string(.title), field: "alert.title", findings: &findings)
+        alert.body = nonBlank(r.string(.body), field: "alert.body", findings: &findings)
+        alert.sound = r.string(.sound)
         root.errors += r.errors
         r.consumeNulls()
         FieldAccounting.dropUnread(r, table: BuzzKitFieldMappings.table, route: .send, tablePrefix: "alert", dialect: "BuzzKit", into: &findings)

@@ -11,7 +11,7 @@ extension BuzzKitTranslator {
         if !reader.has("attributes") {
             reject("attributes", "is required on a start (the static ActivityAttributes; send {} when the type has none)")
         }
-        var attributes = reader.object("attributes")
+        var attributes = reader.object(.attributes)
         if attributes?.isEmpty == true {
             attributes = Self.placeholderAttributes
             note("attributes", .synthesized,
@@ -44,10 +44,10 @@ extension BuzzKitTranslator {
     /// The start's `activity_id`: the caller's `activityId` when present, otherwise synthesized.
     private mutating func startActivityId() -> String? {
         if reader.has("activityId") {
-            guard let id = reader.string("activityId") else { return nil }
+            guard let id = reader.string(.activityId) else { return nil }
             return checkedActivityId(id) ? id : nil
         }
-        _ = reader.raw("activityId")
+        _ = reader.raw(.activityId)
         let id = BuzzKitIds.startActivityId(requestId: context.requestId, body: body)
         let from = context.requestId == nil ? "a hash of the request body" : "the proxy's request id"
         note("activityId", .synthesized,

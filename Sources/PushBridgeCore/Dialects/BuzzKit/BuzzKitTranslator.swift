@@ -95,10 +95,10 @@ struct BuzzKitTranslator {
 
     /// A required string: absent or null is rejected with `why` (a wrong type by the reader).
     /// `why` is made only when it is used.
-    mutating func requiredString(_ key: String, _ why: @autoclosure () -> String) -> String? {
-        if !reader.has(key) {
+    mutating func requiredString(_ key: FieldKey, _ why: @autoclosure () -> String) -> String? {
+        if !reader.has(key.name) {
             _ = reader.raw(key)
-            reject(key, MessageText("is required \(why())").text)
+            reject(key.name, MessageText("is required \(why())").text)
             return nil
         }
         return reader.string(key)
@@ -110,27 +110,27 @@ struct BuzzKitTranslator {
     }
 
     /// Marks an event-specific key read and drops it with its table row's note.
-    mutating func drop(_ key: String, row: String) {
-        guard reader.has(key) else { _ = reader.raw(key); return }
+    mutating func drop(_ key: FieldKey, row: String) {
+        guard reader.has(key.name) else { _ = reader.raw(key); return }
         _ = reader.raw(key)
-        note(key, .dropped, BuzzKitFieldMappings.note(row))
+        note(key.name, .dropped, BuzzKitFieldMappings.note(row))
     }
 
     /// `contentState`: a required non-empty object, carried as `event_updates`.
     mutating func contentState() -> JSONObject? {
         if !reader.has("contentState") {
-            _ = reader.raw("contentState")
+            _ = reader.raw(.contentState)
             reject("contentState", "is required (the ActivityKit content state, sent to OpenPush as event_updates)")
             return nil
         }
-        guard let o = reader.object("contentState") else { return nil }
+        guard let o = reader.object(.contentState) else { return nil }
         if o.isEmpty { reject("contentState", "must be a non-empty object (ActivityKit content state; OpenPush requires a non-empty event_updates)") }
         return o
     }
 
     /// `priority`: "high" (default) → 10, "normal" → 5, anything else rejected.
     mutating func priority(event: BuzzKitEvent?) -> Int64? {
-        guard let v = reader.raw("priority") else {
+        guard let v = reader.raw(.priority) else {
             let why = event == .update ? "OpenPush would send an update at 5" : "OpenPush's own default is also 10 here, but it is sent so the meaning never depends on OpenPush's defaults"
             note("priority", .defaulted, MessageText("absent, and BuzzKit's default is high, so priority 10 is sent explicitly (\(why))").text)
             return 10
@@ -147,18 +147,18 @@ struct BuzzKitTranslator {
 
     /// An ISO 8601 date field converted to Unix seconds with a `converted` finding; nil when
     /// absent or invalid (invalid is rejected naming the field).
-    mutating func isoDate(_ key: String, target: String) -> Int64? {
+    mutating func isoDate(_ key: FieldKey, target: String) -> Int64? {
         guard let text = reader.string(key) else { return nil }
         guard let seconds = TimestampConversion.unixSeconds(iso: text) else {
-            reject(key, MessageText("must be an ISO 8601 date-time such as 2026-09-03T21:00:00.000Z, got \"\(text)\"").text)
+            reject(key.name, MessageText("must be an ISO 8601 date-time such as 2026-09-03T21:00:00.000Z, got \"\(text)\"").text)
             return nil
         }
         guard seconds >= 0, seconds < OpenPushLimits.millisecondThreshold else {
-            reject(key, MessageText("\"\(text)\" is outside the range OpenPush accepts as Unix seconds (1970 to year 5138)").text)
+            reject(key.name, MessageText("\"\(text)\" is outside the range OpenPush accepts as Unix seconds (1970 to year 5138)").text)
             return nil
         }
         let fraction = BuzzKitDates.hasNonZeroFraction(text) ? "; the fraction of a second is truncated" : ""
-        note(key, .converted, MessageText("ISO 8601 \"\(text)\" sent as \(target) \(seconds) (Unix seconds, which OpenPush takes)\(fraction)").text,
+        note(key.name, .converted, MessageText("ISO 8601 \"\(text)\" sent as \(target) \(seconds) (Unix seconds, which OpenPush takes)\(fraction)").text,
              severity: fraction.isEmpty ? .info : .warning)
         return seconds
     }
@@ -167,6 +167,6 @@ struct BuzzKitTranslator {
 extension FieldReader {
     /// Marks unread `null` members read: null means absent, so nothing is lost by not sending it.
     mutating func consumeNulls() {
-        for m in unread where m.value == .null { _ = raw(m.key) }
+        for m in unread where m.value == .null { _ = raw(FieldKey(m.key)) }
     }
 }

@@ -4,7 +4,7 @@ extension BuzzKitTranslator {
     mutating func update(event: BuzzKitEvent, state: JSONObject?, priority: Int64?, stale: Int64?, alert: BuzzKitAlert) -> OpenPushRequest? {
         var activityId = requiredString("activityId", MessageText("on \(event.rawValue) (the Activity.id the device registered, or the activityId PushBridge returned for a server start)").text)
         if let id = activityId, !checkedActivityId(id) { activityId = nil }
-        let to = reader.string("to")
+        let to = reader.string(.to)
         if let to, let activityId {
             note("to", .caveat,
                  MessageText("OpenPush targets an \(event.rawValue) by activity id alone and reaches every device holding activity \"\(activityId)\", not only subscriber \"\(to)\"; \"to\" is not forwarded").text)

@@ -11,10 +11,10 @@ struct OneSignalSharedFields {
     /// `event` is the event the request carries ("start", "update", "end"; nil when unknown).
     static func read(_ r: inout FieldReader, event: String?, findings: inout [Finding]) -> OneSignalSharedFields {
         var f = OneSignalSharedFields(priority: 10)
-        f.contents = r.object("contents")
-        f.headings = r.object("headings")
-        if let d = r.integer("stale_date") { f.staleDate = TimestampConversion.seconds(d, field: "stale_date", findings: &findings) }
-        if let p = r.integer("priority") {
+        f.contents = r.object(.contents)
+        f.headings = r.object(.headings)
+        if let d = r.integer(.stale_date) { f.staleDate = TimestampConversion.seconds(d, field: "stale_date", findings: &findings) }
+        if let p = r.integer(.priority) {
             f.priority = p
         } else if r.errors.last?.field != "priority" {
             let openPush = switch event {
@@ -26,7 +26,7 @@ struct OneSignalSharedFields {
             findings.append(Finding(field: "priority", kind: .defaulted,
                                     message: MessageText("no priority given: sent as 10, OneSignal's default on every event (\(openPush)); sent explicitly so the meaning never depends on OpenPush's defaults").text))
         }
-        f.relevanceScore = r.number("ios_relevance_score")
+        f.relevanceScore = r.number(.ios_relevance_score)
         f.iosSound = OneSignalSound.read(&r, hasAlert: f.contents != nil || f.headings != nil, findings: &findings)
         return f
     }

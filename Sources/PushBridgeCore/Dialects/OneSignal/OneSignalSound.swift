@@ -8,9 +8,9 @@ enum OneSignalSound {
     /// is never sent (OneSignal ignores it), `"nil"` is not sent as a file name, and a sound
     /// without alert text gets a caveat that it will not play.
     static func read(_ r: inout FieldReader, hasAlert: Bool, findings: inout [Finding]) -> String? {
-        let iosSound = r.string("ios_sound")
+        let iosSound = r.string(.ios_sound)
         let chosen = iosSound.flatMap { OpenPushRules.isBlank($0) || $0 == silent ? nil : $0 }
-        if let sound = r.string("sound") {
+        if let sound = r.string(.sound) {
             let base = "sound is deprecated and ignored by OneSignal (\"The API ignores this field. Use ios_sound\"), but OpenPush would play it (it takes the first non-blank of ios_sound and sound), so it is not forwarded"
             if let chosen {
                 findings.append(Finding(field: "sound", kind: .dropped, severity: .info, message: MessageText("\(base); ios_sound \"\(chosen)\" is the sound OneSignal plays, and it is sent").text))

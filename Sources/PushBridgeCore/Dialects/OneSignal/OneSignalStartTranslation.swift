@@ -4,13 +4,13 @@ enum OneSignalStartTranslation {
         var findings: [Finding] = []
         var r = FieldReader(body)
         var s = OpenPushStart(appId: context.openPushApp(for: appId), activityType: activityType)
-        if let event = r.string("event"), event != "start" {
+        if let event = r.string(.event), event != "start" {
             r.errors.append(TranslationError(field: "event", rule: MessageText("must be \"start\" on the start route, got \"\(event)\"").text))
         }
-        s.activityId = r.string("activity_id", required: true)
-        s.eventAttributes = r.object("event_attributes", required: true)
-        s.eventUpdates = r.object("event_updates", required: true)
-        s.name = r.string("name", required: true)
+        s.activityId = r.string(.activity_id, required: true)
+        s.eventAttributes = r.object(.event_attributes, required: true)
+        s.eventUpdates = r.object(.event_updates, required: true)
+        s.name = r.string(.name, required: true)
         let shared = OneSignalSharedFields.read(&r, event: "start", findings: &findings)
         s.contents = shared.contents
         s.headings = shared.headings
@@ -26,9 +26,9 @@ enum OneSignalStartTranslation {
         s.priority = shared.priority
         s.relevanceScore = shared.relevanceScore
         s.iosSound = shared.iosSound
-        s.idempotencyKey = r.string("idempotency_key")
+        s.idempotencyKey = r.string(.idempotency_key)
         var sourceFields: [String: String] = [:]
-        if let external = r.string("external_id") {
+        if let external = r.string(.external_id) {
             if s.idempotencyKey == nil {
                 s.idempotencyKey = external
                 sourceFields["idempotency_key"] = "external_id"
@@ -39,7 +39,7 @@ enum OneSignalStartTranslation {
         }
         readTargeting(&r, into: &s, context: context, sourceFields: &sourceFields, findings: &findings)
         if r.has("dismissal_date") {
-            _ = r.raw("dismissal_date")
+            _ = r.raw(.dismissal_date)
             findings.append(Finding(field: "dismissal_date", kind: .dropped, message: OneSignalFieldMappings.start.row(.start, "dismissal_date")!.note))
         }
         FieldAccounting.dropUnread(r, table: OneSignalFieldMappings.table, route: .start, tablePrefix: "", dialect: "OneSignal",
@@ -52,12 +52,12 @@ enum OneSignalStartTranslation {
 
     private static func readTargeting(_ r: inout FieldReader, into s: inout OpenPushStart, context: TranslationContext,
                                       sourceFields: inout [String: String], findings: inout [Finding]) {
-        s.includeAliases = r.object("include_aliases")
-        s.includeSubscriptionIds = r.stringArray("include_subscription_ids")
-        s.includedSegments = segments(&r, "included_segments", context: context, findings: &findings)
-        s.excludedSegments = segments(&r, "excluded_segments", context: context, findings: &findings)
-        s.filters = r.array("filters")
-        if let players = r.stringArray("include_player_ids") {
+        s.includeAliases = r.object(.include_aliases)
+        s.includeSubscriptionIds = r.stringArray(.include_subscription_ids)
+        s.includedSegments = segments(&r, .included_segments, context: context, findings: &findings)
+        s.excludedSegments = segments(&r, .excluded_segments, context: context, findings: &findings)
+        s.filters = r.array(.filters)
+        if let players = r.stringArray(.include_player_ids) {
             if s.includeSubscriptionIds == nil {
                 s.includeSubscriptionIds = players
                 sourceFields["include_subscription_ids"] = "include_player_ids"
@@ -66,7 +66,7 @@ enum OneSignalStartTranslation {
                 r.errors.append(TranslationError(field: "include_player_ids", rule: "cannot be combined with include_subscription_ids"))
             }
         }
-        if let externals = r.stringArray("include_external_user_ids") {
+        if let externals = r.stringArray(.include_external_user_ids) {
             if s.includeAliases == nil {
                 s.includeAliases = ["external_id": .array(externals.map(JSONValue.string))]
                 sourceFields["include_aliases"] = "include_external_user_ids"
@@ -79,11 +79,11 @@ enum OneSignalStartTranslation {
 
     /// A segment list: OneSignal segments are names, OpenPush's are ids, so each goes through
     /// the app's segment map (see `SegmentMapping`).
-    private static func segments(_ r: inout FieldReader, _ key: String, context: TranslationContext, findings: inout [Finding]) -> [String]? {
+    private static func segments(_ r: inout FieldReader, _ key: FieldKey, context: TranslationContext, findings: inout [Finding]) -> [String]? {
         guard let names = r.stringArray(key) else { return nil }
         var ids: [String] = []
         for (i, name) in names.enumerated() {
-            if let id = SegmentMapping.map(name, field: MessageText("\(key)[\(i)]").text, provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
+            if let id = SegmentMapping.map(name, field: MessageText("\(key.name)[\(i)]").text, provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
                 ids.append(id)
             }
         }

@@ -4,12 +4,12 @@ enum OneSignalUpdateTranslation {
         var findings: [Finding] = []
         var r = FieldReader(body)
         var u = OpenPushUpdate(appId: context.openPushApp(for: appId), activityId: activityId)
-        u.event = r.string("event", required: true)
+        u.event = r.string(.event, required: true)
         if let e = u.event, e != "update", e != "end" {
             r.errors.append(TranslationError(field: "event", rule: MessageText("must be \"update\" or \"end\", got \"\(e)\"").text))
         }
-        u.eventUpdates = r.object("event_updates", required: true)
-        u.name = r.string("name", required: true)
+        u.eventUpdates = r.object(.event_updates, required: true)
+        u.name = r.string(.name, required: true)
         let shared = OneSignalSharedFields.read(&r, event: u.event, findings: &findings)
         u.contents = shared.contents
         u.headings = shared.headings
@@ -17,7 +17,7 @@ enum OneSignalUpdateTranslation {
         u.priority = shared.priority
         u.relevanceScore = shared.relevanceScore
         u.iosSound = shared.iosSound
-        if let d = r.integer("dismissal_date") {
+        if let d = r.integer(.dismissal_date) {
             let seconds = TimestampConversion.seconds(d, field: "dismissal_date", findings: &findings)
             if u.event == "end" {
                 u.dismissalDate = seconds

@@ -13,8 +13,8 @@ struct PushwooshAlert {
     /// exactly what the caller sent is sent, neither means a silent update, and a blank one is
     /// dropped because OpenPush rejects a blank `en`.
     static func read(_ r: inout FieldReader, required: Bool, scope: inout PushwooshScope) -> PushwooshAlert {
-        let content = r.string("content")
-        let title = r.string("title")
+        let content = r.string(.content)
+        let title = r.string(.title)
         // A wrongly typed text is reported by the reader; synthesizing around it would mislead.
         if (r.has("content") && content == nil) || (r.has("title") && title == nil) { return PushwooshAlert() }
         let c = OpenPushRules.isBlank(content) ? nil : content.map { PushwooshCommonFields.escaped($0, key: "content", scope: &scope) }

@@ -5,7 +5,7 @@ enum PushwooshCommonFields {
     /// → 5 (coerced: "any other value is treated as 5, without a validation error"), absent → 5
     /// (defaulted, Pushwoosh's default). `event` names what OpenPush would have defaulted to.
     static func priority(_ r: inout FieldReader, event: String, scope: inout PushwooshScope) -> Int64 {
-        guard let v = r.raw("apns_priority") else {
+        guard let v = r.raw(.apns_priority) else {
             let openPushDefault = event == "update" ? "5 as well" : "10"
             scope.note(scope.field("apns_priority"), .defaulted, MessageText("apns_priority is absent: sent priority 5, Pushwoosh's default for every Live Activity push (OpenPush would default \(event == "start" ? "a" : "an") \(event) to \(openPushDefault)); set apns_priority: 10 for high-priority delivery").text)
             return 5
@@ -31,16 +31,16 @@ enum PushwooshCommonFields {
     }
 
     /// A `live_activity` date in seconds (milliseconds converted), or nil when absent.
-    static func date(_ key: String, _ la: inout FieldReader, scope: inout PushwooshScope) -> Int64? {
+    static func date(_ key: FieldKey, _ la: inout FieldReader, scope: inout PushwooshScope) -> Int64? {
         guard let v = la.integer(key) else { return nil }
-        return TimestampConversion.seconds(v, field: scope.liveField(key), findings: &scope.findings)
+        return TimestampConversion.seconds(v, field: scope.liveField(key.name), findings: &scope.findings)
     }
 
     /// `ios_sound` → `ios_sound`; a caveat when no alert text accompanies it. `subtitle` is
     /// true when the notification has a non-blank subtitle, which makes Pushwoosh show an alert
     /// (and play the sound) but has no OpenPush field.
     static func sound(_ r: inout FieldReader, hasAlert: Bool, subtitle: Bool = false, scope: inout PushwooshScope) -> String? {
-        guard let s = r.string("ios_sound") else { return nil }
+        guard let s = r.string(.ios_sound) else { return nil }
         let f = scope.field("ios_sound")
         if OpenPushRules.isBlank(s) {
             scope.note(f, .dropped, "ios_sound is blank, so there is no sound to play; it is not sent")
@@ -85,7 +85,7 @@ enum PushwooshCommonFields {
 
     /// A required string that must be non-blank and free of '/' (activity ids).
     static func activityId(_ r: inout FieldReader, scope: inout PushwooshScope) -> String? {
-        guard let id = r.string("live_activity_id", required: true) else { return nil }
+        guard let id = r.string(.live_activity_id, required: true) else { return nil }
         if OpenPushRules.isBlank(id) { scope.reject(scope.field("live_activity_id"), "must be non-blank"); return nil }
         if id.utf8.contains(UInt8(ascii: "/")) { scope.reject(scope.field("live_activity_id"), "must not contain '/' (OpenPush puts the activity id in a URL path)"); return nil }
         if let problem = OpenPushPath.problem(segment: id) { scope.reject(scope.field("live_activity_id"), problem); return nil }

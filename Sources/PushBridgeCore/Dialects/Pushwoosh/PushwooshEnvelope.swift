@@ -17,7 +17,7 @@ struct PushwooshEnvelope {
         case .failure(let e): return .failure(PushwooshEnvelopeErrors(errors: [e]))
         }
         var top = FieldReader(root)
-        let request = top.object("request", required: true)
+        let request = top.object(.request, required: true)
         for m in top.unread {
             findings.append(Finding(field: m.key, kind: .dropped,
                                     message: "top-level key outside the \"request\" envelope; Pushwoosh reads only \"request\", so it is not forwarded"))
@@ -25,9 +25,9 @@ struct PushwooshEnvelope {
         guard let request else { return .failure(PushwooshEnvelopeErrors(errors: top.errors)) }
 
         var r = FieldReader(request)
-        let application = r.string("application", required: true)
-        let auth = r.string("auth", required: !authOptional)
-        let list = r.array("notifications", required: true)
+        let application = r.string(.application, required: true)
+        let auth = r.string(.auth, required: !authOptional)
+        let list = r.array(.notifications, required: true)
         var errors = r.errors
         if let application, OpenPushRules.isBlank(application) {
             errors.append(TranslationError(field: "application", rule: "must be a non-blank Pushwoosh application code"))

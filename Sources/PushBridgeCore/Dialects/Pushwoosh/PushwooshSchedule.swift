@@ -19,7 +19,7 @@ enum PushwooshSchedule {
 
     /// The send time for a notification, or nil to send now (or when a rule is broken).
     static func read(_ r: inout FieldReader, context: TranslationContext, scope: inout PushwooshScope) -> SendTime? {
-        let text = r.string("send_date"), zoneName = r.string("timezone")
+        let text = r.string(.send_date), zoneName = r.string(.timezone)
         olderVariantOptions(&r, scheduled: text != nil && text != "now", scope: &scope)
         guard let text, text != "now" else {
             if zoneName != nil {
@@ -66,7 +66,7 @@ enum PushwooshSchedule {
     /// rejects the notification rather than send it at one instant; `true` is what PushBridge
     /// does anyway. `send_rate` does not apply to Live Activity pushes in Pushwoosh either.
     static func olderVariantOptions(_ r: inout FieldReader, scheduled: Bool, scope: inout PushwooshScope) {
-        if let ignore = r.bool("ignore_user_timezone"), !ignore {
+        if let ignore = r.bool(.ignore_user_timezone), !ignore {
             let f = scope.field("ignore_user_timezone")
             if scheduled {
                 scope.reject(f, "false asks for send_date in each device's local time zone, but OpenPush cannot send at each device's local time and PushBridge sends a notification at one instant; send one notification per time zone with timezone set, or set ignore_user_timezone to true")
@@ -74,7 +74,7 @@ enum PushwooshSchedule {
                 scope.note(f, .dropped, "false (send at each device's local time) only matters with a scheduled send_date; this notification is sent now, so it changes nothing and is not used", severity: .info)
             }
         }
-        if r.raw("send_rate") != nil {
+        if r.raw(.send_rate) != nil {
             scope.note(scope.field("send_rate"), .dropped, "Pushwoosh does not apply send_rate to Live Activity pushes (its reference: their send rate \"cannot be customised with send_rate\") and OpenPush has no send rate, so it is not forwarded; delivery paces as with Pushwoosh", severity: .info)
         }
     }

@@ -7,13 +7,13 @@ enum PushwooshStartTranslation {
     /// Translates notification `scope.index`; nil when a rule is broken (see `scope.errors`).
     static func translate(_ n: JSONObject, appId: String, context: TranslationContext, scope: inout PushwooshScope) -> OpenPushRequest? {
         var r = FieldReader(n, path: scope.prefix)
-        var la = FieldReader(r.object("live_activity", required: true) ?? JSONObject(), path: scope.livePrefix)
+        var la = FieldReader(r.object(.live_activity, required: true) ?? JSONObject(), path: scope.livePrefix)
         let hasLive = r.has("live_activity") && r.errors.isEmpty
 
         let activityId = PushwooshCommonFields.activityId(&r, scope: &scope)
         var start = OpenPushStart(appId: appId, activityType: "")
         if hasLive {
-            if let event = la.string("event"), event != "start" {
+            if let event = la.string(.event), event != "start" {
                 scope.reject(scope.liveField("event"), "must be \"start\" on startLiveActivity (use updateLiveActivity to update or end)")
             }
             if let type = la.string("attributes-type", required: true) {
@@ -46,7 +46,7 @@ enum PushwooshStartTranslation {
 
     /// `live_activity.attributes` (required object) → `event_attributes`; `{}` gets a placeholder key.
     private static func attributes(_ la: inout FieldReader, scope: inout PushwooshScope) -> JSONObject? {
-        guard let o = la.object("attributes", required: true) else { return nil }
+        guard let o = la.object(.attributes, required: true) else { return nil }
         if !o.isEmpty { return o }
         scope.note(scope.liveField("attributes"), .synthesized,
                    MessageText("attributes is {}, but OpenPush requires a non-empty object: sent {\"\(placeholderKey)\": true}, which ActivityKit ignores because the attributes type does not declare it").text)

@@ -10,8 +10,8 @@ enum PushwooshTargeting {
     static func apply(_ r: inout FieldReader, to start: inout OpenPushStart, context: TranslationContext, scope: inout PushwooshScope) {
         let present = targetKeys.filter { r.has($0) }
         let errorsBefore = r.errors.count
-        let filter = r.string("filter"), filterCode = r.string("filter_code")
-        let devices = r.stringArray("devices"), users = r.stringArray("users")
+        let filter = r.string(.filter), filterCode = r.string(.filter_code)
+        let devices = r.stringArray(.devices), users = r.stringArray(.users)
         // A wrongly typed target is reported by the reader; do not stack a second error on it.
         guard r.errors.count == errorsBefore else { return }
         guard present.count == 1 else {

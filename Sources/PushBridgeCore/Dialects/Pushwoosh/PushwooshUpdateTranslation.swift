@@ -3,13 +3,13 @@ enum PushwooshUpdateTranslation {
     /// Translates notification `scope.index`; nil when a rule is broken (see `scope.errors`).
     static func translate(_ n: JSONObject, appId: String, scope: inout PushwooshScope) -> OpenPushRequest? {
         var r = FieldReader(n, path: scope.prefix)
-        var la = FieldReader(r.object("live_activity", required: true) ?? JSONObject(), path: scope.livePrefix)
+        var la = FieldReader(r.object(.live_activity, required: true) ?? JSONObject(), path: scope.livePrefix)
         let hasLive = r.has("live_activity") && r.errors.isEmpty
 
         let activityId = PushwooshCommonFields.activityId(&r, scope: &scope)
         var update = OpenPushUpdate(appId: appId, activityId: activityId ?? "")
         if hasLive {
-            if let event = la.string("event", required: true) {
+            if let event = la.string(.event, required: true) {
                 if event == "update" || event == "end" { update.event = event }
                 else { scope.reject(scope.liveField("event"), "must be \"update\" or \"end\" (use startLiveActivity to start)") }
             }
@@ -28,7 +28,7 @@ enum PushwooshUpdateTranslation {
         let alert = PushwooshAlert.read(&r, required: false, scope: &scope)
         update.headings = alert.headings
         update.contents = alert.contents
-        let subtitle = r.raw("subtitle")
+        let subtitle = r.raw(.subtitle)
         let subtitleShown = subtitle?.stringValue.map { !OpenPushRules.isBlank($0) } ?? false
         if subtitle != nil {
             var why = scope.tableNote("notifications[].subtitle")
