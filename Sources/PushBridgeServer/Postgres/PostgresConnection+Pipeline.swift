@@ -30,6 +30,12 @@ extension PostgresConnection {
     /// prepared in the same pipeline the first time it is sent, ``preparedNames``) instead of
     /// once per statement; the server does the same work with the same values.
     func pipeline(_ statements: [(sql: String, parameters: [String?])], prepared: Bool = false) throws(PostgresError) -> [PipelineResult] {
+        try pipeline(statements.map { ($0.sql, $0.parameters.map(PostgresParameter.init)) }, prepared: prepared)
+    }
+
+    /// ``pipeline(_:prepared:)`` with parameters each sent as text or in its type's binary
+    /// format (``PostgresParameter``).
+    func pipeline(_ statements: [(sql: String, parameters: [PostgresParameter])], prepared: Bool = false) throws(PostgresError) -> [PipelineResult] {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError("enter pipeline mode") }
         // Every error thrown below has no SQLSTATE, so it counts as the connection lost and the
         // pool drops the connection rather than reuse one left in pipeline mode.
@@ -50,12 +56,12 @@ extension PostgresConnection {
                     }
                     preparing.append((position, statement.sql, name))
                 }
-                sent = withParameters(statement.parameters) { values in
-                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), values, nil, nil, 0)
+                sent = withParameters(statement.parameters) { values, lengths, formats in
+                    PQsendQueryPrepared(handle, name, Int32(statement.parameters.count), values, lengths, formats, 0)
                 }
             } else {
-                sent = withParameters(statement.parameters) { values in
-                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+                sent = withParameters(statement.parameters) { values, lengths, formats in
+                    PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, lengths, formats, 0)
                 }
             }
             guard sent == 1 else { throw connectionError("send", sql: statement.sql) }

@@ -7,7 +7,9 @@
 /// Two forms (``AuditMultiRowForm``), chosen by ``AuditStoreConfiguration/postgresMultiRow``:
 /// - ``AuditMultiRowForm/unnest``: one array parameter per column (`unnest($1::TEXT[], $2::BIGINT[], …)`),
 ///   so each statement's SQL is the same for any number of rows: prepared once per
-///   connection, no limit on the rows (libpq's 65,535 parameters bound the other form).
+///   connection, no limit on the rows (libpq's 65,535 parameters bound the other form). Each
+///   array is sent in PostgreSQL's binary format (``arrayParameters(_:_:)``), which the server
+///   copies element by element instead of parsing a text literal at `Bind`.
 /// - ``AuditMultiRowForm/values``: `VALUES ($1, …), ($n, …)`, one parameter per value: the SQL differs
 ///   with the number of rows, so it is prepared once per row count, and cut into statements
 ///   of at most ``valuesRows`` rows.
@@ -45,13 +47,13 @@ enum AuditMultiRow {
     }
 
     /// One `INSERT` of `rows` into `columns.table`.
-    static func insert(_ rows: ArraySlice<[SQLiteValue]>, into columns: Columns, form: Form) -> (sql: String, parameters: [String?]) {
+    static func insert(_ rows: ArraySlice<[SQLiteValue]>, into columns: Columns, form: Form) -> (sql: String, parameters: [PostgresParameter]) {
         let names = columns.names.joined(separator: ", ")
         switch form {
         case .unnest:
-            return ("INSERT INTO \(columns.table) (\(names)) SELECT * FROM \(unnest(columns))", arrays(rows, columns.names.count))
+            return ("INSERT INTO \(columns.table) (\(names)) SELECT * FROM \(unnest(columns))", arrayParameters(rows, columns))
         case .values:
-            return ("INSERT INTO \(columns.table) (\(names)) VALUES \(values(rows.count, columns, cast: false))", rows.flatMap { $0.map(PostgresConnection.text) })
+            return ("INSERT INTO \(columns.table) (\(names)) VALUES \(values(rows.count, columns, cast: false))", textParameters(rows))
         }
     }
 
@@ -71,14 +73,14 @@ enum AuditMultiRow {
     /// statement per row, whose completion replaces it as before (``AuditPostgresLogSQL/insertOutcomeAtSQL``).
     /// Without `knownTime` (a late completion after the first, or an intent this writer did not
     /// note) the completion replaces the one there.
-    static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form, knownTime: Bool = false) -> (sql: String, parameters: [String?]) {
+    static func complete(_ rows: ArraySlice<[SQLiteValue]>, form: Form, knownTime: Bool = false) -> (sql: String, parameters: [PostgresParameter]) {
         let columns = knownTime ? completionsAt : completions
         let completionNames = AuditStatements.completionColumns
         let alias = "v(\(columns.names.joined(separator: ", ")))"
-        let source: String, parameters: [String?]
+        let source: String, parameters: [PostgresParameter]
         switch form {
-        case .unnest: (source, parameters) = ("\(unnest(columns)) AS \(alias)", arrays(rows, columns.names.count))
-        case .values: (source, parameters) = ("(VALUES \(values(rows.count, columns, cast: true))) AS \(alias)", rows.flatMap { $0.map(PostgresConnection.text) })
+        case .unnest: (source, parameters) = ("\(unnest(columns)) AS \(alias)", arrayParameters(rows, columns))
+        case .values: (source, parameters) = ("(VALUES \(values(rows.count, columns, cast: true))) AS \(alias)", textParameters(rows))
         }
         return ("INSERT INTO request_outcomes (request_id, received_at, \(completionNames.joined(separator: ", "))) "
                 + "SELECT l.request_id, l.received_at, \(completionNames.map { "v.\($0)" }.joined(separator: ", ")) "
@@ -102,27 +104,50 @@ enum AuditMultiRow {
         }.joined(separator: ", ")
     }
 
+    /// Every value of `rows` as a text parameter, row after row (the ``Form/values`` form).
+    private static func textParameters(_ rows: ArraySlice<[SQLiteValue]>) -> [PostgresParameter] {
+        rows.flatMap { $0.map { PostgresParameter(PostgresConnection.text($0)) } }
+    }
+
+    /// One array parameter per column of `columns`, in PostgreSQL's binary format
+    /// (``PostgresBinaryArray``: the server skips `array_in`, which parsed and unquoted every
+    /// element at `Bind`); a column one of whose values has no binary form that reads back as
+    /// its text does (a text holding NUL, a text in an integer column) goes as its text
+    /// literal (``arrays(_:_:)``), so every value reads back as before.
+    static func arrayParameters(_ rows: ArraySlice<[SQLiteValue]>, _ columns: Columns) -> [PostgresParameter] {
+        columns.types.indices.map { column in
+            if let element = PostgresBinaryArray.Element(sqlType: columns.types[column]),
+               let bytes = PostgresBinaryArray.encode(rows.lazy.map { $0[column] }, of: element) {
+                return .binary(bytes)
+            }
+            return PostgresParameter(literal(rows, column))
+        }
+    }
+
     /// One array literal per column (`{"a","b",NULL}`), each element quoted with `"` and `\`
     /// escaped, as PostgreSQL's array input reads them.
     static func arrays(_ rows: ArraySlice<[SQLiteValue]>, _ width: Int) -> [String?] {
-        (0..<width).map { column in
-            var bytes: [UInt8] = [UInt8(ascii: "{")]
-            for (position, row) in rows.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                guard let text = PostgresConnection.text(row[column]) else {
-                    bytes.append(contentsOf: "NULL".utf8)
-                    continue
-                }
-                bytes.append(UInt8(ascii: "\""))
-                for byte in text.utf8 {
-                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
-                    bytes.append(byte)
-                }
-                bytes.append(UInt8(ascii: "\""))
+        (0..<width).map { literal(rows, $0) }
+    }
+
+    /// Column `column` of `rows` as an array literal (``arrays(_:_:)``).
+    private static func literal(_ rows: ArraySlice<[SQLiteValue]>, _ column: Int) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        for (position, row) in rows.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            guard let text = PostgresConnection.text(row[column]) else {
+                bytes.append(contentsOf: "NULL".utf8)
+                continue
             }
-            bytes.append(UInt8(ascii: "}"))
-            return String(decoding: bytes, as: UTF8.self)
+            bytes.append(UInt8(ascii: "\""))
+            for byte in text.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
         }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -85,3 +85,10 @@ extension AuditPipeline {
         return plan + finishLedger + named
     }
 }
+
+extension AuditPipeline.Statement {
+    /// A statement whose parameters are all text (nil for NULL).
+    init(sql: String, parameters: [String?], owner: AuditPipeline.Owner) {
+        self.init(sql: sql, parameters: parameters.map(PostgresParameter.init), owner: owner)
+    }
+}

@@ -18,7 +18,7 @@ enum AuditPipeline {
     /// One statement of a pipeline and the operations it writes.
     struct Statement {
         var sql: String
-        var parameters: [String?]
+        var parameters: [PostgresParameter]
         var owner: Owner
     }
 
@@ -57,7 +57,7 @@ enum AuditPipeline {
     /// failed and the batch must be written again one statement per row.
     static func apply(_ plan: [Statement], on connection: PostgresConnection, prepared: Bool, begin: Bool = false,
                       commit: Bool = true) throws(AuditError) -> (applied: AuditApplied, rowByRow: Bool) {
-        let opening: [(String, [String?])] = begin ? [("BEGIN", []), (AuditPostgresLogSQL.writerSettingsSQL, [])] : []
+        let opening: [(String, [PostgresParameter])] = begin ? [("BEGIN", []), (AuditPostgresLogSQL.writerSettingsSQL, [])] : []
         let statements = opening + plan.map { ($0.sql, $0.parameters) } + (commit ? [("COMMIT", [])] : [])
         var results: [PostgresConnection.PipelineResult]
         do throws(PostgresError) { results = try connection.pipeline(statements, prepared: prepared) } catch { throw .postgres(error) }
