@@ -85,7 +85,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [AuditMultiRowForm.unnest, .values]) func awkwardValuesReadBackExactlyInEveryColumn(form: AuditMultiRowForm) async throws {
+    /// `prepared`: named statements (`PQsendQueryPrepared`, the writer's default) or unnamed
+    /// ones (`PQsendQueryParams`, ``AuditStoreConfiguration/postgresPreparedStatements`` off).
+    @Test(arguments: [AuditMultiRowForm.unnest, .values], [true, false])
+    func awkwardValuesReadBackExactlyInEveryColumn(form: AuditMultiRowForm, prepared: Bool) async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
         // Migrates the audit's tables.
         await (try AuditStore(path: uri, configuration: AuditStoreConfiguration())).close()
@@ -101,7 +104,7 @@ import Testing
         let known = completions[..<(count / 2)], looked = completions[(count / 2)...].map { Array($0.dropLast()) }
         let (completeKnown, knownParameters) = AuditMultiRow.complete(known, form: form, knownTime: true)
         let (completeLooked, lookedParameters) = AuditMultiRow.complete(looked[...], form: form)
-        let results = try connection.pipeline([(insert, insertParameters), (completeKnown, knownParameters), (completeLooked, lookedParameters)], prepared: true)
+        let results = try connection.pipeline([(insert, insertParameters), (completeKnown, knownParameters), (completeLooked, lookedParameters)], prepared: prepared)
         for result in results {
             guard case .done(let affected, _) = result else {
                 Issue.record("\(result)")
