@@ -201,26 +201,43 @@ public struct JSONParser {
     /// True when a word of eight bytes may hold a `"`, a `\` or a control byte (never false
     /// when it does; the byte loop decides when it says true). `JSONWriter` asks it too.
     @inline(__always)
-    static func mayEndPlainRun(_ w: UInt64) -> Bool {
+    static func mayEndPlainRun(_ w: UInt64) -> Bool { endingBytes(w) != 0 }
+
+    /// The high bit of each byte of `w` that may be a `"`, a `\` or a control byte, the word
+    /// read in memory order (its first byte lowest). The lowest bit set is exact: a false mark
+    /// comes only from a borrow out of a byte below it that is itself marked rightly, so
+    /// `trailingZeroBitCount / 8` is the offset of the word's first such byte.
+    @inline(__always)
+    static func endingBytes(_ w: UInt64) -> UInt64 {
         let quotes = w ^ (ones &* 0x22)
         let backslashes = w ^ (ones &* 0x5C)
         let zeroQuote = (quotes &- ones) & ~quotes
         let zeroBackslash = (backslashes &- ones) & ~backslashes
         let control = (w &- ones &* 0x20) & ~w
-        return (zeroQuote | zeroBackslash | control) & highs != 0
+        return (zeroQuote | zeroBackslash | control) & highs
     }
 
     /// Scans a string from after its opening quote (at `quote`). When it ends before any escape:
     /// moves past the closing quote and gives its bytes' range and whether they are all ASCII.
     /// When an escape comes first: nil, `index` at the backslash. Eight bytes at a time while no
-    /// quote, backslash or control byte can be among them, then byte by byte.
+    /// quote, backslash or control byte can be among them; the word that holds one gives its
+    /// offset (``endingBytes(_:)``), so the byte loop starts on it (issue 31, branch
+    /// `lazyparse`: most of a body's strings are shorter than a word, and the byte loop over
+    /// them was the parse's largest own cost). The byte loop decides on that byte, and on the
+    /// last seven bytes of the body.
     private mutating func scanPlainString(quote: Int) throws(JSONParseError) -> (start: Int, end: Int, ascii: Bool)? {
         let start = index
         var highWord: UInt64 = 0
         if let base = buf.baseAddress {
             while index + 8 <= buf.count {
-                let w = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if Self.mayEndPlainRun(w) { break }
+                let w = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let ending = Self.endingBytes(w)
+                if ending != 0 {
+                    let plain = ending.trailingZeroBitCount >> 3
+                    highWord |= w & ((1 << (UInt64(plain) << 3)) &- 1)
+                    index += plain
+                    break
+                }
                 highWord |= w
                 index += 8
             }

@@ -67,9 +67,12 @@ public enum OpenPushCheck {
         guard case .start(let s) = request.payload else { return [] }
         let cap = OpenPushLimits.fanOutCap
         if let segments = s.includedSegments {
-            let holds = segments.count == 1 ? MessageText("segment \(quoted: segments, separator: ", ") holds") : MessageText("segments \(quoted: segments, separator: ", ") together hold")
-            return [Finding(field: callerField("included_segments"), kind: .caveat,
-                            message: MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if \(holds.text) more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text)]
+            // One sentence per count, the names written into it: no `String` made for the
+            // "segment … holds" piece alone (issue 31, branch `lazyparse`).
+            let message = segments.count == 1
+                ? MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
+                : MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
+            return [Finding(field: callerField("included_segments"), kind: .caveat, message: message.text)]
         }
         if s.filters != nil {
             return [Finding(field: callerField("filters"), kind: .caveat,

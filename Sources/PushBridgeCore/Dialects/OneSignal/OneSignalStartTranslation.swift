@@ -54,8 +54,8 @@ enum OneSignalStartTranslation {
                                       sourceFields: inout [String: String], findings: inout [Finding]) {
         s.includeAliases = r.object(.include_aliases)
         s.includeSubscriptionIds = r.stringArray(.include_subscription_ids)
-        s.includedSegments = segments(&r, .included_segments, context: context, findings: &findings)
-        s.excludedSegments = segments(&r, .excluded_segments, context: context, findings: &findings)
+        s.includedSegments = segments(&r, .included, context: context, findings: &findings)
+        s.excludedSegments = segments(&r, .excluded, context: context, findings: &findings)
         s.filters = r.array(.filters)
         if let players = r.stringArray(.include_player_ids) {
             if s.includeSubscriptionIds == nil {
@@ -79,11 +79,11 @@ enum OneSignalStartTranslation {
 
     /// A segment list: OneSignal segments are names, OpenPush's are ids, so each goes through
     /// the app's segment map (see `SegmentMapping`).
-    private static func segments(_ r: inout FieldReader, _ key: FieldKey, context: TranslationContext, findings: inout [Finding]) -> [String]? {
-        guard let names = r.stringArray(key) else { return nil }
+    private static func segments(_ r: inout FieldReader, _ list: OneSignalSegmentPaths, context: TranslationContext, findings: inout [Finding]) -> [String]? {
+        guard let names = r.stringArray(list.key) else { return nil }
         var ids: [String] = []
         for (i, name) in names.enumerated() {
-            if let id = SegmentMapping.map(name, field: MessageText("\(key.name)[\(i)]").text, provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
+            if let id = SegmentMapping.map(name, field: list.path(i), provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
                 ids.append(id)
             }
         }
