@@ -36,6 +36,26 @@ struct SecretScrubberCacheTests {
         #expect(!fresh.contains("caller-key-zyxwvutsrq") && !fresh.contains("os-rest-key-0123456789"))
     }
 
+    @Test func aKeptSetIsFoundFromTheConfiguredKeysAndTheCredentialWithoutItsArray() {
+        let (cache, made) = Self.counting(capacity: 4)
+        #expect(cache.kept(configured: Self.configured, then: "caller-key-zyxwvutsrq") == nil)
+        let text = "sent caller-key-zyxwvutsrq and os-rest-key-0123456789"
+        let withCredential = cache.scrubber(for: Self.configured + ["caller-key-zyxwvutsrq"]).scrub(text, fingerprint: Fingerprint.of)
+        let without = cache.scrubber(for: Self.configured).scrub(text, fingerprint: Fingerprint.of)
+        #expect(withCredential != without, "the credential is scrubbed by the first set only")
+        let found = cache.kept(configured: Self.configured, then: "caller-key-zyxwvutsrq")
+        #expect(found?.secrets == Self.configured + ["caller-key-zyxwvutsrq"])
+        #expect(found?.scrubber.scrub(text, fingerprint: Fingerprint.of) == withCredential)
+        let foundWithout = cache.kept(configured: Self.configured, then: nil)
+        #expect(foundWithout?.secrets == Self.configured && foundWithout?.scrubber.scrub(text, fingerprint: Fingerprint.of) == without)
+        // Another credential, another order of the keys, a prefix of the keys: none is that set.
+        #expect(cache.kept(configured: Self.configured, then: "other-key-0000000000") == nil)
+        #expect(cache.kept(configured: Self.configured.reversed(), then: "caller-key-zyxwvutsrq") == nil)
+        #expect(cache.kept(configured: [Self.configured[0]], then: Self.configured[1]) != nil, "the same secrets in the same order")
+        #expect(cache.kept(configured: [Self.configured[0]], then: nil) == nil)
+        #expect(made.count == 2)
+    }
+
     @Test func anotherCredentialGetsItsOwnScrubberAndTheOldestSetIsDroppedPastTheCapacity() {
         let (cache, made) = Self.counting(capacity: 2)
         let a = Self.configured + ["credential-a-0000000000"], b = Self.configured + ["credential-b-1111111111"]

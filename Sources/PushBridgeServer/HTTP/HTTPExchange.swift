@@ -40,8 +40,11 @@ final class HTTPExchange: Sendable {
         var request: HTTPRequest?
         /// The answer; set once.
         var response: HTTPResponse?
-        /// The handler task, cancelled when the answer is decided.
-        var tasks: [Task<Void, Never>] = []
+        /// The handler task, cancelled when the answer is decided (held without an array:
+        /// an array literal and the array grown from it were two allocations per request).
+        var task: Task<Void, Never>?
+        /// Any task adopted after ``task`` (none today: one per request), cancelled with it.
+        var moreTasks: [Task<Void, Never>] = []
         /// The handler deadline's timer, cancelled when the answer is decided.
         var deadlineTimer: LoopTimer?
     }
@@ -64,6 +67,10 @@ final class HTTPExchange: Sendable {
     /// the loop, does not hold ``state``: the loop takes ``state`` as soon as it runs, to queue
     /// the answer.
     private let suspendedConnection = Mutex<(connection: UInt, loop: EventLoop?)?>(nil)
+    /// The body of the answer queued for this request, which libmicrohttpd sends from these
+    /// bytes, not a copy (``keepSentBody(_:)``): set once, never changed, released with the
+    /// exchange, which the queued response keeps alive until libmicrohttpd destroys it.
+    private let sentBody = Mutex<[UInt8]?>(nil)
 
     /// An exchange for a request line with `target`, known to the server's exit by `ticket`,
     /// read on `loop` (which counts it in flight from now on).
@@ -97,15 +104,16 @@ final class HTTPExchange: Sendable {
     /// before (the connection closed meanwhile).
     @discardableResult
     func deliver(_ response: HTTPResponse) -> Bool {
-        let decided = state.withLock { state -> (tasks: [Task<Void, Never>], timer: LoopTimer?)? in
+        let decided = state.withLock { state -> (task: Task<Void, Never>?, more: [Task<Void, Never>], timer: LoopTimer?)? in
             guard state.response == nil else { return nil }
             state.response = response
-            defer { state.tasks = []; state.deadlineTimer = nil }
-            return (state.tasks, state.deadlineTimer)
+            defer { state.task = nil; state.moreTasks = []; state.deadlineTimer = nil }
+            return (state.task, state.moreTasks, state.deadlineTimer)
         }
-        guard let (tasks, timer) = decided else { return false }
+        guard let (task, more, timer) = decided else { return false }
         timer?.cancel()
-        for task in tasks { task.cancel() }
+        task?.cancel()
+        for task in more { task.cancel() }
         // The answer is set before the resume, and `suspend` ran under ``state`` after checking
         // for an answer, so a connection is never resumed before it is suspended, nor left
         // suspended with its answer decided.
@@ -130,6 +138,18 @@ final class HTTPExchange: Sendable {
         }
     }
 
+    /// Keeps `body`, the body of the answer about to be queued, for libmicrohttpd to send
+    /// from, and returns where its bytes are: they stay there while the exchange lives, for
+    /// the array is kept here unchanged (its storage neither moves nor is freed). Nil if a
+    /// body was kept before (a second answer for one request: copied as before).
+    func keepSentBody(_ body: [UInt8]) -> UnsafeRawBufferPointer? {
+        sentBody.withLock { kept in
+            guard kept == nil else { return nil }
+            kept = body
+            return kept.map { kept in kept.withUnsafeBytes { $0 } }
+        }
+    }
+
     /// Whether the answer is decided (by the handler, the deadline, a shutdown or a close).
     var isDecided: Bool { state.withLock { $0.response != nil } }
 
@@ -139,16 +159,17 @@ final class HTTPExchange: Sendable {
     func close() {
         _ = ending.on(.closed)
         suspendedConnection.withLock { $0 = nil }
-        let (tasks, timer) = state.withLock { state in
+        let (task, more, timer) = state.withLock { state in
             state.request = nil
             state.headers = []
             state.body = []
             if state.response == nil { state.response = HTTPResponse(status: 503) }
-            defer { state.tasks = []; state.deadlineTimer = nil }
-            return (state.tasks, state.deadlineTimer)
+            defer { state.task = nil; state.moreTasks = []; state.deadlineTimer = nil }
+            return (state.task, state.moreTasks, state.deadlineTimer)
         }
         timer?.cancel()
-        for task in tasks { task.cancel() }
+        task?.cancel()
+        for task in more { task.cancel() }
     }
 
     /// Keeps the timer of the handler deadline (``HandlerDeadlines``) so ``finish(_:)`` can
@@ -161,13 +182,15 @@ final class HTTPExchange: Sendable {
         if decided { timer.cancel() }
     }
 
-    /// Keeps the handler task so ``finish(_:)`` can cancel them; cancels them
-    /// at once if the answer is already decided.
-    func adopt(_ tasks: [Task<Void, Never>]) {
+    /// Keeps the handler task so ``finish(_:)`` can cancel it; cancels it at once if the
+    /// answer is already decided.
+    func adopt(_ task: Task<Void, Never>) {
         let decided = state.withLock { state in
-            if state.response == nil { state.tasks += tasks }
+            if state.response == nil {
+                if state.task == nil { state.task = task } else { state.moreTasks.append(task) }
+            }
             return state.response != nil
         }
-        if decided { for task in tasks { task.cancel() } }
+        if decided { task.cancel() }
     }
 }

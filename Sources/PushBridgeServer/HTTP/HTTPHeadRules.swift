@@ -46,14 +46,15 @@ enum HTTPHeadRules {
             // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing.
             return HeadProblem(field: "header Transfer-Encoding", rule: "must not be sent in an HTTP/1.0 request")
         }
-        let hosts = headers.filter { $0.name.lowercased() == "host" }
-        if hosts.count > 1 {
-            return HeadProblem(field: "header Host", rule: "must be sent once; the request had \(hosts.count)")
+        // Counted, not filtered into an array of their own (an allocation per request).
+        let hosts = headers.reduce(0) { $0 + ($1.name.lowercased() == "host" ? 1 : 0) }
+        if hosts > 1 {
+            return HeadProblem(field: "header Host", rule: "must be sent once; the request had \(hosts)")
         }
-        if hosts.isEmpty && version.uppercased() != "HTTP/1.0" {
+        if hosts == 0 && version.uppercased() != "HTTP/1.0" {
             return HeadProblem(field: "header Host", rule: "is required in an HTTP/1.1 request")
         }
-        if let host = hosts.first, !host.value.utf8.allSatisfy(isHostCharacter) {
+        if hosts == 1, let host = headers.first(where: { $0.name.lowercased() == "host" }), !host.value.utf8.allSatisfy(isHostCharacter) {
             return HeadProblem(field: "header Host", rule: "must be a host name or address with an optional port")
         }
         return nil

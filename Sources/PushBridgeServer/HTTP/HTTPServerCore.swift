@@ -222,7 +222,7 @@ final class HTTPServerCore: Sendable {
             let response = await exit.answer(failure, to: request)
             self.finish(exchange, with: Self.closing(response), from: .server)
         }
-        exchange.adopt([work])
+        exchange.adopt(work)
         deadlines.watch(exchange)
         return .YES
     }
@@ -250,9 +250,9 @@ final class HTTPServerCore: Sendable {
         // lower-cased copies.
         let closes = response.headers.contains { $0.name.isASCIICaseInsensitive("connection") && $0.value.lowercased().contains("close") }
         if !closes, let seconds = exchange.state.withLock({ $0.keepAliveSeconds }), response.header("Keep-Alive") == nil {
-            return MHDConnection.queue(response, keepAlive: "timeout=\(seconds)", on: connection)
+            return MHDConnection.queue(response, keepAlive: "timeout=\(seconds)", heldBy: exchange, on: connection)
         }
-        return MHDConnection.queue(response, on: connection)
+        return MHDConnection.queue(response, heldBy: exchange, on: connection)
     }
 
     /// Whether libmicrohttpd keeps the connection open after answering a request of `version`
@@ -314,7 +314,7 @@ final class HTTPServerCore: Sendable {
             let response = await handler(request)
             self.finish(exchange, with: response, from: .handler)
         }
-        exchange.adopt([work])
+        exchange.adopt(work)
         deadlines.watch(exchange)
         return .YES
     }

@@ -72,32 +72,48 @@ enum MHDConnection {
         }
     }
 
-    /// The peer address as text (`127.0.0.1`, `::1`), or `""` if unknown.
+    /// The peer address as text (`127.0.0.1`, `::1`), or `""` if unknown. Written into 64
+    /// bytes of the stack, not an array (one allocation per request).
     static func remoteAddress(of connection: OpaquePointer) -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        let status = buffer.withUnsafeMutableBufferPointer { buffer in
-            pb_mhd_client_address(connection, buffer.baseAddress, socklen_t(buffer.count))
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            buffer.initialize(repeating: 0)
+            guard let base = buffer.baseAddress, pb_mhd_client_address(connection, base, socklen_t(buffer.count)) == 0 else { return "" }
+            buffer[buffer.count - 1] = 0
+            return String(cString: base)
         }
-        guard status == 0 else { return "" }
-        return buffer.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
     }
 
     /// Queues `response`. Content-Length and Transfer-Encoding are the server's to set; a
     /// header libmicrohttpd rejects (say, a newline in a value) turns the answer into a bare 500.
     /// With `keepAlive`, a `Keep-Alive` header with that value follows the response's own.
-    static func queue(_ response: HTTPResponse, keepAlive: String? = nil, on connection: OpaquePointer) -> MHD_Result {
-        guard let mhdResponse = makeResponse(response, keepAlive: keepAlive) ?? makeResponse(HTTPResponse(status: 500), keepAlive: nil)
+    /// With `exchange` (the request's), the body is sent from the bytes the exchange keeps
+    /// (``HTTPExchange/keepSentBody(_:)``) instead of a copy.
+    static func queue(_ response: HTTPResponse, keepAlive: String? = nil, heldBy exchange: HTTPExchange? = nil, on connection: OpaquePointer) -> MHD_Result {
+        guard let mhdResponse = makeResponse(response, keepAlive: keepAlive, heldBy: exchange) ?? makeResponse(HTTPResponse(status: 500), keepAlive: nil)
         else { return .NO }
         defer { MHD_destroy_response(mhdResponse) }
         let status = (100...999).contains(response.status) ? response.status : 500
         return MHD_queue_response(connection, UInt32(status), mhdResponse)
     }
 
-    /// A libmicrohttpd response with a copy of `response`'s body and headers (and a
-    /// `Keep-Alive` header of `keepAlive` last), or nil.
-    private static func makeResponse(_ response: HTTPResponse, keepAlive: String?) -> OpaquePointer? {
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    /// A libmicrohttpd response with `response`'s body and a copy of its headers (and a
+    /// `Keep-Alive` header of `keepAlive` last), or nil. The body is copied, unless `exchange`
+    /// keeps it (``HTTPExchange/keepSentBody(_:)``): then the response points at the exchange's
+    /// bytes and holds the exchange (retained, released by libmicrohttpd's free callback when
+    /// it destroys the response, after the last byte went out or the connection closed). The
+    /// copy was one allocation of every answer.
+    static func makeResponse(_ response: HTTPResponse, keepAlive: String?, heldBy exchange: HTTPExchange? = nil) -> OpaquePointer? {
+        let created: OpaquePointer?
+        if let exchange, let bytes = exchange.keepSentBody(response.body) {
+            let held = Unmanaged.passRetained(exchange).toOpaque()
+            created = MHD_create_response_from_buffer_with_free_callback_cls(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                { held in if let held { Unmanaged<HTTPExchange>.fromOpaque(held).release() } }, held)
+            if created == nil { Unmanaged<HTTPExchange>.fromOpaque(held).release() }
+        } else {
+            created = response.body.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let created else { return nil }
         for header in response.headers {

@@ -84,6 +84,9 @@ public final class EventLog: Sendable {
     /// Writes one line per event, each at its own level (lines below ``minimumLevel`` are
     /// skipped), all handed to the sink in one call, in the order given.
     public func log(_ message: String, leveled batch: [(LogLevel, [LogField])]) {
+        // No line to write (a request's finding lines all held back, or below the level): no
+        // clock read and no timestamp made (an allocation per such request).
+        guard batch.contains(where: { isEnabled($0.0) }) else { return }
         let timestamp = RFC3339.format(milliseconds: clock())
         var text = ""
         for (level, fields) in batch where isEnabled(level) {

@@ -14,6 +14,8 @@ public final class Metrics: Sendable {
     struct State: Sendable {
         var requests: LabeledCounters
         var findings: LabeledCounters
+        /// The findings' field paths with their indices folded, by the path as spelt.
+        var foldedFields = FoldedFieldPaths()
         var upstreamAttempts: LabeledCounters
         var logLinesSuppressed: LabeledCounters
         var populationGaps: LabeledCounters
@@ -71,8 +73,10 @@ public final class Metrics: Sendable {
     public func recordSuppressedLogLines(app: String, _ held: EventLog.HeldBack) {
         guard held.overCap > 0 || held.rateLimited > 0 else { return }
         state.withLock { state in
-            if held.overCap > 0 { state.logLinesSuppressed.add([app, "per_request_cap"], UInt64(held.overCap)) }
-            if held.rateLimited > 0 { state.logLinesSuppressed.add([app, "identical_rate"], UInt64(held.rateLimited)) }
+            // Through the family's reused key: an array literal of the two was an allocation
+            // per request whose findings' lines were held back.
+            if held.overCap > 0 { state.logLinesSuppressed.add(app, "per_request_cap", amount: UInt64(held.overCap)) }
+            if held.rateLimited > 0 { state.logLinesSuppressed.add(app, "identical_rate", amount: UInt64(held.rateLimited)) }
         }
     }
 
@@ -80,11 +84,13 @@ public final class Metrics: Sendable {
     /// folded (`notifications[3].title` → `notifications[].title`) to keep cardinality down.
     public func recordFindings(_ findings: [Finding], dialect: DialectName) {
         guard !findings.isEmpty else { return }
-        // The paths folded before the lock; each finding counted through the family's reused
-        // key (no array per finding).
-        let fields = findings.map { Self.foldIndices($0.field) }
+        // Each path folded once and kept (``FoldedFieldPaths``: no new string per finding, no
+        // array of them per request); each finding counted through the family's reused key.
         state.withLock { state in
-            for (finding, field) in zip(findings, fields) { state.findings.add(dialect.rawValue, field, finding.kind.rawValue) }
+            for finding in findings {
+                let field = state.foldedFields(finding.field)
+                state.findings.add(dialect.rawValue, field, finding.kind.rawValue)
+            }
         }
     }
 

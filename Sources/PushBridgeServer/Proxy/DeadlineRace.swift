@@ -9,11 +9,25 @@ import Synchronization
 /// timer at the deadline. Work that loses the race runs on and its late answer is ignored. A
 /// won race only cancels its timer under a lock: no thread is woken for it.
 final class DeadlineRace: Sendable {
-    /// The resumption of one race: the first call wins.
+    /// The resumption of one race: the first call wins. It holds the race's timer too, so the
+    /// work's callback captures it alone (a closure capturing one object needs no context of
+    /// its own: the timer and the resumption captured together were one allocation a race).
     private final class Once: Sendable {
-        private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
-        init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
-        func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
+        private let state: Mutex<(continuation: CheckedContinuation<Bool, Never>?, timer: LoopTimer?)>
+        init(_ continuation: CheckedContinuation<Bool, Never>) { state = Mutex((continuation, nil)) }
+
+        /// Keeps the race's timer for ``finish(_:)``.
+        func hold(_ timer: LoopTimer) { state.withLock { $0.timer = timer } }
+
+        /// Resumes the caller with `value` if nothing did yet.
+        func resume(_ value: Bool) { state.withLock { $0.continuation.take() }?.resume(returning: value) }
+
+        /// The work's result: cancels the timer first (the caller, once resumed, finds no timer
+        /// of its race left), then resumes the caller with `value` if the timer did not yet.
+        func finish(_ value: Bool) {
+            state.withLock { $0.timer.take() }?.cancel()
+            resume(value)
+        }
     }
 
     /// The process's one race (it keeps no state of its own).
@@ -26,12 +40,8 @@ final class DeadlineRace: Sendable {
     func race(until deadline: ContinuousClock.Instant, _ start: (@escaping @Sendable (Bool) -> Void) -> Void) async -> Bool {
         await withCheckedContinuation { continuation in
             let once = Once(continuation)
-            let timer = EventLoop.schedule(at: deadline) { once.resume(false) }
-            start { result in
-                // The timer goes first: the caller, once resumed, finds no timer of its race left.
-                timer.cancel()
-                once.resume(result)
-            }
+            once.hold(EventLoop.schedule(at: deadline) { once.resume(false) })
+            start { result in once.finish(result) }
         }
     }
 }

@@ -8,6 +8,9 @@ extension Inbound {
     /// credential only (the body is not walked for a caller who may not be one). The same set
     /// comes request after request: its scrubber is made once (``SecretScrubberCache``).
     static func unauthenticatedScrubber(configured: [String], credential: String?) -> (extra: [String], scrubber: SecretScrubber) {
+        // A set seen before is handed back as it was kept, the array of its secrets included
+        // (making that array to look it up was an allocation per request).
+        if let kept = SecretScrubberCache.unauthenticated.kept(configured: configured, then: credential) { return (kept.secrets, kept.scrubber) }
         var extra: [String] = []
         extra.reserveCapacity(configured.count + 1)
         extra.append(contentsOf: configured)

@@ -42,6 +42,19 @@ final class SecretScrubberCache: Sendable {
         return made
     }
 
+    /// The set kept for `configured` followed by `credential` (if any), with its scrubber,
+    /// found by comparing in place: no array of the set is made to look for it. Nil when no
+    /// such set is kept (``scrubber(for:)`` makes and keeps one).
+    func kept(configured: [String], then credential: String?) -> (secrets: [String], scrubber: SecretScrubber)? {
+        let count = configured.count + (credential == nil ? 0 : 1)
+        return entries.withLock { entries in
+            entries.first { entry in
+                entry.secrets.count == count && entry.secrets.prefix(configured.count).elementsEqual(configured)
+                    && credential.map { entry.secrets[configured.count] == $0 } ?? true
+            }
+        }
+    }
+
     /// How many sets are kept now.
     var count: Int { entries.withLock { $0.count } }
 }
