@@ -26,11 +26,17 @@ public final class FindingLogLimiter: Sendable {
     /// reason. The caller's strings as they are, not joined into one key: nothing is
     /// allocated to look a line up.
     public struct Line: Hashable, Sendable {
+        /// The app the request was for.
         public var app: String
+        /// The caller's dialect (`onesignal`, `pushwoosh`, `buzzkit`).
         public var dialect: String
+        /// The route the request took.
         public var route: String
+        /// The field path the finding is about.
         public var field: String
+        /// The finding's kind (``FindingKind``: `dropped`, `renamed`, …).
         public var kind: String
+        /// The finding's sentence.
         public var reason: String
 
         /// A line's identity.
