@@ -1,15 +1,25 @@
 import Foundation
 
 /// When the writer writes the rollup counters it folds (``AuditRollupCarry``): with each batch,
-/// or carried on while the PostgreSQL writer has a commit out.
+/// or carried on while the PostgreSQL writer has a commit out, or while operations are queued
+/// behind the SQLite writer's batch.
 extension AuditWriter {
-    /// Whether `batch` may leave its counters in the fold: the engine carries (PostgreSQL with overlapped commits) and has a commit out whose
-    /// row locks the upserts would wait on, the carry is younger than the interval and of this
+    /// Whether `batch` may leave its counters in the fold: the engine carries and is busy
+    /// (PostgreSQL with overlapped commits: a commit is out whose row locks the upserts would
+    /// wait on; SQLite: operations are queued behind the batch, so a next batch follows at
+    /// once), the carry is younger than the interval and of this
     /// minute, no recount is owed, and the batch is only request rows, completions and named
-    /// statements (pruning and background work write the counters first).
+    /// statements (pruning and background work write the counters first). An empty batch (a
+    /// transaction of carried counters alone) never carries.
     func mayCarryRollups(_ batch: [AuditOperation], on engine: any AuditWriteEngine) -> Bool {
-        if configuration.holdsCarriedRollups { return engine.carriesRollups }
-        guard let interval = configuration.postgresRollupInterval, engine.carriesRollups, engine.commitOutstanding else { return false }
+        if configuration.holdsCarriedRollups { return engine.carriesRollups && !batch.isEmpty }
+        let interval = engine.commitsInOrder ? configuration.sqliteRollupInterval : configuration.postgresRollupInterval
+        guard let interval, engine.carriesRollups, !batch.isEmpty else { return false }
+        if engine.commitsInOrder {
+            guard engine.commitOutstanding || state.withLock({ !($0.ready.isEmpty && $0.waiting.isEmpty) }) else { return false }
+        } else {
+            guard engine.commitOutstanding else { return false }
+        }
         if rollupCarry.active {
             guard ContinuousClock.now - rollupCarry.since < interval, AuditClock.nowMilliseconds() / 60_000 == rollupCarry.minute else { return false }
         }
@@ -30,6 +40,13 @@ extension AuditWriter {
         }
         if mayCarryRollups(batch, on: engine) {
             guard from != .max else { return true }
+            // Where commits are durable in order (SQLite), a mark is only needed when the carry
+            // starts or reaches back before every mark committed so far: a batch's rows are in
+            // the WAL after the transaction that committed that mark, so they are never durable
+            // without it (a crash keeps a prefix of the commits), and the recount reads the log
+            // from the earliest mark on. A failed commit takes its mark with it, and
+            // ``noteRollups(carried:from:on:)`` records a mark only once its batch committed.
+            if engine.commitsInOrder && from >= rollupCarry.marked { return true }
             append(AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL,
                                   values: [.text(configuration.instanceName), .integer(from)], requestId: nil))
             return true
@@ -53,6 +70,8 @@ extension AuditWriter {
                 rollupCarry.minute = AuditClock.nowMilliseconds() / 60_000
             }
             rollupCarry.from = min(rollupCarry.from, from)
+            // The same test as the mark's (``appendRollupStatements(from:batch:on:to:)``).
+            if from < rollupCarry.marked { rollupCarry.marked = from }
             state.withLock { $0.statistics.carriedRollups += 1 }
             return rollupCarry.from == .max ? nil : rollupCarry.from
         }
@@ -60,7 +79,8 @@ extension AuditWriter {
         let wasActive = rollupCarry.active
         rollupCarry.active = false
         rollupCarry.from = .max
-        rollupCarry.marksLeft = (wasActive || rollupCarry.marksLeft) && engine.commitOutstanding
+        rollupCarry.marked = .max
+        rollupCarry.marksLeft = (wasActive || rollupCarry.marksLeft) && engine.commitOutstanding && !engine.commitsInOrder
         return settled
     }
 
@@ -71,6 +91,9 @@ extension AuditWriter {
     @discardableResult
     func flushCarriedRollups(_ engine: any AuditWriteEngine) -> Bool {
         guard rollupCarry.active || rollupCarry.marksLeft, !configuration.holdsCarriedRollups else { return false }
+        // SQLite: only when a carried batch's callers wait for it, or at close; a queue found
+        // empty for a moment between batches is the usual state under load.
+        if engine.commitsInOrder, !carryFlushWanted, !state.withLock({ $0.closing }) { return false }
         let taken = state.withLock { state -> Bool in
             guard !state.committing else { return false }
             state.committing = true
@@ -81,16 +104,34 @@ extension AuditWriter {
         // The carried batches' commits settled first: the marks they insert are then all seen
         // (and deleted) by this transaction, and it commits alone.
         engine.settleCommits()
+        writeCarriedRollups(engine)
+        batchDone()
+        return true
+    }
+
+    /// Writes what the fold carries, and deletes the marks, in a transaction of its own, by
+    /// whoever holds the engine; a failure leaves a recount owed and the carry dropped.
+    func writeCarriedRollups(_ engine: any AuditWriteEngine) {
         let committed = write([], on: engine)
         if committed.batchError != nil {
             // Not tried again at once (the server may be gone): recounted before a later batch.
             if rollupCarry.active { oweRollupRecount(from: rollupCarry.from) }
             rollupCarry = AuditRollupCarry()
             rollupFold.reset()
+            // Given up: the carried batches' callers are not held for it.
+            if engine.commitsInOrder { commitProgress.advance() }
         }
         if !engine.handOff(committed, alone: true) { acknowledge(committed, durabilityError: nil) }
-        batchDone()
-        return true
+    }
+
+    /// Where commits are durable in order (SQLite), before `batch` when it will not carry
+    /// (pruning, retention, background passes, a statement that moves its own rollup count):
+    /// the carried counters are written first, in a transaction of their own, so that what
+    /// it reads or recounts from the rollups already holds them. The writer holds the engine.
+    func writeCarriedRollups(before batch: [AuditOperation], on engine: any AuditWriteEngine) {
+        guard engine.commitsInOrder, rollupCarry.active, !configuration.holdsCarriedRollups,
+              !AuditPipeline.carries(batch.map(\.work), statements: true) else { return }
+        writeCarriedRollups(engine)
     }
 
     /// When a commit of a batch whose counters were carried (or that wrote carried ones)
@@ -104,6 +145,7 @@ extension AuditWriter {
         let from = min(owed, rollupCarry.from)
         rollupCarry = AuditRollupCarry()
         rollupFold.reset()
+        if engine.commitsInOrder { commitProgress.advance() }
         do throws(AuditError) {
             try engine.recountRollups(from: from)
             state.withLock { $0.rollupRecountFrom = nil }
