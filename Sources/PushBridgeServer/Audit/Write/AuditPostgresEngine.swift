@@ -198,21 +198,15 @@ final class AuditPostgresEngine: AuditWriteEngine {
     /// The pipeline for `operations`: multi-row unless turned off or refused in this batch, or
     /// unless it would save no statement (no two rows of one kind: a lone caller's batch),
     /// else one statement per row; nil for background work, which a pipeline does not carry.
-    /// The rollups' upserts go as one statement either way (``AuditRollupPostgresUpsert``).
-    private func pipelinePlan(_ all: [(index: Int, work: AuditOperation.Work)]) -> [AuditPipeline.Statement]? {
-        let work = all.map(\.work)
+    private func pipelinePlan(_ operations: [(index: Int, work: AuditOperation.Work)]) -> [AuditPipeline.Statement]? {
+        let work = operations.map(\.work)
         guard AuditPipeline.carries(work, statements: true) else { return nil }
         let receivedAt = { [openIntents] (requestId: String) in openIntents[requestId] }
-        let (operations, upsert) = AuditRollupPostgresUpsert.gather(all)
-        var plan: [AuditPipeline.Statement]
         if let multiRow, !rowByRow, AuditPipeline.hasRowsToGroup(work),
-           let grouped = AuditPipeline.multiRow(operations, form: multiRow, receivedAt: receivedAt) {
-            plan = grouped
-        } else {
-            plan = AuditPipeline.rowByRow(operations, receivedAt: receivedAt)
+           let plan = AuditPipeline.multiRow(operations, form: multiRow, receivedAt: receivedAt) {
+            return plan
         }
-        if let upsert { plan = AuditRollupPostgresUpsert.placed(upsert, in: plan) }
-        return plan
+        return AuditPipeline.rowByRow(operations, receivedAt: receivedAt)
     }
 
     /// Notes the intents `operations` open and the completions that close them, and returns

@@ -3,21 +3,6 @@ extension AuditRollupFold {
     /// Counter rows per upsert statement (23 values a `rollup_requests` row, 17 a `rollup_findings` one: under any engine's limit on marks).
     static let rowsPerStatement = 200
 
-    /// The upserts' names, one per table (PostgreSQL's writer gathers them by it into one
-    /// statement: ``AuditRollupPostgresUpsert``).
-    enum UpsertName {
-        /// `rollup_requests`.
-        static let requests = "roll up requests"
-        /// `rollup_requests_hourly`.
-        static let requestsHourly = "roll up requests hourly"
-        /// `rollup_findings`.
-        static let findings = "roll up findings"
-        /// `rollup_findings_hourly`.
-        static let findingsHourly = "roll up findings hourly"
-        /// `rollup_minute_sends`.
-        static let sends = "roll up the busiest minute's sends"
-    }
-
     /// One upsert per table writing every touched counter row once (in chunks of
     /// ``rowsPerStatement``), in the order of the keys' text: the minute, then each text
     /// dimension as Swift orders strings (the status as its decimal text), the same total order
@@ -86,13 +71,13 @@ extension AuditRollupFold {
         for chunk in Self.chunks(of: requestRows.count) {
             var values = scratch.values(capacity: chunk.count * 23)
             for row in requestRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
-            body(AuditStatement(name: hourly ? UpsertName.requestsHourly : UpsertName.requests, sql: upsertSQL(.requests(hourly: hourly), rows: chunk.count),
+            body(AuditStatement(name: hourly ? "roll up requests hourly" : "roll up requests", sql: upsertSQL(.requests(hourly: hourly), rows: chunk.count),
                                 values: values, requestId: nil))
         }
         for chunk in Self.chunks(of: findingRows.count) {
             var values = scratch.values(capacity: chunk.count * 17)
             for row in findingRows[chunk] { Self.appendValues(of: row.1, row.2, interner, to: &values) }
-            body(AuditStatement(name: hourly ? UpsertName.findingsHourly : UpsertName.findings, sql: upsertSQL(.findings(hourly: hourly), rows: chunk.count),
+            body(AuditStatement(name: hourly ? "roll up findings hourly" : "roll up findings", sql: upsertSQL(.findings(hourly: hourly), rows: chunk.count),
                                 values: values, requestId: nil))
         }
         scratch.requestRows = requestRows
@@ -119,7 +104,7 @@ extension AuditRollupFold {
                 values.append(.integer(counters.requests))
                 values.append(.integer(counters.sends))
             }
-            body(AuditStatement(name: UpsertName.sends, sql: upsertSQL(.sends, rows: chunk.count), values: values, requestId: nil))
+            body(AuditStatement(name: "roll up the busiest minute's sends", sql: upsertSQL(.sends, rows: chunk.count), values: values, requestId: nil))
         }
         scratch.sendRows = rows
     }
