@@ -92,6 +92,34 @@ import Testing
         #expect(try reader.report().upstream.outcomes.contains(Count("unknown", rows / 25 - 2)))
     }
 
+    /// A completion of an intent another instance wrote moves that instance's counter rows,
+    /// which a recount of the crashed instance's own rows (by its marks) would not reach: such a
+    /// batch writes its counters at once, never carries them, and the rollups still equal the
+    /// log after the crash and the next start (on a writer that carried them, the two requests
+    /// `began-b` left in flight stayed counted as in flight in its rollups).
+    @Test func aCompletionOfAnotherInstancesIntentIsNeverCarried() async throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        let (half, rows) = (ReportRollupTests.rows / 2, ReportRollupTests.rows)
+        let began = try Self.store(uri, "began-b")
+        for i in 0..<half { try await ReportRollupTests.write(began, row: i, of: rows) }
+        await began.close()
+        let holding = try Self.store(uri, "crash-c", holding: true)
+        for i in [0, 25] {
+            let request = SyntheticTraffic.request(i, of: rows)
+            try await holding.finish(request.entry.requestId, ReportRollupTests.openPushAnswer(i, request.completion))
+        }
+        try await Self.writeConcurrently(holding, half..<rows)
+        await holding.close()
+        let reader = try AuditReader(path: uri)
+        let before = try RollupRecoveryTests.counts(reader)
+        #expect(before.rollups != before.rows, "the crash left no counters unwritten")
+        #expect(try Self.marks(uri, "crash-c") > 0)
+        let restarted = try Self.store(uri, "crash-c")
+        await restarted.close()
+        #expect(try Self.marks(uri, "crash-c") == 0)
+        try ReportRollupTests.compare(reader, path: uri, "another instance's intents completed, crash recounted")
+    }
+
     /// A survivor taking over an instance that died with counters carried recounts them from
     /// the dead instance's marks in the takeover's transaction, then settles its in-flight rows.
     @Test func aTakeoverRecountsTheCountersADeadInstanceCarried() async throws {

@@ -106,6 +106,15 @@ struct AuditRollupFold {
 
     var isEmpty: Bool { requestCounts.isEmpty && findingCounts.isEmpty }
 
+    /// Whether every counter row the fold holds is instance `name`'s: not so after a
+    /// completion of an intent another instance wrote (a scheduled start it began), whose
+    /// counters are that instance's. A few keys a batch, compared as text.
+    func holdsOnly(instance name: String) -> Bool {
+        requestCounts.keys.allSatisfy { interner[$0.instance] == name }
+            && findingCounts.keys.allSatisfy { interner[$0.instance] == name }
+            && sendCounts.keys.allSatisfy { interner[$0.instance] == name }
+    }
+
     /// The request counters by their text key (for readers: a report's edges, pruning).
     var requests: [RequestText: RequestCounters] {
         Dictionary(uniqueKeysWithValues: requestCounts.map { key, counters in (text(key), counters) })

@@ -12,6 +12,11 @@ extension AuditWriter {
     /// statements (pruning and background work write the counters first). An empty batch (a
     /// transaction of carried counters alone) never carries.
     func mayCarryRollups(_ batch: [AuditOperation], on engine: any AuditWriteEngine) -> Bool {
+        // PostgreSQL recounts a crashed instance's counters by its own name (its marks): a fold
+        // holding another instance's counter rows (a completion of an intent that instance
+        // wrote) is written with this batch, never carried, so no recount can miss them.
+        // SQLite recounts every instance (``AuditRollupRows/recountAllMarked(_:)``).
+        if !engine.commitsInOrder, !rollupFold.holdsOnly(instance: configuration.instanceName) { return false }
         if configuration.holdsCarriedRollups { return engine.carriesRollups && !batch.isEmpty }
         let interval = engine.commitsInOrder ? configuration.sqliteRollupInterval : configuration.postgresRollupInterval
         guard let interval, engine.carriesRollups, !batch.isEmpty else { return false }
