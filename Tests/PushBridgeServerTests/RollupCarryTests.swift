@@ -30,27 +30,6 @@ import Testing
         return value.flatMap { Int64($0) } ?? -1
     }
 
-    /// The first half of ``ReportRollupTests``' mix written by `first` (closed), the second half
-    /// by `crashing` (which holds its counters) with two of the first half's requests left in
-    /// flight completed; returns a reader of the audit at `path`, whose rollups lack counters.
-    static func crashWithCarriedCounters(_ path: String, first: () throws -> AuditStore, crashing: () throws -> AuditStore) async throws -> AuditReader {
-        let (half, rows) = (ReportRollupTests.rows / 2, ReportRollupTests.rows)
-        let store = try first()
-        for i in 0..<half { try await ReportRollupTests.write(store, row: i, of: rows) }
-        await store.close()
-        let holding = try crashing()
-        try await writeConcurrently(holding, half..<rows)
-        for i in [0, 25] {
-            let request = SyntheticTraffic.request(i, of: rows)
-            try await holding.finish(request.entry.requestId, ReportRollupTests.openPushAnswer(i, request.completion))
-        }
-        await holding.close()
-        let reader = try AuditReader(path: path)
-        let before = try RollupRecoveryTests.counts(reader)
-        #expect(before.rollups != before.rows, "the crash left no counters unwritten")
-        return reader
-    }
-
     /// A store on `uri` writing as `instance`; `holding`: it never writes what it carries (a crash's leftovers).
     static func store(_ uri: String, _ instance: String, holding: Bool = false) throws -> AuditStore {
         var configuration = AuditStoreConfiguration()
@@ -81,9 +60,21 @@ import Testing
     /// them from its earliest mark, before it moves its in-flight rows to `unknown`.
     @Test func aCrashWithCarriedCountersIsRecountedAtTheNextStart() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
-        let rows = ReportRollupTests.rows
-        let reader = try await Self.crashWithCarriedCounters(uri, first: { try Self.store(uri, "crash-a") },
-                                                             crashing: { try Self.store(uri, "crash-a", holding: true) })
+        let (half, rows) = (ReportRollupTests.rows / 2, ReportRollupTests.rows)
+        let first = try Self.store(uri, "crash-a")
+        for i in 0..<half { try await ReportRollupTests.write(first, row: i, of: rows) }
+        await first.close()
+        let crashing = try Self.store(uri, "crash-a", holding: true)
+        try await Self.writeConcurrently(crashing, half..<rows)
+        // Two of the first half's requests left in flight are completed now.
+        for i in [0, 25] {
+            let request = SyntheticTraffic.request(i, of: rows)
+            try await crashing.finish(request.entry.requestId, ReportRollupTests.openPushAnswer(i, request.completion))
+        }
+        await crashing.close()
+        let reader = try AuditReader(path: uri)
+        let before = try RollupRecoveryTests.counts(reader)
+        #expect(before.rollups != before.rows, "the crash left no counters unwritten")
         #expect(try Self.marks(uri, "crash-a") > 0)
         let restarted = try Self.store(uri, "crash-a")
         await restarted.close()

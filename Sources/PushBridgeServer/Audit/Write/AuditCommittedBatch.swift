@@ -14,7 +14,4 @@ struct AuditCommittedBatch: Sendable {
     /// carried (``AuditRollupCarry``): the earliest received time concerned, recounted from
     /// the log if the batch fails as a whole after all (its `COMMIT`).
     var rollupsFrom: Int64? = nil
-    /// SQLite, when the batch's counters were carried: the commit count it made
-    /// (``AuditCommitProgress``); its callers are answered once a later transaction committed.
-    var awaitsCommitAfter: Int? = nil
 }

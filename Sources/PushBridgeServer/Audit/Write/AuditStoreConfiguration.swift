@@ -93,13 +93,7 @@ public struct AuditStoreConfiguration: Sendable {
     /// the minute turns) instead of once per batch, behind a mark that recovery recounts from.
     /// nil: written with every batch. Default 250 ms.
     public var postgresRollupInterval: Duration? = .milliseconds(250)
-    /// On SQLite, how long the writer may carry rollup counters in memory while operations are
-    /// queued behind the batch it writes (``AuditRollupCarry``): each touched counter row is
-    /// then written at most once per interval (and at once when a batch finds nothing queued
-    /// behind it, the minute turns, or the store closes) instead of with every commit, behind
-    /// a mark that recovery recounts from. nil: written with every batch. Default 250 ms.
-    public var sqliteRollupInterval: Duration? = .milliseconds(250)
-    /// For tests: the writer (either engine) carries every batch's rollup counters and never writes
+    /// For tests: the PostgreSQL writer carries every batch's rollup counters and never writes
     /// them (not when idle, nor at close): what a crash leaves behind while counters are carried.
     var holdsCarriedRollups = false
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync

@@ -9,11 +9,10 @@ extension AuditWriter {
         var batchError: AuditError?
         var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
         settleRollupRecount(engine)
-        // Counters earlier batches carried (``AuditRollupCarry``): each attempt
+        // Counters earlier batches carried (PostgreSQL, ``AuditRollupCarry``): each attempt
         // starts from them, and a failed batch leaves them as they were.
         let carried = rollupCarry.active ? rollupFold : nil
         var rollupsFrom: Int64?
-        var awaitsCommitAfter: Int?
         do throws(AuditError) {
             try engine.begin()
             while true {
@@ -26,32 +25,16 @@ extension AuditWriter {
                 // that fails alone is written again without them, so none counts a failed one.
                 let rollups = try rollupWork(operations, of: batch, on: engine, carried: carried)
                 intents = rollups.intents
-                let carries: Bool
-                var applied: AuditApplied
-                if engine.commitsInOrder {
-                    // SQLite: the operations first, then whether what queued meanwhile lets the
-                    // counters be carried (``mayCarryRollups(_:on:)``), then the upserts or mark.
-                    applied = try engine.apply(operations)
-                    var statements: [(index: Int, work: AuditOperation.Work)] = []
-                    carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &statements)
-                    if !statements.isEmpty { applied.failures.merge(try engine.apply(statements).failures) { $1 } }
-                    rollupFold.recycle(&statements)
-                } else {
-                    carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &operations)
-                    applied = try engine.apply(operations)
-                    // The upserts' value arrays go back to the fold for the next batch's.
-                    rollupFold.recycle(&operations)
-                }
+                let carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &operations)
+                let applied = try engine.apply(operations)
+                // The upserts' value arrays go back to the fold for the next batch's.
+                rollupFold.recycle(&operations)
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
                 let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }
                 guard applied.aborted || failedAlone else {
                     if !applied.committed { try engine.commit() }
                     rollupsFrom = noteRollups(carried: carries, from: rollups.from, on: engine)
-                    if engine.commitsInOrder {
-                        let count = commitProgress.advance()
-                        if carries && !configuration.holdsCarriedRollups { awaitsCommitAfter = count }
-                    }
                     break
                 }
                 for index in applied.retry { failures[index] = nil }
@@ -67,8 +50,7 @@ extension AuditWriter {
         engine.endBatch()
         let sent = engine.statementsSent
         if sent > 0 { state.withLock { $0.statistics.statementsSent = sent } }
-        return AuditCommittedBatch(operations: batch, failures: failures, batchError: batchError, began: start, committed: .now,
-                                   rollupsFrom: rollupsFrom, awaitsCommitAfter: awaitsCommitAfter)
+        return AuditCommittedBatch(operations: batch, failures: failures, batchError: batchError, began: start, committed: .now, rollupsFrom: rollupsFrom)
     }
 
     /// Resumes every caller of `batch`: with success only once its commit is durable, which is
@@ -81,7 +63,6 @@ extension AuditWriter {
         let sample = AuditCommitSample(batchSize: batch.operations.count, transactionDuration: end - batch.began,
                                        maxLatency: end - oldest, writeDuration: batch.committed - batch.began)
         let failedWhole = batch.batchError ?? durabilityError
-        if failedWhole == nil, let mark = batch.awaitsCommitAfter { awaitLaterCommit(after: mark) }
         if failedWhole != nil, let from = batch.rollupsFrom { oweRollupRecount(from: from) }
         // A transaction of carried rollups alone (``flushCarriedRollups(_:)``) has no caller.
         guard !batch.operations.isEmpty else { return }

@@ -59,13 +59,12 @@ extension AuditWriter {
         if let engine {
             engine.waitForRoom()
             let committed = write([operation], on: engine)
-            if !engine.handOff(committed, alone: committed.awaitsCommitAfter == nil) { acknowledge(committed, durabilityError: nil) }
+            if !engine.handOff(committed, alone: true) { acknowledge(committed, durabilityError: nil) }
         } else {
             operation.reply(.failure(AuditError.closed))
         }
         let wakeWriter = state.withLock { state -> Bool in
             state.committing = false
-            state.writingOperations = false
             state.statistics.committedOnLoops += 1
             let work = state.closing || !(state.ready.isEmpty && state.waiting.isEmpty && state.background.isEmpty)
             guard work && state.sleeping else { return false }

@@ -1,30 +1,19 @@
 import Foundation
 
 /// When the writer writes the rollup counters it folds (``AuditRollupCarry``): with each batch,
-/// or carried on while the PostgreSQL writer has a commit out, or while operations are queued
-/// behind the SQLite writer's batch.
+/// or carried on while the PostgreSQL writer has a commit out.
 extension AuditWriter {
-    /// Whether `batch` may leave its counters in the fold: the engine carries and is busy
-    /// (PostgreSQL with overlapped commits: a commit is out whose row locks the upserts would
-    /// wait on; SQLite: operations are queued behind the batch, so a next batch follows at
-    /// once), the carry is younger than the interval and of this
+    /// Whether `batch` may leave its counters in the fold: the engine carries (PostgreSQL with overlapped commits) and has a commit out whose
+    /// row locks the upserts would wait on, the carry is younger than the interval and of this
     /// minute, no recount is owed, and the batch is only request rows, completions and named
-    /// statements (pruning and background work write the counters first). An empty batch (a
-    /// transaction of carried counters alone) never carries.
+    /// statements (pruning and background work write the counters first).
     func mayCarryRollups(_ batch: [AuditOperation], on engine: any AuditWriteEngine) -> Bool {
-        // PostgreSQL recounts a crashed instance's counters by its own name (its marks): a fold
+        // A crashed instance's counters are recounted by its own name (its marks): a fold
         // holding another instance's counter rows (a completion of an intent that instance
         // wrote) is written with this batch, never carried, so no recount can miss them.
-        // SQLite recounts every instance (``AuditRollupRows/recountAllMarked(_:)``).
-        if !engine.commitsInOrder, !rollupFold.holdsOnly(instance: configuration.instanceName) { return false }
-        if configuration.holdsCarriedRollups { return engine.carriesRollups && !batch.isEmpty }
-        let interval = engine.commitsInOrder ? configuration.sqliteRollupInterval : configuration.postgresRollupInterval
-        guard let interval, engine.carriesRollups, !batch.isEmpty else { return false }
-        if engine.commitsInOrder {
-            guard engine.commitOutstanding || state.withLock({ !($0.ready.isEmpty && $0.waiting.isEmpty) }) else { return false }
-        } else {
-            guard engine.commitOutstanding else { return false }
-        }
+        if engine.carriesRollups, !rollupFold.holdsOnly(instance: configuration.instanceName) { return false }
+        if configuration.holdsCarriedRollups { return engine.carriesRollups }
+        guard let interval = configuration.postgresRollupInterval, engine.carriesRollups, engine.commitOutstanding else { return false }
         if rollupCarry.active {
             guard ContinuousClock.now - rollupCarry.since < interval, AuditClock.nowMilliseconds() / 60_000 == rollupCarry.minute else { return false }
         }
@@ -45,13 +34,6 @@ extension AuditWriter {
         }
         if mayCarryRollups(batch, on: engine) {
             guard from != .max else { return true }
-            // Where commits are durable in order (SQLite), a mark is only needed when the carry
-            // starts or reaches back before every mark committed so far: a batch's rows are in
-            // the WAL after the transaction that committed that mark, so they are never durable
-            // without it (a crash keeps a prefix of the commits), and the recount reads the log
-            // from the earliest mark on. A failed commit takes its mark with it, and
-            // ``noteRollups(carried:from:on:)`` records a mark only once its batch committed.
-            if engine.commitsInOrder && from >= rollupCarry.marked { return true }
             append(AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL,
                                   values: [.text(configuration.instanceName), .integer(from)], requestId: nil))
             return true
@@ -75,8 +57,6 @@ extension AuditWriter {
                 rollupCarry.minute = AuditClock.nowMilliseconds() / 60_000
             }
             rollupCarry.from = min(rollupCarry.from, from)
-            // The same test as the mark's (``appendRollupStatements(from:batch:on:to:)``).
-            if from < rollupCarry.marked { rollupCarry.marked = from }
             state.withLock { $0.statistics.carriedRollups += 1 }
             return rollupCarry.from == .max ? nil : rollupCarry.from
         }
@@ -84,8 +64,7 @@ extension AuditWriter {
         let wasActive = rollupCarry.active
         rollupCarry.active = false
         rollupCarry.from = .max
-        rollupCarry.marked = .max
-        rollupCarry.marksLeft = (wasActive || rollupCarry.marksLeft) && engine.commitOutstanding && !engine.commitsInOrder
+        rollupCarry.marksLeft = (wasActive || rollupCarry.marksLeft) && engine.commitOutstanding
         return settled
     }
 
@@ -96,9 +75,6 @@ extension AuditWriter {
     @discardableResult
     func flushCarriedRollups(_ engine: any AuditWriteEngine) -> Bool {
         guard rollupCarry.active || rollupCarry.marksLeft, !configuration.holdsCarriedRollups else { return false }
-        // SQLite: only when a carried batch's callers wait for it, or at close; a queue found
-        // empty for a moment between batches is the usual state under load.
-        if engine.commitsInOrder, !carryFlushWanted, !state.withLock({ $0.closing }) { return false }
         let taken = state.withLock { state -> Bool in
             guard !state.committing else { return false }
             state.committing = true
@@ -109,34 +85,16 @@ extension AuditWriter {
         // The carried batches' commits settled first: the marks they insert are then all seen
         // (and deleted) by this transaction, and it commits alone.
         engine.settleCommits()
-        writeCarriedRollups(engine)
-        batchDone()
-        return true
-    }
-
-    /// Writes what the fold carries, and deletes the marks, in a transaction of its own, by
-    /// whoever holds the engine; a failure leaves a recount owed and the carry dropped.
-    func writeCarriedRollups(_ engine: any AuditWriteEngine) {
         let committed = write([], on: engine)
         if committed.batchError != nil {
             // Not tried again at once (the server may be gone): recounted before a later batch.
             if rollupCarry.active { oweRollupRecount(from: rollupCarry.from) }
             rollupCarry = AuditRollupCarry()
             rollupFold.reset()
-            // Given up: the carried batches' callers are not held for it.
-            if engine.commitsInOrder { commitProgress.advance() }
         }
         if !engine.handOff(committed, alone: true) { acknowledge(committed, durabilityError: nil) }
-    }
-
-    /// Where commits are durable in order (SQLite), before `batch` when it will not carry
-    /// (pruning, retention, background passes, a statement that moves its own rollup count):
-    /// the carried counters are written first, in a transaction of their own, so that what
-    /// it reads or recounts from the rollups already holds them. The writer holds the engine.
-    func writeCarriedRollups(before batch: [AuditOperation], on engine: any AuditWriteEngine) {
-        guard engine.commitsInOrder, rollupCarry.active, !configuration.holdsCarriedRollups,
-              !AuditPipeline.carries(batch.map(\.work), statements: true) else { return }
-        writeCarriedRollups(engine)
+        batchDone()
+        return true
     }
 
     /// When a commit of a batch whose counters were carried (or that wrote carried ones)
@@ -150,7 +108,6 @@ extension AuditWriter {
         let from = min(owed, rollupCarry.from)
         rollupCarry = AuditRollupCarry()
         rollupFold.reset()
-        if engine.commitsInOrder { commitProgress.advance() }
         do throws(AuditError) {
             try engine.recountRollups(from: from)
             state.withLock { $0.rollupRecountFrom = nil }

@@ -31,9 +31,6 @@ final class AuditWriter: @unchecked Sendable {
         /// committing its own operation (``submit(_:)``); given back once it is acknowledged
         /// or handed to the syncer.
         var committing = false
-        /// The batch that holds the engine has operations (not a transaction of carried
-        /// counters alone): its callers are answered after those of any batch before it.
-        var writingOperations = false
         /// The last transaction was quick, alone in its batch and succeeded (see
         /// ``AuditStoreConfiguration/loopCommitLimit``).
         var lastWriteQuick = true
@@ -49,9 +46,6 @@ final class AuditWriter: @unchecked Sendable {
         /// A commit of carried rollups failed: this instance's counters are owed a recount
         /// from the log from this received time on (``AuditWriter/settleRollupRecount(_:)``).
         var rollupRecountFrom: Int64?
-        /// A carried batch's acknowledgement waits for a commit past this count
-        /// (``AuditWriter/awaitLaterCommit(after:)``): a writer with nothing queued writes its carry.
-        var carryFlushAfter: Int?
     }
 
     let configuration: AuditStoreConfiguration
@@ -61,12 +55,9 @@ final class AuditWriter: @unchecked Sendable {
     /// The fold each batch is counted in, reset and reused (its room and interned strings
     /// kept); used on the writer thread only.
     var rollupFold = AuditRollupFold()
-    /// Whether ``rollupFold`` holds counters of earlier batches not written yet; used on the
-    /// writer thread only.
+    /// Whether ``rollupFold`` holds counters of earlier batches not written yet (PostgreSQL);
+    /// used on the writer thread only.
     var rollupCarry = AuditRollupCarry()
-    /// Transactions committed where commits are in order (SQLite), for the acknowledgement of
-    /// carried batches (``awaitLaterCommit(after:)``).
-    let commitProgress = AuditCommitProgress()
     let wake = DispatchSemaphore(value: 0)
     /// The engine, for a loop committing its own operation while it holds
     /// ``State/committing``; nil before the writer opened it and after it closed it.
@@ -137,7 +128,6 @@ final class AuditWriter: @unchecked Sendable {
             guard !state.closing else { return (.refused, false) }
             if onLoop && state.idleForLoop(operation) {
                 state.committing = true
-                state.writingOperations = true
                 return (.here, false)
             }
             if operation.work.isBackground {
@@ -224,18 +214,16 @@ final class AuditWriter: @unchecked Sendable {
                 wake.wait()
                 continue
             }
-            writeCarriedRollups(before: batch, on: engine)
             let committed = write(batch, on: engine)
             let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
-            // A carried batch waits for a later commit: never synced (and answered) here.
-            if !engine.handOff(committed, alone: alone && committed.awaitsCommitAfter == nil) { acknowledge(committed, durabilityError: nil) }
+            if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
             batchDone()
         }
     }
 
     /// Gives the engine back after a batch ``nextBatch()`` took (``State/committing``).
     func batchDone() {
-        state.withLock { $0.committing = false; $0.writingOperations = false }
+        state.withLock { $0.committing = false }
     }
 
     /// Marks the writer closed and resumes everyone waiting in ``close()``.
@@ -265,7 +253,6 @@ final class AuditWriter: @unchecked Sendable {
             if !state.background.isEmpty && (!requestsQueued || state.batchesAheadOfBackground >= yieldBatches) {
                 state.batchesAheadOfBackground = 0
                 state.committing = true
-                state.writingOperations = true
                 return [state.background.removeFirst()]
             }
             if !requestsQueued {
@@ -275,7 +262,6 @@ final class AuditWriter: @unchecked Sendable {
             }
             if !state.background.isEmpty { state.batchesAheadOfBackground += 1 }
             state.committing = true
-            state.writingOperations = true
             let count = min(maximum, state.ready.count)
             let batch = Array(state.ready.prefix(count))
             state.ready.removeFirst(count)
