@@ -30,6 +30,35 @@ import Testing
         return value.flatMap { Int64($0) } ?? -1
     }
 
+    /// The first half of ``ReportRollupTests``' mix written by `first` (then closed), the second
+    /// half by `crashing`, a store holding its counters (a crash's leftovers), and two of the
+    /// first half's requests left in flight completed by `crashing`: after the second half, or
+    /// before it with `completingFirst`. Returns a reader of the audit at `uri`, whose rollups
+    /// lack counters, and checks that `crashing` left marks.
+    static func crashWithCarriedCounters(_ uri: String, first: String, crashing: String,
+                                         completingFirst: Bool = false) async throws -> AuditReader {
+        let (half, rows) = (ReportRollupTests.rows / 2, ReportRollupTests.rows)
+        let began = try store(uri, first)
+        for i in 0..<half { try await ReportRollupTests.write(began, row: i, of: rows) }
+        await began.close()
+        let holding = try store(uri, crashing, holding: true)
+        func completeInFlight() async throws {
+            for i in [0, 25] {
+                let request = SyntheticTraffic.request(i, of: rows)
+                try await holding.finish(request.entry.requestId, ReportRollupTests.openPushAnswer(i, request.completion))
+            }
+        }
+        if completingFirst { try await completeInFlight() }
+        try await writeConcurrently(holding, half..<rows)
+        if !completingFirst { try await completeInFlight() }
+        await holding.close()
+        let reader = try AuditReader(path: uri)
+        let before = try RollupRecoveryTests.counts(reader)
+        #expect(before.rollups != before.rows, "the crash left no counters unwritten")
+        #expect(try marks(uri, crashing) > 0)
+        return reader
+    }
+
     /// A store on `uri` writing as `instance`; `holding`: it never writes what it carries (a crash's leftovers).
     static func store(_ uri: String, _ instance: String, holding: Bool = false) throws -> AuditStore {
         var configuration = AuditStoreConfiguration()
@@ -60,22 +89,8 @@ import Testing
     /// them from its earliest mark, before it moves its in-flight rows to `unknown`.
     @Test func aCrashWithCarriedCountersIsRecountedAtTheNextStart() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
-        let (half, rows) = (ReportRollupTests.rows / 2, ReportRollupTests.rows)
-        let first = try Self.store(uri, "crash-a")
-        for i in 0..<half { try await ReportRollupTests.write(first, row: i, of: rows) }
-        await first.close()
-        let crashing = try Self.store(uri, "crash-a", holding: true)
-        try await Self.writeConcurrently(crashing, half..<rows)
-        // Two of the first half's requests left in flight are completed now.
-        for i in [0, 25] {
-            let request = SyntheticTraffic.request(i, of: rows)
-            try await crashing.finish(request.entry.requestId, ReportRollupTests.openPushAnswer(i, request.completion))
-        }
-        await crashing.close()
-        let reader = try AuditReader(path: uri)
-        let before = try RollupRecoveryTests.counts(reader)
-        #expect(before.rollups != before.rows, "the crash left no counters unwritten")
-        #expect(try Self.marks(uri, "crash-a") > 0)
+        let rows = ReportRollupTests.rows
+        let reader = try await Self.crashWithCarriedCounters(uri, first: "crash-a", crashing: "crash-a")
         let restarted = try Self.store(uri, "crash-a")
         await restarted.close()
         #expect(try Self.marks(uri, "crash-a") == 0)
@@ -90,21 +105,9 @@ import Testing
     /// `began-b` left in flight stayed counted as in flight in its rollups).
     @Test func aCompletionOfAnotherInstancesIntentIsNeverCarried() async throws {
         let uri = try PostgresTestCluster.start().makeDatabase()
-        let (half, rows) = (ReportRollupTests.rows / 2, ReportRollupTests.rows)
-        let began = try Self.store(uri, "began-b")
-        for i in 0..<half { try await ReportRollupTests.write(began, row: i, of: rows) }
-        await began.close()
-        let holding = try Self.store(uri, "crash-c", holding: true)
-        for i in [0, 25] {
-            let request = SyntheticTraffic.request(i, of: rows)
-            try await holding.finish(request.entry.requestId, ReportRollupTests.openPushAnswer(i, request.completion))
-        }
-        try await Self.writeConcurrently(holding, half..<rows)
-        await holding.close()
-        let reader = try AuditReader(path: uri)
-        let before = try RollupRecoveryTests.counts(reader)
-        #expect(before.rollups != before.rows, "the crash left no counters unwritten")
-        #expect(try Self.marks(uri, "crash-c") > 0)
+        // Completed first, each a batch of its own: a later batch of crash-c's own rows cannot
+        // write them with its carry.
+        let reader = try await Self.crashWithCarriedCounters(uri, first: "began-b", crashing: "crash-c", completingFirst: true)
         let restarted = try Self.store(uri, "crash-c")
         await restarted.close()
         #expect(try Self.marks(uri, "crash-c") == 0)
