@@ -121,7 +121,8 @@ import Testing
 
     /// The pacer's statements are prepared once per connection (issue 30: they were parsed and
     /// planned for every batch, ~55 µs of the server's CPU per request) and sent in two
-    /// pipelines (three round trips before), and its transaction
+    /// round trips (three before) of one pipeline's implicit transaction (two statements a
+    /// batch; four with `BEGIN` and `COMMIT` before), and its transaction
     /// commits without waiting for the WAL flush, for itself only: the session's own setting
     /// is untouched afterwards.
     @Test func aBatchRunsPreparedStatementsAndLeavesTheSessionDurable() throws {
@@ -138,7 +139,7 @@ import Testing
             let answers = try PostgresSendPacer.reserve([.init(app: "a", count: 1, now: now)], settings: settings, instance: "one", on: db)
             #expect(answers == [now < 3_000 ? .granted([now]) : .granted([61_000])])
         }
-        #expect(db.statementsSent == 3 * 4, "two round trips a batch: BEGIN and the lock, which sets the commit asynchronous; the store and COMMIT")
+        #expect(db.statementsSent == 3 * 2, "two round trips a batch, one transaction without BEGIN or COMMIT: the lock, which sets the commit asynchronous; the store")
         let prepared = try db.execute("SELECT statement FROM pg_prepared_statements ORDER BY statement").rows.map { $0[0] ?? "" }
         let statements = [PostgresSendPacer.SQL.lockWindows, PostgresSendPacer.SQL.store]
         #expect(prepared == statements.sorted(), "each prepared once, run three times")

@@ -3,54 +3,51 @@ import Foundation
 /// One batch of reservations: one transaction, whatever the number of reservations and apps.
 extension PostgresSendPacer {
     /// Carries `asks` in one transaction on `db`, in two round trips whatever their number,
-    /// each one libpq pipeline of statements prepared once per connection (the server plans
-    /// them once, not per batch): `BEGIN` and their apps' rows locked in app order and read,
-    /// the commit made asynchronous by the same statement (``SQL/lockWindows``); then, ``PacerWindow``'s rule applied
-    /// to each ask in order, every changed window and the grants held by `instance` written
-    /// back (``SQL/store``) and `COMMIT`. One answer per ask, in order. Throws (nothing
-    /// written) when any statement fails.
+    /// of statements prepared once per connection (the server plans them once, not per
+    /// batch), the transaction a pipeline's implicit one held open between them
+    /// (``PostgresConnection/openPipeline(_:prepared:)``: no `BEGIN`, no `COMMIT`): their apps'
+    /// rows locked in app order and read, the commit made asynchronous by the same statement
+    /// (``SQL/lockWindows``); then, ``PacerWindow``'s rule applied to each ask in order, every
+    /// changed window and the grants held by `instance` written back (``SQL/store``) with the
+    /// sync point that commits. One answer per ask, in order. Throws (nothing written) when
+    /// any statement fails.
     static func reserve(_ asks: [PacerBatchQueue.Ask], settings: DeliverySettings, instance: String,
                         on db: PostgresConnection) throws -> [SendPacer.Reservation] {
-        do {
-            var windows = try lock(Array(Set(asks.map(\.app))), on: db)
-            var granted: [String: (grants: [Int64], latest: Int64)] = [:]
-            var answers: [SendPacer.Reservation] = []
-            answers.reserveCapacity(asks.count)
-            for ask in asks {
-                let answer = ask.spare
-                    ? windows[ask.app, default: PacerWindow()].reserveSpare(count: ask.count, now: ask.now, settings: settings)
-                    : windows[ask.app, default: PacerWindow()].reserve(count: ask.count, now: ask.now, settings: settings)
-                if case .granted(let grants) = answer {
-                    let held = granted[ask.app] ?? ([], ask.now)
-                    granted[ask.app] = (held.grants + grants, max(held.latest, ask.now))
-                }
-                answers.append(answer)
+        var windows = try lock(Array(Set(asks.map(\.app))), on: db)
+        var granted: [String: (grants: [Int64], latest: Int64)] = [:]
+        var answers: [SendPacer.Reservation] = []
+        answers.reserveCapacity(asks.count)
+        for ask in asks {
+            let answer = ask.spare
+                ? windows[ask.app, default: PacerWindow()].reserveSpare(count: ask.count, now: ask.now, settings: settings)
+                : windows[ask.app, default: PacerWindow()].reserve(count: ask.count, now: ask.now, settings: settings)
+            if case .granted(let grants) = answer {
+                let held = granted[ask.app] ?? ([], ask.now)
+                granted[ask.app] = (held.grants + grants, max(held.latest, ask.now))
             }
-            guard !granted.isEmpty else {
-                try db.execute("COMMIT")
-                return answers
-            }
-            let apps = granted.keys.sorted(), span = settings.windowMs + settings.marginMs
-            let store: [String?] = [
-                textArray(apps),
-                textArray(apps.map { arrayText(windows[$0]?.slots.all ?? []) }),
-                textArray(apps.map { arrayText(granted[$0]?.grants ?? []) }),
-                arrayText(apps.map { (granted[$0]?.latest ?? 0) - span }),
-                instance,
-                textArray(apps.map { arrayText(windows[$0]?.spare.all ?? []) }),
-            ]
-            for case .failed(let error) in try db.pipeline([(SQL.store, store), ("COMMIT", [])], prepared: true) { throw error }
-            return answers
-        } catch {
-            _ = try? db.execute("ROLLBACK")
-            throw error
+            answers.append(answer)
         }
+        guard !granted.isEmpty else {
+            for case .failed(let error) in try db.closePipeline([], prepared: true) { throw error }
+            return answers
+        }
+        let apps = granted.keys.sorted(), span = settings.windowMs + settings.marginMs
+        let store: [String?] = [
+            textArray(apps),
+            textArray(apps.map { arrayText(windows[$0]?.slots.all ?? []) }),
+            textArray(apps.map { arrayText(granted[$0]?.grants ?? []) }),
+            arrayText(apps.map { (granted[$0]?.latest ?? 0) - span }),
+            instance,
+            textArray(apps.map { arrayText(windows[$0]?.spare.all ?? []) }),
+        ]
+        for case .failed(let error) in try db.closePipeline([(SQL.store, store)], prepared: true) { throw error }
+        return answers
     }
 
     /// Opens the batch's transaction and returns the windows of `apps`, their rows locked for
-    /// it (created empty when missing): one round trip.
+    /// it (created empty when missing): one round trip, the transaction left open.
     private static func lock(_ apps: [String], on db: PostgresConnection) throws -> [String: PacerWindow] {
-        let results = try db.pipeline([("BEGIN", []), (SQL.lockWindows, [textArray(apps)])], prepared: true)
+        let results = try db.openPipeline([(SQL.lockWindows, [textArray(apps)])], prepared: true)
         var windows: [String: PacerWindow] = [:]
         for result in results {
             switch result {

@@ -39,10 +39,30 @@ extension PostgresConnection {
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError("enter pipeline mode") }
         // Every error thrown below has no SQLSTATE, so it counts as the connection lost and the
         // pool drops the connection rather than reuse one left in pipeline mode.
-        var results: [PipelineResult] = []
-        results.reserveCapacity(statements.count)
-        // The statements prepared by this pipeline, each before the first that uses it.
-        var preparing: [(before: Int, sql: String, name: String)] = []
+        return try syncPipeline(statements, prepared: prepared)
+    }
+
+    /// Sends `statements` on a connection in pipeline mode, then the sync point that ends the
+    /// implicit transaction, and returns their results once it has ended; the connection
+    /// leaves pipeline mode.
+    func syncPipeline(_ statements: [(sql: String, parameters: [PostgresParameter])], prepared: Bool) throws(PostgresError) -> [PipelineResult] {
+        let preparing = try sendPipelined(statements, prepared: prepared)
+        guard PQpipelineSync(handle) == 1 else { throw connectionError("sync") }
+        let results = try readPipelined(statements, preparing: preparing)
+        try readSyncPoint()
+        guard PQexitPipelineMode(handle) == 1 else { throw connectionError("exit pipeline mode") }
+        return results
+    }
+
+    /// A statement prepared by the pipeline that sends it: its SQL and name, and the position
+    /// of the first statement that uses it.
+    typealias Preparing = (before: Int, sql: String, name: String)
+
+    /// Sends `statements` on a connection in pipeline mode (no sync point, no flush); returns
+    /// the statements it prepares (`prepared`: each SQL text a named statement, prepared in
+    /// the same pipeline the first time it is sent, ``preparedNames``), for ``readPipelined(_:preparing:)``.
+    func sendPipelined(_ statements: [(sql: String, parameters: [PostgresParameter])], prepared: Bool) throws(PostgresError) -> [Preparing] {
+        var preparing: [Preparing] = []
         for (position, statement) in statements.enumerated() {
             let sent: Int32
             if prepared, statement.sql != "COMMIT", statement.sql != "BEGIN" {
@@ -66,8 +86,15 @@ extension PostgresConnection {
             }
             guard sent == 1 else { throw connectionError("send", sql: statement.sql) }
         }
-        guard PQpipelineSync(handle) == 1 else { throw connectionError("sync") }
         statementsSent += statements.count
+        return preparing
+    }
+
+    /// The results of `statements`, sent by ``sendPipelined(_:prepared:)`` (which prepared
+    /// `preparing`), once the server has them (after a sync point or a flush request).
+    func readPipelined(_ statements: [(sql: String, parameters: [PostgresParameter])], preparing: [Preparing]) throws(PostgresError) -> [PipelineResult] {
+        var results: [PipelineResult] = []
+        results.reserveCapacity(statements.count)
         var next = preparing.startIndex
         for (position, statement) in statements.enumerated() {
             // A `Parse` the server refused is that statement's failure (its execution is then
@@ -84,8 +111,6 @@ extension PostgresConnection {
             let result = try readResult(of: statement.sql)
             results.append(refused.map { .failed($0) } ?? result)
         }
-        try readSyncPoint()
-        guard PQexitPipelineMode(handle) == 1 else { throw connectionError("exit pipeline mode") }
         return results
     }
 
@@ -134,7 +159,7 @@ extension PostgresConnection {
 
     /// Reads the sync point's result: the implicit transaction has ended (committed, or rolled
     /// back after a failure).
-    private func readSyncPoint() throws(PostgresError) {
+    func readSyncPoint() throws(PostgresError) {
         guard let raw = PQgetResult(handle) else { throw connectionError("read sync point") }
         let result = PostgresResult(raw)
         guard result.status == PGRES_PIPELINE_SYNC else {
@@ -143,7 +168,7 @@ extension PostgresConnection {
     }
 
     /// libpq's current error for a call on the connection itself.
-    private func connectionError(_ operation: String, sql: String? = nil) -> PostgresError {
+    func connectionError(_ operation: String, sql: String? = nil) -> PostgresError {
         PostgresError(operation: operation, message: String(cString: PQerrorMessage(handle)), sql: sql)
     }
 }
