@@ -49,7 +49,8 @@ import Testing
             #expect(before[1].contains("field2") && before[3].contains("quoted"), "\(before[1])")
 
             let database = try SQLiteDatabase(path: path)
-            #expect(try AuditSchema.migrator.migrate(database) == [AuditFindingsInlineSchema.sqliteNumber, AuditRollupShadowSchema.sqliteNumber, AuditRollupMinuteSendsSchema.sqliteNumber])
+            #expect(try AuditSchema.migrator.migrate(database) == [AuditFindingsInlineSchema.sqliteNumber, AuditRollupShadowSchema.sqliteNumber, AuditRollupMinuteSendsSchema.sqliteNumber,
+                                                           AuditRollupMarkSchema.sqliteNumber])
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'findings'") == [[.text("view")]])
             let lists = try database.rows("SELECT request_id, \(AuditFindingsInlineSchema.column) FROM request_log ORDER BY id")
             #expect(lists.count == 4)

@@ -73,7 +73,8 @@ import Testing
             let database = try SQLiteDatabase(path: path)
             #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber, AuditRollupReadinessSchema.sqliteNumber,
                                                                      AuditScheduledIndexSchema.sqliteNumber, AuditAnswerOnceSchema.sqliteNumber, AuditRollupHourSchema.sqliteNumber,
-                                                                     AuditFindingsInlineSchema.sqliteNumber, AuditRollupShadowSchema.sqliteNumber, AuditRollupMinuteSendsSchema.sqliteNumber])
+                                                                     AuditFindingsInlineSchema.sqliteNumber, AuditRollupShadowSchema.sqliteNumber, AuditRollupMinuteSendsSchema.sqliteNumber,
+                                                                     AuditRollupMarkSchema.sqliteNumber])
             #expect(try database.isAuditLog())
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
             #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'requests%'").isEmpty)

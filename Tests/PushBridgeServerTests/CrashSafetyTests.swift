@@ -86,6 +86,12 @@ struct CrashSafetyTests {
         #expect(try Self.count(audit, "outcome = 'pending'") == 0)
         #expect(try Self.count(audit, "outcome = 'unknown'") == pendingAtKills, "pending at the kills: \(pendingAtKills)")
         #expect(killedWhilePending > 0, "no kill found a request in flight")
+        // The rollups count what the rows hold: counters a killed writer carried were recounted
+        // from its marks at the next start (``AuditRollupMarkSchema``).
+        let (rollups, rows) = try RollupRecoveryTests.counts(reader)
+        #expect(rollups == rows, "the rollups count \(rollups), the rows hold \(rows)")
+        #expect(try Self.count(audit, "1 = 1", table: "rollup_marks") == 0)
+        try HourlyRollupTests.expectHoursAreTheirMinutes(reader, "after the kills")
 
         // The scheduled start: sent, to OpenPush once (any resend with the same key and replayed).
         let diagnosis = try Self.scheduledDiagnosis(scheduler, logs: dir)
@@ -124,9 +130,9 @@ struct CrashSafetyTests {
         """#.utf8)
     }
 
-    static func count(_ path: String, _ condition: String) throws -> Int {
+    static func count(_ path: String, _ condition: String, table: String = "requests") throws -> Int {
         let db = try SQLiteDatabase(path: path)
-        return Int(try db.rows("SELECT count(*) FROM requests WHERE \(condition)").first?.first?.integerValue ?? -1)
+        return Int(try db.rows("SELECT count(*) FROM \(table) WHERE \(condition)").first?.first?.integerValue ?? -1)
     }
 
     static func integrity(_ path: String) throws -> String? {

@@ -1,6 +1,8 @@
-/// PostgreSQL audit migration 17, "rollup marks" (issue 30, the rollups written once per
-/// interval, not per batch): `rollup_marks`, one row per batch whose rollup counters the
-/// writer carried in memory instead of writing them (``AuditWriter/appendRollupStatements(from:batch:on:to:)``).
+/// PostgreSQL audit migration 17 and SQLite audit migration 21, "rollup marks" (issue 30, the
+/// rollups written once per interval, not per batch): `rollup_marks`, rows for the batches whose
+/// rollup counters the writer carried in memory instead of writing them
+/// (``AuditWriter/appendRollupStatements(from:batch:on:to:)``): on PostgreSQL one per carried
+/// batch, on SQLite one when a carry starts or reaches back to an earlier received time.
 ///
 /// A row says: instance `instance_name` committed log rows (intents, completions) received at
 /// `unwritten_from` or later whose counters may not be in `rollup_requests` /
@@ -10,10 +12,14 @@
 /// failed commit) recounts that instance's counter rows from the earliest row's minute on
 /// from the log (``AuditRollupRows/recountMarked(_:instance:)``): the rollups equal the log
 /// again. Insert-only and without a unique key, so two overlapped batches never wait on each
-/// other's mark.
+/// other's mark. On SQLite the file has one writer: its start-up recovery recounts every
+/// instance's counter rows from the earliest mark left by any (an instance's default name
+/// changes with its process id, and a writer's fold also moves other instances' counter rows).
 enum AuditRollupMarkSchema {
     /// PostgreSQL's migration number.
     static let postgresNumber = 17
+    /// SQLite's migration number.
+    static let sqliteNumber = 21
     /// The migration's name.
     static let name = "rollup marks"
 
@@ -28,6 +34,21 @@ enum AuditRollupMarkSchema {
         );
         CREATE INDEX rollup_marks_instance ON rollup_marks (instance_name);
         """
+
+    /// The SQLite migration: the same table without the index (its few rows are read whole,
+    /// and deleted whole: one writer, ``AuditRollupRows/recountAllMarked(_:)``), so a mark
+    /// costs the table's one page in its commit, not an index page as well.
+    static let sqliteSQL = """
+        CREATE TABLE rollup_marks (
+            instance_name TEXT NOT NULL,
+            unwritten_from INTEGER NOT NULL
+        );
+        """
+
+    /// The earliest mark of any instance (SQLite, one writer; NULL when there is none).
+    static let earliestOfAllSQL = "SELECT min(unwritten_from) FROM rollup_marks"
+    /// Every mark (SQLite, once the recount of all instances is done).
+    static let deleteAllSQL = "DELETE FROM rollup_marks"
 
     /// A carried batch's mark: instance `?`, counters from received time `?` on unwritten.
     static let insertSQL = "INSERT INTO rollup_marks (instance_name, unwritten_from) VALUES (?, ?)"

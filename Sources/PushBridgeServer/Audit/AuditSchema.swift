@@ -26,6 +26,7 @@ enum AuditSchema {
         migrator.register(AuditFindingsInlineSchema.sqliteNumber, AuditFindingsInlineSchema.name, sql: AuditFindingsInlineSchema.sql)
         migrator.register(AuditRollupShadowSchema.sqliteNumber, AuditRollupShadowSchema.name, sql: AuditRollupShadowSchema.sqliteSQL)
         migrator.register(AuditRollupMinuteSendsSchema.sqliteNumber, AuditRollupMinuteSendsSchema.name, AuditRollupMinuteSendsSchema.migrateSQLite)
+        migrator.register(AuditRollupMarkSchema.sqliteNumber, AuditRollupMarkSchema.name, sql: AuditRollupMarkSchema.sqliteSQL)
         return migrator
     }
 

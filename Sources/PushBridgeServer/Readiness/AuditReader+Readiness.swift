@@ -21,6 +21,7 @@ extension AuditReader {
     /// needs (``RolledFindingGroups/serves(_:)``).
     func readiness(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?,
                    rolledFindings: RolledFindingGroups?) throws(AuditError) -> Readiness {
+        writeCarriedRollupsFirst()
         // An audit no proxy of this build has migrated has no history: every app is judged on the whole audit.
         let runs = StageRun.current((try? stageChanges()) ?? [])
         var readiness = try judged(filter, settings: settings, inFlight: inFlight, runs: runs, rolledFindings: rolledFindings)
@@ -43,6 +44,7 @@ extension AuditReader {
     /// (the finding groups from `rolledFindings` when it was read for these rows).
     private func judged(_ filter: ReportFilter, settings: ReadinessSettings, inFlight: [ActivityCount]?, runs: [String: StageRun],
                         rolledFindings: RolledFindingGroups?) throws(AuditError) -> Readiness {
+        writeCarriedRollupsFirst()
         let scope = ReadinessScope(filter: filter, appNames: filter.app.map { settings.names(of: $0) } ?? [])
         // The whole minutes' request figures, read once for every part that needs them.
         var rolled = ReadinessRequestRollup()

@@ -14,6 +14,7 @@ extension AuditReader {
     /// The report, its totals read from the rows alone with `fromRows` (what an audit without
     /// rollups gives; the tests compare the two).
     func report(_ reportFilter: ReportFilter, readiness settings: ReadinessSettings, inFlight: [ActivityCount]?, fromRows: Bool) throws(AuditError) -> Report {
+        if !fromRows { writeCarriedRollupsFirst() }
         var filter = reportFilter
         if let app = filter.app { filter.app = settings.apps.first { $0.name == app }?.sourceAppId ?? app }
         let tally = try reportTally(filter, fromRows: fromRows)

@@ -27,12 +27,17 @@ extension AuditRecovery {
         ON CONFLICT (instance_name) DO UPDATE SET settled_through = excluded.settled_through, marked_at = excluded.marked_at
         """
 
-    /// Runs at the SQLite writer's start, in one transaction: settles every open intent after
+    /// Runs at the SQLite writer's start, in one transaction: recounts the rollups from the
+    /// earliest rollup mark left (counters a writer carried and never wrote,
+    /// ``AuditRollupMarkSchema``), settles every open intent after
     /// the lowest mark (the file is this writer's: every open intent is a stopped process's),
     /// then leaves one mark, `instance`'s, at the last log row. Returns how many intents it
     /// settled and that last log id (where the writer's ``AuditOpenIntents`` start).
     static func recoverLog(_ database: SQLiteDatabase, instance: String, now: Int64) throws -> (recovered: Int, settledThrough: Int64) {
         try database.transaction(.immediate) {
+            // First, as on PostgreSQL: the recount counts the open intents as `pending`, which
+            // the statements below then move to `unknown` with their outcomes.
+            try AuditRollupRows.recountAllMarked(database)
             let from = try database.rows("SELECT coalesce(min(settled_through), 0) FROM audit_marks").first?.first?.integerValue ?? 0
             try database.execute(countOpenIntentsUnknownSQL, [.integer(from)])
             try database.execute(countOpenIntentsUnknownHourlySQL, [.integer(from)])

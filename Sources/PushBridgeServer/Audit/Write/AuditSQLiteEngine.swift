@@ -86,6 +86,30 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         syncer?.waitForRoom()
     }
 
+    /// Carried while a commit waits for its `fdatasync` or operations are queued
+    /// (``AuditWriter/mayCarryRollups(_:on:)``), unless ``AuditStoreConfiguration/sqliteRollupInterval``
+    /// is nil; with the syncer only. A carried batch's callers are answered once its own sync
+    /// returned, as any batch's; the carry rides on a later commit (``AuditRollupBarrier``).
+    var carriesRollups: Bool { syncer != nil }
+
+    /// A committed batch waits for its `fdatasync`, or is inside one (not once it returned).
+    var commitOutstanding: Bool { syncer?.hasUnsyncedCommits ?? false }
+
+    /// One connection, one WAL: a commit is seen by the next on this connection at once, and
+    /// durable only with every earlier one (``AuditSyncer``, point 3).
+    var commitsInOrder: Bool { true }
+
+    /// In a transaction of its own on the writer's connection (no batch open); every
+    /// instance's counter rows (``AuditRollupRows/recountAll(_:from:)``: the one writer's fold
+    /// moves other instances' rows too).
+    func recountRollups(from: Int64) throws(AuditError) {
+        do {
+            try database.transaction(.immediate) { try AuditRollupRows.recountAll(database, from: from) }
+        } catch {
+            throw AuditError.wrap(error)
+        }
+    }
+
     /// With the syncer, the commit is durable after its `fdatasync`: here when nothing waits to
     /// overlap with it (no hand-off latency for a lone caller), else on the syncer's thread.
     /// Without it (`synchronous=FULL`), `COMMIT` returned after its fsync. A failed transaction

@@ -20,8 +20,8 @@ public struct AuditStatistics: Sendable, Equatable {
     /// (``AuditStoreConfiguration/loopCommitLimit``); counted in ``transactions`` too.
     public var committedOnLoops = 0
 
-    /// Batches whose rollup counters the PostgreSQL writer carried on to a later batch instead
-    /// of writing them (``AuditStoreConfiguration/postgresRollupInterval``).
+    /// Batches whose rollup counters the writer carried on to a later batch instead of writing
+    /// them (``AuditStoreConfiguration/postgresRollupInterval``, ``AuditStoreConfiguration/sqliteRollupInterval``).
     public var carriedRollups = 0
 
     /// Counters at zero.

@@ -93,7 +93,18 @@ public struct AuditStoreConfiguration: Sendable {
     /// the minute turns) instead of once per batch, behind a mark that recovery recounts from.
     /// nil: written with every batch. Default 250 ms.
     public var postgresRollupInterval: Duration? = .milliseconds(250)
-    /// For tests: the PostgreSQL writer carries every batch's rollup counters and never writes
+    /// On SQLite, how long the writer may carry rollup counters in memory while it is busy
+    /// (operations queued behind its batch, or a commit waiting for its `fdatasync`;
+    /// ``AuditRollupCarry``): each touched counter row is then written with a later batch at
+    /// most once per interval (or when a batch finds the writer not busy, the minute turns, a
+    /// reader in this process asks, or the store closes) instead of with every commit, behind a
+    /// mark that recovery recounts from. nil: written with every batch. Default 250 ms.
+    public var sqliteRollupInterval: Duration? = .milliseconds(250)
+    /// On SQLite, how long the writer waits, idle with counters carried, for a next batch to
+    /// write them with before it writes them in a transaction of its own (at most until the
+    /// carry is ``sqliteRollupInterval`` old). Default 50 ms.
+    public var sqliteRollupIdle: Duration = .milliseconds(50)
+    /// For tests: the writer (either engine) carries every batch's rollup counters and never writes
     /// them (not when idle, nor at close): what a crash leaves behind while counters are carried.
     var holdsCarriedRollups = false
     /// For tests: runs on the syncer thread before each `fdatasync` of the WAL (pipelined sync

@@ -49,6 +49,8 @@ final class AuditSyncer: Sendable {
         var stopping = false
         /// A sync (on either thread) is between taking its batches and acknowledging them.
         var syncing = false
+        /// A sync has taken its batches and its `fdatasync` has not returned yet.
+        var unsynced = false
         var failure: AuditError?
     }
 
@@ -102,6 +104,11 @@ final class AuditSyncer: Sendable {
     /// synced at once by ``synchronizeHereIfIdle(_:)``, and ``submit(_:)`` would not block.
     var isIdle: Bool { state.withLock { $0.pending.isEmpty && !$0.syncing } }
 
+    /// Whether a committed batch waits for its `fdatasync` or is inside one; false while the
+    /// callers of a synced one are being answered (a caller answered and back at once finds
+    /// nothing outstanding).
+    var hasUnsyncedCommits: Bool { state.withLock { !$0.pending.isEmpty || $0.unsynced } }
+
     /// Syncs and acknowledges `batch` on the calling (writer) thread, if no earlier batch is
     /// waiting for or inside a sync; returns false, doing nothing, otherwise. The writer calls
     /// it when no operation is waiting for it either: with nothing to overlap, a hand-off to
@@ -110,10 +117,13 @@ final class AuditSyncer: Sendable {
         let idle = state.withLock { state -> Bool in
             guard state.pending.isEmpty, !state.syncing else { return false }
             state.syncing = true
+            state.unsynced = true
             return true
         }
         guard idle else { return false }
-        acknowledge(batch, synchronize())
+        let failure = synchronize()
+        state.withLock { $0.unsynced = false }
+        acknowledge(batch, failure)
         state.withLock { $0.syncing = false }
         return true
     }
@@ -125,12 +135,13 @@ final class AuditSyncer: Sendable {
             let (batches, stopping) = state.withLock { state in
                 let taken = state.pending
                 state.pending = []
-                if !taken.isEmpty { state.syncing = true }
+                if !taken.isEmpty { state.syncing = true; state.unsynced = true }
                 return (taken, state.stopping)
             }
             for _ in batches { room.signal() }
             if !batches.isEmpty {
                 let failure = synchronize()
+                state.withLock { $0.unsynced = false }
                 for batch in batches { acknowledge(batch, failure) }
                 state.withLock { $0.syncing = false }
             }

@@ -50,9 +50,17 @@ protocol AuditWriteEngine: AnyObject {
     var reads: (any AuditSQL)? { get }
 
     /// Whether the writer may carry a batch's rollup counters on to a later batch
-    /// (``AuditRollupCarry``): PostgreSQL with overlapped commits, whose marks and recount
-    /// (``AuditRollupMarkSchema``) it has.
+    /// (``AuditRollupCarry``): PostgreSQL with overlapped commits, and SQLite, whose marks and
+    /// recount (``AuditRollupMarkSchema``) they have.
     var carriesRollups: Bool { get }
+
+    /// Whether every commit is made on one connection, each after the one before, and durable
+    /// no earlier than every earlier one (SQLite: one WAL, replayed in order up to the last
+    /// valid commit). The writer then carries while operations are queued behind a batch or a
+    /// commit waits for its sync, marks a carry once rather than with every batch, applies a
+    /// batch's operations before it decides whether its counters are carried, and writes a
+    /// carry before any batch that does not carry (``AuditRollupCarry``).
+    var commitsInOrder: Bool { get }
 
     /// Whether a commit handed off is still out (not yet acknowledged).
     var commitOutstanding: Bool { get }
@@ -90,6 +98,7 @@ extension AuditWriteEngine {
     func waitForRoom() {}
     func handOff(_ batch: AuditCommittedBatch, alone: Bool) -> Bool { false }
     var carriesRollups: Bool { false }
+    var commitsInOrder: Bool { false }
     var commitOutstanding: Bool { false }
     func settleCommits() {}
     func recountRollups(from: Int64) throws(AuditError) {}

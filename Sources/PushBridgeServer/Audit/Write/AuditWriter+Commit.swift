@@ -9,7 +9,7 @@ extension AuditWriter {
         var batchError: AuditError?
         var intents: [Int: (String, AuditRollupRow.Intent)] = [:]
         settleRollupRecount(engine)
-        // Counters earlier batches carried (PostgreSQL, ``AuditRollupCarry``): each attempt
+        // Counters earlier batches carried (``AuditRollupCarry``): each attempt
         // starts from them, and a failed batch leaves them as they were.
         let carried = rollupCarry.active ? rollupFold : nil
         var rollupsFrom: Int64?
@@ -25,10 +25,22 @@ extension AuditWriter {
                 // that fails alone is written again without them, so none counts a failed one.
                 let rollups = try rollupWork(operations, of: batch, on: engine, carried: carried)
                 intents = rollups.intents
-                let carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &operations)
-                let applied = try engine.apply(operations)
-                // The upserts' value arrays go back to the fold for the next batch's.
-                rollupFold.recycle(&operations)
+                let carries: Bool
+                var applied: AuditApplied
+                if engine.commitsInOrder {
+                    // SQLite: the operations first, then whether what queued meanwhile lets the
+                    // counters be carried (``mayCarryRollups(_:on:)``), then the upserts or mark.
+                    applied = try engine.apply(operations)
+                    var statements: [(index: Int, work: AuditOperation.Work)] = []
+                    carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &statements)
+                    if !statements.isEmpty { applied.failures.merge(try engine.apply(statements).failures) { $1 } }
+                    rollupFold.recycle(&statements)
+                } else {
+                    carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &operations)
+                    applied = try engine.apply(operations)
+                    // The upserts' value arrays go back to the fold for the next batch's.
+                    rollupFold.recycle(&operations)
+                }
                 if let failure = applied.failures.first(where: { $0.key >= batch.count }) { throw failure.value }
                 let failedAlone = !applied.committed && applied.failures.contains { failures[$0.key] == nil && rollups.counted.contains($0.key) }
                 failures.merge(applied.failures) { $1 }

@@ -1,19 +1,33 @@
 import Foundation
 
 /// When the writer writes the rollup counters it folds (``AuditRollupCarry``): with each batch,
-/// or carried on while the PostgreSQL writer has a commit out.
+/// or carried on while the PostgreSQL writer has a commit out, or while the SQLite writer is
+/// busy (operations queued behind its batch, or a commit waiting for its sync).
 extension AuditWriter {
-    /// Whether `batch` may leave its counters in the fold: the engine carries (PostgreSQL with overlapped commits) and has a commit out whose
-    /// row locks the upserts would wait on, the carry is younger than the interval and of this
+    /// Whether `batch` may leave its counters in the fold: the engine carries and is busy
+    /// (PostgreSQL with overlapped commits: a commit is out whose row locks the upserts would
+    /// wait on; SQLite: operations are queued behind the batch or a commit waits for its sync,
+    /// so a next batch follows soon, and no reader in the process waits for the carry), the
+    /// carry is younger than the interval and of this
     /// minute, no recount is owed, and the batch is only request rows, completions and named
-    /// statements (pruning and background work write the counters first).
+    /// statements (pruning and background work write the counters first). An empty batch (a
+    /// transaction of carried counters alone) never carries.
     func mayCarryRollups(_ batch: [AuditOperation], on engine: any AuditWriteEngine) -> Bool {
-        // A crashed instance's counters are recounted by its own name (its marks): a fold
+        // PostgreSQL recounts a crashed instance's counters by its own name (its marks): a fold
         // holding another instance's counter rows (a completion of an intent that instance
         // wrote) is written with this batch, never carried, so no recount can miss them.
-        if engine.carriesRollups, !rollupFold.holdsOnly(instance: configuration.instanceName) { return false }
-        if configuration.holdsCarriedRollups { return engine.carriesRollups }
-        guard let interval = configuration.postgresRollupInterval, engine.carriesRollups, engine.commitOutstanding else { return false }
+        // SQLite recounts every instance (``AuditRollupRows/recountAllMarked(_:)``).
+        if !engine.commitsInOrder, !rollupFold.holdsOnly(instance: configuration.instanceName) { return false }
+        if configuration.holdsCarriedRollups { return engine.carriesRollups && !batch.isEmpty }
+        let interval = engine.commitsInOrder ? configuration.sqliteRollupInterval : configuration.postgresRollupInterval
+        guard let interval, engine.carriesRollups, !batch.isEmpty else { return false }
+        if engine.commitsInOrder {
+            guard engine.commitOutstanding || state.withLock({ !($0.ready.isEmpty && $0.waiting.isEmpty) }) else { return false }
+            // A reader in this process waits for the carry (``AuditRollupBarrier``): this batch writes it.
+            guard !rollupBarrier.isWanted else { return false }
+        } else {
+            guard engine.commitOutstanding else { return false }
+        }
         if rollupCarry.active {
             guard ContinuousClock.now - rollupCarry.since < interval, AuditClock.nowMilliseconds() / 60_000 == rollupCarry.minute else { return false }
         }
@@ -34,6 +48,13 @@ extension AuditWriter {
         }
         if mayCarryRollups(batch, on: engine) {
             guard from != .max else { return true }
+            // Where commits are durable in order (SQLite), a mark is only needed when the carry
+            // starts or reaches back before every mark committed so far: a batch's rows are in
+            // the WAL after the transaction that committed that mark, so they are never durable
+            // without it (a crash keeps a prefix of the commits), and the recount reads the log
+            // from the earliest mark on. A failed commit takes its mark with it, and
+            // ``noteRollups(carried:from:on:)`` records a mark only once its batch committed.
+            if engine.commitsInOrder && from >= rollupCarry.marked { return true }
             append(AuditStatement(name: "mark carried rollups", sql: AuditRollupMarkSchema.insertSQL,
                                   values: [.text(configuration.instanceName), .integer(from)], requestId: nil))
             return true
@@ -57,6 +78,9 @@ extension AuditWriter {
                 rollupCarry.minute = AuditClock.nowMilliseconds() / 60_000
             }
             rollupCarry.from = min(rollupCarry.from, from)
+            // The same test as the mark's (``appendRollupStatements(from:batch:on:to:)``).
+            if from < rollupCarry.marked { rollupCarry.marked = from }
+            if engine.commitsInOrder && !configuration.holdsCarriedRollups { rollupBarrier.carryStarted() }
             state.withLock { $0.statistics.carriedRollups += 1 }
             return rollupCarry.from == .max ? nil : rollupCarry.from
         }
@@ -64,17 +88,23 @@ extension AuditWriter {
         let wasActive = rollupCarry.active
         rollupCarry.active = false
         rollupCarry.from = .max
-        rollupCarry.marksLeft = (wasActive || rollupCarry.marksLeft) && engine.commitOutstanding
+        rollupCarry.marked = .max
+        rollupCarry.marksLeft = (wasActive || rollupCarry.marksLeft) && engine.commitOutstanding && !engine.commitsInOrder
+        // Committed with this batch: readers waiting for the carry go on.
+        if wasActive && engine.commitsInOrder { rollupBarrier.carryEnded() }
         return settled
     }
 
     /// Writes what the fold carries in a transaction of its own, when the writer has nothing
     /// else to do (its queue empty) or is closing: the counters of the last busy moment are in
-    /// the rollups at once. Takes the engine as a batch does (``State/committing``), unless a
-    /// loop holds it. Returns whether it wrote.
+    /// the rollups at once. On SQLite only when a reader in this process waits for them, the
+    /// writer stayed idle (`idle`, ``idleWait(_:)``) or closes: a queue found empty for a moment
+    /// between batches is the usual state under load. Takes the engine as a batch does
+    /// (``State/committing``), unless a loop holds it. Returns whether it wrote.
     @discardableResult
-    func flushCarriedRollups(_ engine: any AuditWriteEngine) -> Bool {
+    func flushCarriedRollups(_ engine: any AuditWriteEngine, idle: Bool = false) -> Bool {
         guard rollupCarry.active || rollupCarry.marksLeft, !configuration.holdsCarriedRollups else { return false }
+        if engine.commitsInOrder, !idle, !rollupBarrier.isWanted, !state.withLock({ $0.closing }) { return false }
         let taken = state.withLock { state -> Bool in
             guard !state.committing else { return false }
             state.committing = true
@@ -85,16 +115,34 @@ extension AuditWriter {
         // The carried batches' commits settled first: the marks they insert are then all seen
         // (and deleted) by this transaction, and it commits alone.
         engine.settleCommits()
+        writeCarriedRollups(engine)
+        batchDone()
+        return true
+    }
+
+    /// Writes what the fold carries, and deletes the marks, in a transaction of its own, by
+    /// whoever holds the engine; a failure leaves a recount owed and the carry dropped.
+    func writeCarriedRollups(_ engine: any AuditWriteEngine) {
         let committed = write([], on: engine)
         if committed.batchError != nil {
             // Not tried again at once (the server may be gone): recounted before a later batch.
             if rollupCarry.active { oweRollupRecount(from: rollupCarry.from) }
             rollupCarry = AuditRollupCarry()
             rollupFold.reset()
+            // Given up (recounted later): readers waiting for it are not held.
+            rollupBarrier.carryEnded()
         }
         if !engine.handOff(committed, alone: true) { acknowledge(committed, durabilityError: nil) }
-        batchDone()
-        return true
+    }
+
+    /// Where commits are durable in order (SQLite), before `batch` when it will not carry
+    /// (pruning, retention, background passes, a statement that moves its own rollup count):
+    /// the carried counters are written first, in a transaction of their own, so that what
+    /// it reads or recounts from the rollups already holds them. The writer holds the engine.
+    func writeCarriedRollups(before batch: [AuditOperation], on engine: any AuditWriteEngine) {
+        guard engine.commitsInOrder, rollupCarry.active, !configuration.holdsCarriedRollups,
+              !AuditPipeline.carries(batch.map(\.work), statements: true) else { return }
+        writeCarriedRollups(engine)
     }
 
     /// When a commit of a batch whose counters were carried (or that wrote carried ones)
@@ -114,6 +162,7 @@ extension AuditWriter {
         } catch {
             state.withLock { $0.rollupRecountFrom = from }
         }
+        rollupBarrier.carryEnded()
     }
 
     /// Notes a batch that failed as a whole after its rollups were carried or written from the

@@ -55,9 +55,15 @@ final class AuditWriter: @unchecked Sendable {
     /// The fold each batch is counted in, reset and reused (its room and interned strings
     /// kept); used on the writer thread only.
     var rollupFold = AuditRollupFold()
-    /// Whether ``rollupFold`` holds counters of earlier batches not written yet (PostgreSQL);
-    /// used on the writer thread only.
+    /// Whether ``rollupFold`` holds counters of earlier batches not written yet; used on the
+    /// writer thread only.
     var rollupCarry = AuditRollupCarry()
+    /// Where commits are in order (SQLite): whether the writer carries counters, for readers in
+    /// this process that must read exact rollups (``writeCarriedRollupsFirst()``).
+    let rollupBarrier = AuditRollupBarrier()
+    /// The SQLite audit's path this writer is registered under (``AuditRollupBarrier/registered(at:)``);
+    /// set and read on the writer thread.
+    var barrierPath: String?
     let wake = DispatchSemaphore(value: 0)
     /// The engine, for a loop committing its own operation while it holds
     /// ``State/committing``; nil before the writer opened it and after it closed it.
@@ -79,6 +85,8 @@ final class AuditWriter: @unchecked Sendable {
             let (engine, recovered) = try AuditSQLiteEngine.open(path: path, configuration: configuration) { batch, error in
                 writer.acknowledge(batch, durabilityError: error)
             }
+            writer.barrierPath = path
+            AuditRollupBarrier.register(writer, at: path)
             return (engine, recovered)
         }
     }
@@ -185,6 +193,8 @@ final class AuditWriter: @unchecked Sendable {
             loopCommitLimit = engineIdle == nil ? nil : configuration.loopCommitLimit
             opened(.success(recovered))
             drive(engine)
+            if let barrierPath { AuditRollupBarrier.unregister(self, at: barrierPath) }
+            rollupBarrier.carryEnded()
             failure = engine.close()
             self.engine = nil
         } catch {
@@ -209,11 +219,13 @@ final class AuditWriter: @unchecked Sendable {
                 return
             }
             if batch.isEmpty {
-                // Nothing queued: counters carried through the busy moment are written now.
+                // Nothing queued: counters carried through the busy moment are written now
+                // (PostgreSQL), or once the writer stayed idle (SQLite, ``idleWait(_:)``).
                 if flushCarriedRollups(engine) { continue }
-                wake.wait()
+                idleWait(engine)
                 continue
             }
+            writeCarriedRollups(before: batch, on: engine)
             let committed = write(batch, on: engine)
             let alone = state.withLock { $0.ready.isEmpty && $0.waiting.isEmpty }
             if !engine.handOff(committed, alone: alone) { acknowledge(committed, durabilityError: nil) }
