@@ -51,20 +51,46 @@ enum AuditRowEncoding {
 
     /// The value of an intent's ``AuditFindingsInlineSchema/column``: `rows` (``findingRows(_:instance:)``)
     /// as one JSON array of `[field, kind, severity, message]`, in order; NULL for none.
+    ///
+    /// The bytes are one buffer reserved for the whole list (``findingListCapacity(_:)``). A
+    /// guess of 96 bytes per finding grew twice more for a OneSignal start's three findings,
+    /// whose messages are longer (`docs/benchmarks.md`, "Allocations per request, eighth pass").
     static func findingList(_ rows: [[SQLiteValue]]) -> SQLiteValue {
         guard !rows.isEmpty else { return .null }
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(rows.count * 96)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(findingListCapacity(rows))
+        bytes.append(UInt8(ascii: "["))
         for (index, row) in rows.enumerated() {
-            bytes.append(contentsOf: index == 0 ? [UInt8(ascii: "[")] : [UInt8(ascii: ","), UInt8(ascii: "[")])
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "["))
             for (position, column) in listedPositions.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONWriter.writeString(row.indices.contains(column) ? row[column].textValue ?? "" : "", into: &bytes)
+                JSONWriter.writeString(listed(row, column), into: &bytes)
             }
             bytes.append(UInt8(ascii: "]"))
         }
         bytes.append(UInt8(ascii: "]"))
         return .text(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The text of `row`'s column `column` as ``findingList(_:)`` lists it ("" when absent).
+    private static func listed(_ row: [SQLiteValue], _ column: Int) -> String {
+        row.indices.contains(column) ? row[column].textValue ?? "" : ""
+    }
+
+    /// Room for ``findingList(_:)`` of `rows`: the listed texts' bytes plus a quarter for their
+    /// escapes, their quotes and the punctuation. A text with more to escape (a control byte
+    /// is six) only grows the buffer, as before.
+    static func findingListCapacity(_ rows: [[SQLiteValue]]) -> Int {
+        var capacity = 2
+        for row in rows {
+            capacity += 3
+            for column in listedPositions {
+                let count = listed(row, column).utf8.count
+                capacity += count + count / 4 + 3
+            }
+        }
+        return capacity
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, marked when cut.
