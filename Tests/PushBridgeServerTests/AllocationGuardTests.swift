@@ -192,7 +192,7 @@ import Testing
     }
 
     /// A bad argument gets the usage line and status 2, not a run with defaults.
-    @Test(arguments: [["--rounds", "0"], ["--requests", "x"], ["--bogus", "1"], ["--root"]])
+    @Test(arguments: [["--rounds", "0"], ["--requests", "x"], ["--bogus", "1"], ["--root"], ["--site-lines", "0"]])
     func aBadArgumentGetsTheUsage(_ arguments: [String]) async throws {
         let output = try await Self.run(arguments)
         #expect(output.status == 2)
