@@ -15,6 +15,8 @@ enum AllocationRun {
         /// With N > 0, every N-th allocation of one more round over HTTP has its stack sampled
         /// and the case's block lists the lines that allocate (``AllocationSites``).
         var sitesEvery = 0
+        /// How many of the sites' lines to print, the most allocating first.
+        var siteLines = 80
     }
 
     /// Measures and prints every case; false when one failed (said on stderr).
@@ -37,7 +39,7 @@ enum AllocationRun {
         for c in cases {
             do {
                 try await measure(c, runtime: runtime, rounds: rounds)
-                if options.sitesEvery > 0 { try await sites(c, runtime: runtime, rounds: rounds, every: options.sitesEvery) }
+                if options.sitesEvery > 0 { try await sites(c, runtime: runtime, rounds: rounds, every: options.sitesEvery, lines: options.siteLines) }
             } catch {
                 FileHandle.standardError.write(Data("alloc-count: \(c.name): \(error)\n".utf8))
                 succeeded = false
@@ -85,8 +87,8 @@ enum AllocationRun {
     }
 
     /// Prints where `c`'s allocations are: one round over HTTP on a new connection (after the
-    /// warm-up), every `every`-th allocation's stack sampled.
-    static func sites(_ c: AllocationCase, runtime: ProxyRuntime, rounds: Rounds, every: Int) async throws {
+    /// warm-up), every `every`-th allocation's stack sampled; the first `lines` sites listed.
+    static func sites(_ c: AllocationCase, runtime: ProxyRuntime, rounds: Rounds, every: Int, lines: Int) async throws {
         let wire = c.wire, port = runtime.port
         let sampled = try await onCallerThread {
             let connection = try LoopbackSocket.connect(port: port)
@@ -96,7 +98,7 @@ enum AllocationRun {
                 for _ in 0..<rounds.requests { try exchange(connection, wire, buffer: &buffer) }
             }
         }
-        sampled.print(requests: rounds.requests)
+        sampled.print(requests: rounds.requests, limit: lines)
     }
 
     /// Runs `work` on a new thread excluded from the count (the bench's caller) and returns its result.

@@ -1,5 +1,5 @@
 // alloc-count: allocations per request through PushBridge's whole pipeline (issue 31, item 5).
-// usage: alloc-count [--root DIR] [--warm-up N] [--rounds R] [--requests M] [--audit-dir DIR] [--sites K]
+// usage: alloc-count [--root DIR] [--warm-up N] [--rounds R] [--requests M] [--audit-dir DIR] [--sites K] [--site-lines L]
 // Linked with the counting allocator (Sources/CAllocationCounter: malloc, calloc, realloc,
 // free and the aligned ones forwarded to glibc's own, counted while on); `pushbridge` is not.
 // In this process: `pushbridge serve`'s runtime (ProxyRuntime, the listener on 127.0.0.1, the
@@ -12,13 +12,14 @@
 // rest is the difference. The last line per request is `RESULT case=… allocations=…` for
 // bench/run.sh and AllocationGuardTests. With --sites K, one more round over HTTP samples every
 // K-th allocation's call stack and lists the lines of Sources/ that allocate, per request
-// (AllocationSites: llvm-symbolizer and swift-demangle on PATH).
+// (AllocationSites: llvm-symbolizer and swift-demangle on PATH), the first L of them (80 unless
+// --site-lines says).
 // Exit status 0, 1 when a request failed (stderr says which), 2 for a bad argument.
 import Foundation
 
 /// The usage line, on stderr, and exit 2.
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: alloc-count [--root DIR] [--warm-up N] [--rounds R] [--requests M] [--audit-dir DIR] [--sites K]   (N ≥ 0, R, M and K ≥ 1)\n".utf8))
+    FileHandle.standardError.write(Data("usage: alloc-count [--root DIR] [--warm-up N] [--rounds R] [--requests M] [--audit-dir DIR] [--sites K] [--site-lines L]   (N ≥ 0, R, M, K and L ≥ 1)\n".utf8))
     exit(2)
 }
 
@@ -33,6 +34,7 @@ while let flag = arguments.popFirst() {
     case "--rounds": guard let n = Int(value), n >= 1 else { usage() }; options.rounds.rounds = n
     case "--requests": guard let n = Int(value), n >= 1 else { usage() }; options.rounds.requests = n
     case "--sites": guard let n = Int(value), n >= 1 else { usage() }; options.sitesEvery = n
+    case "--site-lines": guard let n = Int(value), n >= 1 else { usage() }; options.siteLines = n
     default: usage()
     }
 }

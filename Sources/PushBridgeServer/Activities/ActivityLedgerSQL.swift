@@ -159,11 +159,25 @@ enum ActivityLedgerSQL {
 
     /// One activity by id (`?1`) under either of two keys (`?2`, `?3`: its OpenPush app and
     /// its source app's legacy key), started after `?4` (so still within its lifetime); the
-    /// first key's record when both exist (`?5` = `?2`).
+    /// first key's record when both exist (`?5` = `?2`, bound by
+    /// ``ActivityLedgerGatheredSQL/statement(for:)`` and not read again).
+    ///
+    /// Two primary-key lookups and no temporary table: the first key's record (`f`, a left
+    /// join, so its absence is a row too), then the record under that key if it was found,
+    /// else under the second key (`a`). SQLite runs the values' subquery as a co-routine.
+    /// Written as `openpush_app IN (?, ?) … ORDER BY CASE …` before: SQLite then built an
+    /// ephemeral b-tree for the `IN` list and a sorter for the `ORDER BY`, on every request
+    /// that reads the ledger (about 9 allocations of a OneSignal start; `docs/benchmarks.md`,
+    /// "Allocations per request, eighth pass"). `ActivityRecordReadPlanTests` holds both.
     static let recordSQL = """
-        SELECT \(columns) FROM activities WHERE activity_id = ? AND openpush_app IN (?, ?) AND started_at > ?
-        ORDER BY CASE WHEN openpush_app = ? THEN 0 ELSE 1 END LIMIT 1
+        SELECT \(columnsOfRecordLookup) FROM (SELECT CAST(? AS TEXT) AS wanted_id, CAST(? AS TEXT) AS first_key,
+            CAST(? AS TEXT) AS second_key, CAST(? AS BIGINT) AS cutoff, CAST(? AS TEXT) AS first_key_again) AS q
+        LEFT JOIN activities f ON f.openpush_app = q.first_key AND f.activity_id = q.wanted_id AND f.started_at > q.cutoff
+        JOIN activities a ON a.openpush_app = COALESCE(f.openpush_app, q.second_key) AND a.activity_id = q.wanted_id AND a.started_at > q.cutoff
         """
+
+    /// ``columns`` of the record ``recordSQL`` found (its table's alias `a`).
+    private static let columnsOfRecordLookup = columns.split(separator: ", ").map { "a." + $0 }.joined(separator: ", ")
 
     /// One activity of source app `?1` by id (`?2`), in whichever OpenPush app, started after
     /// `?3`; the latest started when several. Reads `activities_of_app`.

@@ -51,20 +51,59 @@ enum AuditRowEncoding {
 
     /// The value of an intent's ``AuditFindingsInlineSchema/column``: `rows` (``findingRows(_:instance:)``)
     /// as one JSON array of `[field, kind, severity, message]`, in order; NULL for none.
+    ///
+    /// The bytes are one buffer reserved for the whole list (``findingListCapacity(_:)``). A
+    /// guess of 96 bytes per finding grew twice more for a OneSignal start's three findings,
+    /// whose messages are longer (`docs/benchmarks.md`, "Allocations per request, eighth pass").
+    /// Indexed loops here and in ``findingListCapacity(_:)``, not `for … in`: unoptimized (the
+    /// debug build `AllocationGuardTests` counts), each step of an array's iterator allocates a
+    /// frame for its element's read (five per finding, on the writer's thread).
     static func findingList(_ rows: [[SQLiteValue]]) -> SQLiteValue {
         guard !rows.isEmpty else { return .null }
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(rows.count * 96)
-        for (index, row) in rows.enumerated() {
-            bytes.append(contentsOf: index == 0 ? [UInt8(ascii: "[")] : [UInt8(ascii: ","), UInt8(ascii: "[")])
-            for (position, column) in listedPositions.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONWriter.writeString(row.indices.contains(column) ? row[column].textValue ?? "" : "", into: &bytes)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(findingListCapacity(rows))
+        bytes.append(UInt8(ascii: "["))
+        let positions = listedPositions
+        var r = 0
+        while r < rows.count {
+            if r > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "["))
+            var p = 0
+            while p < positions.count {
+                if p > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(listed(rows[r], positions[p]), into: &bytes)
+                p += 1
             }
             bytes.append(UInt8(ascii: "]"))
+            r += 1
         }
         bytes.append(UInt8(ascii: "]"))
         return .text(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The text of `row`'s column `column` as ``findingList(_:)`` lists it ("" when absent).
+    private static func listed(_ row: [SQLiteValue], _ column: Int) -> String {
+        row.indices.contains(column) ? row[column].textValue ?? "" : ""
+    }
+
+    /// Room for ``findingList(_:)`` of `rows`: the listed texts' bytes plus a quarter for their
+    /// escapes, their quotes and the punctuation. A text with more to escape (a control byte
+    /// is six) only grows the buffer, as before.
+    static func findingListCapacity(_ rows: [[SQLiteValue]]) -> Int {
+        let positions = listedPositions
+        var capacity = 2
+        var r = 0
+        while r < rows.count {
+            capacity += 3
+            var p = 0
+            while p < positions.count {
+                let count = listed(rows[r], positions[p]).utf8.count
+                capacity += count + count / 4 + 3
+                p += 1
+            }
+            r += 1
+        }
+        return capacity
     }
 
     /// `text` cut to at most `limit` UTF-8 bytes at a character boundary, marked when cut.
