@@ -11,15 +11,16 @@ public struct MessageText: ExpressibleByStringInterpolation, Sendable {
     /// A sentence without interpolations.
     public init(stringLiteral value: String) { text = value }
 
-    /// A sentence from its interpolated pieces: the one `String` made from their bytes.
+    /// A sentence from its interpolated pieces: the one `String` made from their bytes
+    /// (see ``string(_:)``).
     public init(stringInterpolation pieces: Pieces) {
         if let spilled = pieces.spilled {
-            text = String(decoding: spilled, as: UTF8.self)
+            text = spilled.withUnsafeBytes { Self.string($0) }
             return
         }
         var inline = pieces.inline
         let count = pieces.count
-        text = withUnsafeBytes(of: &inline) { String(decoding: UnsafeRawBufferPointer(rebasing: $0[0..<count]), as: UTF8.self) }
+        text = withUnsafeBytes(of: &inline) { Self.string(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// The pieces of a ``MessageText`` as they are appended: text and integers, as `String`

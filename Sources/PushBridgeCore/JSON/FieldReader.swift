@@ -15,7 +15,9 @@ public struct FieldReader {
     public init(_ object: JSONObject, path: String = "") {
         self.object = object
         self.path = path
-        self.slots = object.members.map { (KeyFingerprint($0.key), false) }
+        // The parser's fingerprint of each key, made once while it read the key's bytes; a
+        // member made otherwise is fingerprinted here (issue 31, branch `translate4`).
+        self.slots = object.members.map { ($0.fingerprint == .notMade ? KeyFingerprint($0.key) : $0.fingerprint, false) }
     }
 
     /// The full path of a key of this object.

@@ -114,7 +114,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            object.appendUnchecked(key, value)
+            object.appendUnchecked(key, value, fingerprint: fingerprint)
             skipWhitespace()
             guard index < buf.count else { throw JSONParseError("unexpected end of input", at: index) }
             if buf[index] == UInt8(ascii: ",") { index += 1; continue }

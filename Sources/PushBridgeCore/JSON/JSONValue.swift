@@ -81,15 +81,30 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 /// One key and its value in a JSON object.
 public struct JSONMember: Sendable, Equatable {
     /// The key.
-    public var key: String
+    public var key: String { didSet { fingerprint = .notMade } }
     /// The value.
     public var value: JSONValue
+    /// The key's fingerprint when the parser made it while reading the key's bytes, otherwise
+    /// ``KeyFingerprint/notMade``: a `FieldReader` takes it instead of fingerprinting the key's
+    /// `String` again (issue 31, branch `translate4`). Not part of `==`.
+    var fingerprint: KeyFingerprint
 
     /// A member.
     public init(_ key: String, _ value: JSONValue) {
         self.key = key
         self.value = value
+        fingerprint = .notMade
     }
+
+    /// A member whose key's fingerprint is known (the parser's).
+    init(_ key: String, _ value: JSONValue, fingerprint: KeyFingerprint) {
+        self.key = key
+        self.value = value
+        self.fingerprint = fingerprint
+    }
+
+    /// Equal keys and values, as before the fingerprint was kept.
+    public static func == (a: JSONMember, b: JSONMember) -> Bool { a.key == b.key && a.value == b.value }
 }
 
 /// A JSON object whose keys are unique and keep the order they were written in.
@@ -138,6 +153,11 @@ public struct JSONObject: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     /// Appends a member without checking for an existing key: the caller guarantees uniqueness.
     public mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append(JSONMember(key, value))
+    }
+
+    /// ``appendUnchecked(_:_:)`` with the key's fingerprint, as the parser made it.
+    mutating func appendUnchecked(_ key: String, _ value: JSONValue, fingerprint: KeyFingerprint) {
+        members.append(JSONMember(key, value, fingerprint: fingerprint))
     }
 
     /// Order-insensitive equality.

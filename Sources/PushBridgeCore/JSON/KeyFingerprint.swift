@@ -11,6 +11,10 @@ struct KeyFingerprint: Equatable {
     /// The fingerprint of a key with a non-ASCII byte: may equal any key.
     static let unknown = KeyFingerprint(bits: .max)
 
+    /// Not made yet (a ``JSONMember`` not read by the parser): bits no key has, since an empty
+    /// key's are 0 and any other key's hold its length.
+    static let notMade = KeyFingerprint(bits: 1)
+
     private init(bits: UInt64) { self.bits = bits }
 
     /// The fingerprint of a key's UTF-8 bytes. The ASCII check and the first six bytes are

@@ -1,14 +1,16 @@
 /// One request PushBridge sends to OpenPush.
 public struct OpenPushRequest: Sendable, Equatable {
-    /// A start or an update/end. Indirect: the start or update lives in one box on the heap, so
-    /// a request is copied (into a translation, an array, a check, the audit) by retaining that
-    /// box rather than each of its twenty-odd strings and objects (issue 31: the copies of a
-    /// request were about a tenth of a OneSignal start's translation).
-    public indirect enum Payload: Sendable, Equatable {
+    /// A start or an update/end, each in one box on the heap, so a request is copied (into a
+    /// translation, an array, a check, the audit) by retaining that box rather than each of its
+    /// twenty-odd strings and objects (issue 31: the copies of a request were about a tenth of a
+    /// OneSignal start's translation). An update is an indirect case; a start keeps its fields
+    /// in its own box (``OpenPushStart``), so `case .start(let s)` is one retain too, not a copy
+    /// of every field out of the enum's box (issue 31, branch `translate4`).
+    public enum Payload: Sendable, Equatable {
         /// `POST /apps/{app_id}/activities/activity/{type}`.
         case start(OpenPushStart)
         /// `POST /apps/{app_id}/live_activities/{id}/notifications`.
-        case update(OpenPushUpdate)
+        indirect case update(OpenPushUpdate)
     }
 
     /// What is sent.

@@ -48,9 +48,16 @@ public enum OpenPushRules {
         return true
     }
 
-    /// True for a canonical 8-4-4-4-12 hex UUID (any case).
+    /// True for a canonical 8-4-4-4-12 hex UUID (any case). Read over the string's own bytes:
+    /// copying them into an array first was an allocation and about 1,000 instructions per
+    /// start with an idempotency key (issue 31, branch `translate4`).
     public static func isUUID(_ s: String) -> Bool {
-        let u = Array(s.utf8)
+        if let answer = s.utf8.withContiguousStorageIfAvailable(isUUID) { return answer }
+        return Array(s.utf8).withUnsafeBufferPointer(isUUID)
+    }
+
+    /// ``isUUID(_:)-(String)`` over UTF-8 bytes.
+    private static func isUUID(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         guard u.count == 36 else { return false }
         for (i, c) in u.enumerated() {
             if i == 8 || i == 13 || i == 18 || i == 23 {

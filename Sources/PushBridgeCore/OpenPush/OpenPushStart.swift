@@ -2,53 +2,66 @@
 /// Fields are optional so that a request can be decoded whatever it holds and then validated
 /// by `OpenPushRules`, which reports every broken rule at once.
 public struct OpenPushStart: Sendable, Equatable {
+    /// The fields, in one box shared by copies until one is changed (see ``OpenPushStartStorage``).
+    private var storage: OpenPushStartStorage
+
     /// OpenPush app id (path).
-    public var appId: String
+    public var appId: String { get { storage.fields.appId } _modify { yield &unique().fields.appId } }
     /// The ActivityAttributes type name (path); forced as `attributes-type`.
-    public var activityType: String
+    public var activityType: String { get { storage.fields.activityType } _modify { yield &unique().fields.activityType } }
     /// Must be exactly "start".
-    public var event: String? = "start"
+    public var event: String? { get { storage.fields.event } _modify { yield &unique().fields.event } }
     /// Non-blank, no `/`.
-    public var activityId: String?
+    public var activityId: String? { get { storage.fields.activityId } _modify { yield &unique().fields.activityId } }
     /// Non-empty object → ActivityKit attributes.
-    public var eventAttributes: JSONObject?
+    public var eventAttributes: JSONObject? { get { storage.fields.eventAttributes } _modify { yield &unique().fields.eventAttributes } }
     /// Non-empty object → content-state.
-    public var eventUpdates: JSONObject?
+    public var eventUpdates: JSONObject? { get { storage.fields.eventUpdates } _modify { yield &unique().fields.eventUpdates } }
     /// Non-blank, ≤ 128 characters.
-    public var name: String?
+    public var name: String? { get { storage.fields.name } _modify { yield &unique().fields.name } }
     /// Language map with a non-blank `en`.
-    public var contents: JSONObject?
+    public var contents: JSONObject? { get { storage.fields.contents } _modify { yield &unique().fields.contents } }
     /// Language map with a non-blank `en`.
-    public var headings: JSONObject?
+    public var headings: JSONObject? { get { storage.fields.headings } _modify { yield &unique().fields.headings } }
     /// Unix seconds; ≥ 1e11 is rejected as milliseconds.
-    public var staleDate: Int64?
+    public var staleDate: Int64? { get { storage.fields.staleDate } _modify { yield &unique().fields.staleDate } }
     /// Rejected on a start; present only so a decoded request can be validated.
-    public var dismissalDate: Int64?
+    public var dismissalDate: Int64? { get { storage.fields.dismissalDate } _modify { yield &unique().fields.dismissalDate } }
     /// Exactly 5 or 10; OpenPush defaults to 10.
-    public var priority: Int64?
+    public var priority: Int64? { get { storage.fields.priority } _modify { yield &unique().fields.priority } }
     /// In [0, 1].
-    public var relevanceScore: JSONNumber?
+    public var relevanceScore: JSONNumber? { get { storage.fields.relevanceScore } _modify { yield &unique().fields.relevanceScore } }
     /// First non-blank of `ios_sound` / `sound` wins.
-    public var iosSound: String?
+    public var iosSound: String? { get { storage.fields.iosSound } _modify { yield &unique().fields.iosSound } }
     /// See `iosSound`.
-    public var sound: String?
+    public var sound: String? { get { storage.fields.sound } _modify { yield &unique().fields.sound } }
     /// A UUID; replays within 30 days return the first notification id.
-    public var idempotencyKey: String?
+    public var idempotencyKey: String? { get { storage.fields.idempotencyKey } _modify { yield &unique().fields.idempotencyKey } }
     /// Targeting: label → id or list of ids.
-    public var includeAliases: JSONObject?
+    public var includeAliases: JSONObject? { get { storage.fields.includeAliases } _modify { yield &unique().fields.includeAliases } }
     /// Targeting: subscription ids.
-    public var includeSubscriptionIds: [String]?
+    public var includeSubscriptionIds: [String]? { get { storage.fields.includeSubscriptionIds } _modify { yield &unique().fields.includeSubscriptionIds } }
     /// Targeting: segment ids.
-    public var includedSegments: [String]?
+    public var includedSegments: [String]? { get { storage.fields.includedSegments } _modify { yield &unique().fields.includedSegments } }
     /// Only valid alongside `includedSegments`.
-    public var excludedSegments: [String]?
+    public var excludedSegments: [String]? { get { storage.fields.excludedSegments } _modify { yield &unique().fields.excludedSegments } }
     /// Targeting: OneSignal-style filter list.
-    public var filters: [JSONValue]?
+    public var filters: [JSONValue]? { get { storage.fields.filters } _modify { yield &unique().fields.filters } }
 
     /// A start for an app and activity type; every body field empty.
     public init(appId: String, activityType: String) {
-        self.appId = appId
-        self.activityType = activityType
+        storage = OpenPushStartStorage(OpenPushStartFields(appId: appId, activityType: activityType))
+    }
+
+    /// The box, made this start's own before a change when another start shares it.
+    private mutating func unique() -> OpenPushStartStorage {
+        if !isKnownUniquelyReferenced(&storage) { storage = OpenPushStartStorage(storage.fields) }
+        return storage
+    }
+
+    /// Equal when every field is (the box shared is the quick case).
+    public static func == (a: OpenPushStart, b: OpenPushStart) -> Bool {
+        a.storage === b.storage || a.storage.fields == b.storage.fields
     }
 
     /// The request path.
@@ -86,4 +99,9 @@ public struct OpenPushStart: Sendable, Equatable {
     public var targetingCount: Int {
         (includeAliases != nil ? 1 : 0) + (includeSubscriptionIds != nil ? 1 : 0) + (includedSegments != nil ? 1 : 0) + (filters != nil ? 1 : 0)
     }
+}
+
+extension OpenPushStart: CustomReflectable {
+    /// The fields, as the struct showed them when it held them itself.
+    public var customMirror: Mirror { Mirror(self, children: Mirror(reflecting: storage.fields).children, displayStyle: .struct) }
 }
