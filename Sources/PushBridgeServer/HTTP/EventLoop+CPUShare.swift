@@ -25,14 +25,18 @@ extension EventLoop {
     /// less than it did committing them, and would otherwise switch back and forth.
     static let plentifulWaitShare = 0.01
     /// The mean wait for a CPU each time the thread was given one (nanoseconds) above which the
-    /// waits say the CPU is scarce: threads queue behind others for a slice. Below it the waits
-    /// are the wake-up latency of a thread woken often (a loop whose commits went to the writer
-    /// is woken for each acknowledgement), which a spare CPU does not remove, and which at one
-    /// connection kept a loop above ``plentifulWaitShare`` for good.
-    static let scarceSliceWaitNs: UInt64 = 50_000
+    /// waits say the CPU is scarce: threads queue behind others for a slice (74–414 µs a wait
+    /// at load 6–10 on 2 cores). Below it the waits are the wake-up latency of a thread woken
+    /// often: a loop whose commits went to the writer is woken for each acknowledgement, and at
+    /// one connection on an otherwise quiet 2-core host it waited 29–32 µs a wake-up, 13–17 %
+    /// of its time, which a spare CPU does not remove and which kept it above
+    /// ``plentifulWaitShare`` for good; committing itself it waited 1–9 µs a wake-up
+    /// (docs/benchmarks.md, "The loop's commits at one connection").
+    static let scarceSliceWaitNs: UInt64 = 60_000
     /// The mean wait per slice below which a thread that found the CPU scarce counts it as
-    /// plentiful again, whatever its share of the time.
-    static let plentifulSliceWaitNs: UInt64 = 25_000
+    /// plentiful again, whatever its share of the time: above the wake-up latency of the
+    /// writer's mode, so a quiet host finds its way back.
+    static let plentifulSliceWaitNs: UInt64 = 40_000
 
     /// Whether the loop's thread got a CPU when it wanted one, over the last
     /// ``cpuSampleInterval`` or more (read at most that often, from
