@@ -3,6 +3,12 @@
 #   bench/profile.sh BIN perf      [SECONDS] [CONNS]   perf record -e cpu-clock -g of the serving process
 #   bench/profile.sh BIN callgrind [SECONDS] [CONNS]   valgrind --tool=callgrind, collection only during wrk
 #   bench/profile.sh BIN cpu       [SECONDS] [CONNS]   CPU (utime+stime) and context switches per request only
+#   bench/profile.sh BIN waits     [SECONDS] [CONNS]   PROFILE_ROUNDS rounds (default 5), each printing per thread
+#     its share of the time running and waiting for a CPU, its slices per request and its mean wait per
+#     slice (/proc/PID/task/*/schedstat), and the switches per request; PROFILE_PRELOAD=N runs 3 s at N
+#     connections before each round. At one connection, a loop committing its own lone operations shows
+#     6.5-7.5 switches a request and an idle writer; with the commits on the writer thread ~11
+#     (docs/benchmarks.md, "The loop's commits at one connection").
 # One nginx upstream (bench/nginx-conf.sh), config/bench.json pointed at it, the audit in a temp
 # file on disk (PROFILE_AUDIT_DIR=/dev/shm for tmpfs). Outputs go to PROFILE_OUT (default
 # /tmp/pushbridge-profile): perf.data + perf-report.txt (--no-children --sort dso,symbol) and
@@ -38,6 +44,17 @@ body=fixtures/onesignal-start-reference/body.json; path=/apps/bench-app/activiti
 load() { BENCH_BODY=$body BENCH_AUTH="Key bench-onesignal-key" wrk -t$([ $2 = 1 ] && echo 1 || echo 2) -c$2 -d${1}s -s bench/http/post.lua "http://127.0.0.1:$port$path" | grep ^RESULT; }
 load 2 4 >/dev/null  # warm: connections, caches, the audit's first pages
 ctxsw() { cat /proc/$pid/task/*/status 2>/dev/null | awk '/ctxt_switches/{n+=$2} END{print n+0}'; }
+if [ $mode = waits ]; then
+  snap() { for t in /proc/$pid/task/*; do echo "$(cat $t/comm) $(cat $t/schedstat)"; done | sort; }
+  for r in $(seq 1 ${PROFILE_ROUNDS:-5}); do
+    [ -n "${PROFILE_PRELOAD:-}" ] && load 3 $PROFILE_PRELOAD >/dev/null
+    snap > $work/s0; c0=$(ctxsw); line=$(load $secs $conns); c1=$(ctxsw); snap > $work/s1
+    n=$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')
+    echo "round $r: $(echo $line | grep -o 'p50_us=[0-9]*') ctxsw/req=$(awk -v c=$((c1-c0)) -v n=$n 'BEGIN{printf "%.1f", c/n}')"
+    join <(awk '{print $1"_"NR, $2, $3, $4}' $work/s0) <(awk '{print $1"_"NR, $2, $3, $4}' $work/s1) | awk -v s=$secs -v n=$n '{run=($5-$2)/1e9; wait=($6-$3)/1e9; sw=($7-$4); if (sw/n>0.05) printf "   %-22s run %5.1f%% wait %5.2f%% slices/req %.2f wait/slice %.1f us\n", $1, run/s*100, wait/s*100, sw/n, (sw>0?wait/sw*1e6:0)}'
+  done
+  exit 0
+fi
 t0=$(awk '{print $14+$15}' /proc/$pid/stat); c0=$(ctxsw)
 case $mode in
   perf) perf record -e cpu-clock -F ${PROFILE_PERF_HZ:-4000} --call-graph ${PROFILE_PERF_CALLGRAPH:-fp} -p $pid -o $out/perf.data 2>$out/perf-record.err & rec=$!

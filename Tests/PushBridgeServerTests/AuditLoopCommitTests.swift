@@ -232,7 +232,7 @@ struct AuditLoopCommitTests {
                 #expect(await Self.writerIdle(store), "the writer never went idle")
                 try await Task(executorPreference: loop) {
                     // A reading dated ahead, so the loop keeps this verdict however slow the machine.
-                    loop.cpuSample = CPUWaitSample(at: .now.advanced(by: .seconds(3600)), waitedNs: 0)
+                    loop.cpuSample = CPUWaitSample(at: .now.advanced(by: .seconds(3600)), waitedNs: 0, slices: 0)
                     loop.cpuScarce = scarce
                     try await store.record(sampleEntry("CPU-\(scarce)"), sampleCompletion())
                 }.value

@@ -62,18 +62,24 @@ struct EventLoopIdleTests {
     }
 
     /// When a loop counts the CPU as scarce (``EventLoop/hasCPUToSpare``, which keeps loop commits
-    /// on the writer thread on a saturated host): over 5 % of the time spent waiting for a CPU
-    /// turns it scarce, and only under 1 % turns it plentiful again (a loop whose commits went to
-    /// the writer waits less, and would otherwise switch back and forth).
+    /// on the writer thread on a saturated host): over 5 % of the time spent waiting for a CPU,
+    /// at over 60 µs a wait, turns it scarce; only under 1 % of the time or under 40 µs a wait
+    /// turns it plentiful again (a loop whose commits went to the writer waits less, and would
+    /// otherwise switch back and forth; but it is woken more often, and short waits for each
+    /// wake-up are no sign of a busy CPU).
     @Test func theCPUIsScarceWhenTheLoopWaitsForIt() {
         let interval = Duration.milliseconds(100)
         let ms: UInt64 = 1_000_000
-        #expect(!EventLoop.isScarce(waitedNs: 0, over: interval, wasScarce: false))
-        #expect(!EventLoop.isScarce(waitedNs: 4 * ms, over: interval, wasScarce: false))
-        #expect(EventLoop.isScarce(waitedNs: 20 * ms, over: interval, wasScarce: false), "20 % of the time waiting")
-        #expect(EventLoop.isScarce(waitedNs: 4 * ms, over: interval, wasScarce: true), "4 % is not plentiful again")
-        #expect(!EventLoop.isScarce(waitedNs: ms / 2, over: interval, wasScarce: true))
-        #expect(!EventLoop.isScarce(waitedNs: 20 * ms, over: .zero, wasScarce: false), "no time passed, nothing said")
+        #expect(!EventLoop.isScarce(waitedNs: 0, slices: 0, over: interval, wasScarce: false))
+        #expect(!EventLoop.isScarce(waitedNs: 4 * ms, slices: 10, over: interval, wasScarce: false))
+        #expect(EventLoop.isScarce(waitedNs: 20 * ms, slices: 100, over: interval, wasScarce: false), "20 % of the time waiting, 200 µs a wait")
+        #expect(!EventLoop.isScarce(waitedNs: 20 * ms, slices: 1_000, over: interval, wasScarce: false), "20 µs a wait is a wake-up's latency")
+        #expect(!EventLoop.isScarce(waitedNs: 15 * ms, slices: 300, over: interval, wasScarce: false), "50 µs a wait does not turn it scarce")
+        #expect(EventLoop.isScarce(waitedNs: 5 * ms, slices: 100, over: interval, wasScarce: true), "5 % at 50 µs a wait is not plentiful again")
+        #expect(!EventLoop.isScarce(waitedNs: 15 * ms, slices: 500, over: interval, wasScarce: true), "15 % at 30 µs a wait (the writer's mode at one connection) is plentiful again")
+        #expect(!EventLoop.isScarce(waitedNs: ms / 2, slices: 1, over: interval, wasScarce: true))
+        #expect(EventLoop.isScarce(waitedNs: 20 * ms, slices: 0, over: interval, wasScarce: false), "a wait not yet ended counts as one")
+        #expect(!EventLoop.isScarce(waitedNs: 20 * ms, slices: 1, over: .zero, wasScarce: false), "no time passed, nothing said")
     }
 
     /// A loop reads its thread's wait for a CPU from the kernel, and an idle loop on this
@@ -81,8 +87,9 @@ struct EventLoopIdleTests {
     @Test func aLoopReadsItsThreadsWaitForACPU() async {
         let loop = EventLoop(name: "pb-cpu-test")
         defer { loop.shutdown() }
-        let (waited, spare) = await loop.run { (EventLoop.threadWaitNs(), loop.hasCPUToSpare) }
-        #expect(waited != nil, "/proc/thread-self/schedstat was not read")
+        let (read, spare) = await loop.run { (EventLoop.threadSchedstat(), loop.hasCPUToSpare) }
+        #expect(read != nil, "/proc/thread-self/schedstat was not read")
+        #expect((read?.slices ?? 0) > 0, "a running thread was given a CPU at least once")
         #expect(spare)
     }
 }
