@@ -99,7 +99,9 @@ import Testing
             try await RollupCarryTests.writeConcurrently(store, 0..<ReportRollupTests.rows, lanes: 32)
             let statistics = store.statistics
             #expect(statistics.carriedRollups > 0, "no batch carried its counters: \(statistics)")
-            #expect(statistics.carriedRollups < statistics.transactions, "\(statistics)")
+            // Every batch may have carried (each found another commit out or callers queued):
+            // the counters are then written by the idle writer or for the reader below, so no
+            // bound on the carried share holds here (the held test above pins it).
             let reader = try AuditReader(path: path)
             _ = try reader.readiness()
             #expect(try Self.marks(path) == 0, "the carried counters were not written for the reader")
