@@ -31,7 +31,9 @@ extension AuditWriter {
                     // SQLite: the operations first, then whether what queued meanwhile lets the
                     // counters be carried (``mayCarryRollups(_:on:)``), then the upserts or mark.
                     applied = try engine.apply(operations)
+                    // Sized once for the usual four upserts, a mark and the marks' settling.
                     var statements: [(index: Int, work: AuditOperation.Work)] = []
+                    statements.reserveCapacity(6)
                     carries = appendRollupStatements(from: rollups.from, batch: batch, on: engine, to: &statements)
                     if !statements.isEmpty { applied.failures.merge(try engine.apply(statements).failures) { $1 } }
                     rollupFold.recycle(&statements)
