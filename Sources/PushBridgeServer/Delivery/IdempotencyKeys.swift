@@ -1,3 +1,4 @@
+import COpenSSL
 import PushBridgeCore
 
 /// Gives every start an `idempotency_key` so a retried start can never start twice, and keeps
@@ -16,38 +17,61 @@ public enum IdempotencyKeys {
 
     /// The requests with a key on every start: the caller's scoped to `sourceApp`, or one derived.
     public static func assign(_ requests: [OpenPushRequest], requestId: String, sourceApp: String) -> [OpenPushRequest] {
-        assigning(requests, requestId: requestId, sourceApp: sourceApp).requests
+        var requests = requests, findings: [Finding] = []
+        assign(&requests, findings: &findings, requestId: requestId, sourceApp: sourceApp)
+        return requests
     }
 
     /// `translation` with a key on every start (as ``assign(_:requestId:sourceApp:)``) and a
     /// finding for each caller key that was scoped, naming the caller's field and what was sent.
-    public static func assign(_ translation: Translation, requestId: String, sourceApp: String) -> Translation {
+    /// Taken as it is (consumed): its requests and findings are changed in place, not mapped
+    /// into new arrays (issue 31).
+    public static func assign(_ translation: consuming Translation, requestId: String, sourceApp: String) -> Translation {
         var t = translation
-        let (requests, findings) = assigning(t.requests, requestId: requestId, sourceApp: sourceApp)
-        t.requests = requests
-        t.findings += findings
+        assign(&t.requests, findings: &t.findings, requestId: requestId, sourceApp: sourceApp)
         return t
     }
 
-    private static func assigning(_ requests: [OpenPushRequest], requestId: String, sourceApp: String) -> (requests: [OpenPushRequest], findings: [Finding]) {
-        var findings: [Finding] = []
-        let out = requests.enumerated().map { index, request in
-            guard case .start(var start) = request.payload else { return request }
+    /// A start that holds nothing, put in a request's place while its own start is changed, so
+    /// that start's box is not shared and is changed where it is rather than copied.
+    private static let vacated = OpenPushRequest.Payload.start(OpenPushStart(appId: "", activityType: ""))
+
+    private static func assign(_ requests: inout [OpenPushRequest], findings: inout [Finding], requestId: String, sourceApp: String) {
+        // Indexed, not `enumerated()`: an unoptimized iterator allocates per element.
+        var index = 0
+        while index < requests.count {
+            defer { index += 1 }
+            guard case .start(var start) = requests[index].payload else { continue }
             if let key = start.idempotencyKey {
-                guard let scoped = scoped(key, sourceApp: sourceApp) else { return request }
+                guard let scoped = scoped(key, sourceApp: sourceApp) else { continue }
+                requests[index].payload = vacated
                 start.idempotencyKey = scoped
-                let field = request.sourceFields["idempotency_key"] ?? "idempotency_key"
+                requests[index].payload = .start(start)
+                let field = requests[index].sourceFields["idempotency_key"] ?? "idempotency_key"
                 // Info, not a warning: nothing the caller meant is lost, and every keyed start has one.
                 findings.append(Finding(field: field, kind: .converted, severity: .info,
-                                        message: "scoped to source app \(sourceApp): sent to OpenPush as \(scoped) (the UUIDv5 of the source app and the key), so no other source app can replay or block it"))
+                                        message: scopeMessage(sourceApp: sourceApp, scoped: scoped)))
             } else {
+                requests[index].payload = vacated
                 start.idempotencyKey = derive(requestId: requestId, index: index)
+                requests[index].payload = .start(start)
             }
-            var copy = request
-            copy.payload = .start(start)
-            return copy
         }
-        return (out, findings)
+    }
+
+    /// The scope finding's message, written into one string of its length (interpolation grew
+    /// it twice).
+    static func scopeMessage(sourceApp: String, scoped: String) -> String {
+        let head = "scoped to source app ", middle = ": sent to OpenPush as "
+        let tail = " (the UUIDv5 of the source app and the key), so no other source app can replay or block it"
+        var message = ""
+        message.reserveCapacity(head.utf8.count + sourceApp.utf8.count + middle.utf8.count + scoped.utf8.count + tail.utf8.count)
+        message += head
+        message += sourceApp
+        message += middle
+        message += scoped
+        message += tail
+        return message
     }
 
     /// A caller's key as sent to OpenPush: the UUIDv5 (RFC 9562) of the key, lower-cased, in
@@ -56,17 +80,31 @@ public enum IdempotencyKeys {
     /// Nil for a key that is not a UUID: OpenPush's rules refuse it as the caller sent it.
     public static func scoped(_ key: String, sourceApp: String) -> String? {
         guard OpenPushRules.isUUID(key) else { return nil }
-        let app = NameBasedUUID.v5(namespace: namespace, name: sourceApp)
         // A key already in lower case (the usual form) is hashed as it is, not copied.
         let lowered = key.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? key.lowercased() : key
-        return NameBasedUUID.text(NameBasedUUID.v5(namespace: app, name: lowered))
+        return NameBasedUUID.nestedV5Text(namespace: namespace, outer: sourceApp, inner: lowered)
     }
 
     /// The derived key: a version-5-style UUID from SHA-256(`pushbridge:<request id>:<index>`).
     public static func derive(requestId: String, index: Int) -> String {
-        var b = Array(Fingerprint.sha256("pushbridge:" + requestId + ":" + String(index)).prefix(16))
-        b[6] = (b[6] & 0x0F) | 0x50
-        b[8] = (b[8] & 0x3F) | 0x80
-        return NameBasedUUID.text(b)
+        // The hashed text written on the stack and the digest beside it: the key's string is
+        // the one allocation (the joined text, the digest and its prefix were four more).
+        let prefix = "pushbridge:", number = String(index)  // a small string: no allocation
+        var id = requestId
+        return id.withUTF8 { id in
+            let length = prefix.utf8.count + id.count + 1 + number.utf8.count
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + Int(SHA256_DIGEST_LENGTH)) { room in
+                var n = 0
+                for b in prefix.utf8 { room[n] = b; n += 1 }
+                for b in id { room[n] = b; n += 1 }
+                room[n] = UInt8(ascii: ":"); n += 1
+                for b in number.utf8 { room[n] = b; n += 1 }
+                let digest = UnsafeMutableBufferPointer(rebasing: room[length...])
+                pb_sha256(room.baseAddress, length, digest.baseAddress)
+                digest[6] = (digest[6] & 0x0F) | 0x50
+                digest[8] = (digest[8] & 0x3F) | 0x80
+                return NameBasedUUID.text(UnsafeBufferPointer(rebasing: digest[..<16]))
+            }
+        }
     }
 }

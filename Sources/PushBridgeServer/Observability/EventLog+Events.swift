@@ -63,16 +63,20 @@ extension EventLog {
                        dialect: DialectName?, app: String?, outcome: String, remote: String?) {
         guard isEnabled(.info) else { return }
         let bare = path.containsUTF8(UInt8(ascii: "?")) ? path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "" : path
-        log(.info, "request", [
-            LogField("request_id", .string(requestId)),
-            LogField("method", .string(method)),
-            LogField("path", .string(bare)),
-            LogField("status", .int(Int64(status))),
-            LogField("duration_ms", .double((durationMs * 1000).rounded() / 1000)),
-            LogField("dialect", .string(dialect?.rawValue ?? "-")),
-            LogField("app", .string(app ?? "-")),
-            LogField("outcome", .string(outcome)),
-            LogField("remote", .string(remote ?? "-")),
-        ])
+        // The fields on the stack, not in an array of their own (one allocation per request).
+        withUnsafeTemporaryAllocation(of: LogField.self, capacity: 9) { room in
+            guard let base = room.baseAddress else { return }
+            base.initialize(to: LogField("request_id", .string(requestId)))
+            (base + 1).initialize(to: LogField("method", .string(method)))
+            (base + 2).initialize(to: LogField("path", .string(bare)))
+            (base + 3).initialize(to: LogField("status", .int(Int64(status))))
+            (base + 4).initialize(to: LogField("duration_ms", .double((durationMs * 1000).rounded() / 1000)))
+            (base + 5).initialize(to: LogField("dialect", .string(dialect?.rawValue ?? "-")))
+            (base + 6).initialize(to: LogField("app", .string(app ?? "-")))
+            (base + 7).initialize(to: LogField("outcome", .string(outcome)))
+            (base + 8).initialize(to: LogField("remote", .string(remote ?? "-")))
+            defer { base.deinitialize(count: 9) }
+            log(.info, "request", UnsafeBufferPointer(room))
+        }
     }
 }

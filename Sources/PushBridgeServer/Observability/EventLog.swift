@@ -59,6 +59,16 @@ public final class EventLog: Sendable {
         writeLock.withLock { _ in sink(line) }
     }
 
+    /// Writes one line for an event from fields wherever they are (a caller's stack: no array
+    /// per line), unless `level` is below ``minimumLevel``. Secret-named fields are redacted as
+    /// the array form does.
+    func log(_ level: LogLevel, _ message: String, _ fields: UnsafeBufferPointer<LogField>) {
+        guard isEnabled(level) else { return }
+        if fields.contains(where: { LogRedaction.isSecret(key: $0.key) }) { return log(level, message, Array(fields)) }
+        let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: fields)
+        writeLock.withLock { _ in sink(line) }
+    }
+
     /// `fields` with each secret-named one redacted (``LogRedaction/redact(_:)``): the same
     /// array, not a copy, when none is (every line PushBridge writes per request).
     static func redacted(_ fields: [LogField]) -> [LogField] {

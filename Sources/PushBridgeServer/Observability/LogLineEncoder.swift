@@ -12,12 +12,12 @@ struct LogLineEncoder: Sendable {
     static let reservedKeys: Set<String> = ["ts", "level", "msg"]
 
     /// The line for an event; fields must already be redacted.
-    func encode(milliseconds: Int64, level: LogLevel, message: String, fields: [LogField]) -> String {
+    func encode<Fields: Collection<LogField>>(milliseconds: Int64, level: LogLevel, message: String, fields: Fields) -> String {
         encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
     }
 
     /// The line for an event whose `ts` is already formatted (the lines of one batch share it).
-    func encode(timestamp: String, level: LogLevel, message: String, fields: [LogField]) -> String {
+    func encode<Fields: Collection<LogField>>(timestamp: String, level: LogLevel, message: String, fields: Fields) -> String {
         // The line's fields in temporary memory (the stack, for a line of usual size), not an
         // array of their own: one allocation fewer per line (issue 31).
         withUnsafeTemporaryAllocation(of: LogField.self, capacity: fields.count + 3) { room in
@@ -45,66 +45,82 @@ struct LogLineEncoder: Sendable {
     }
 
     private func logfmt(_ fields: UnsafeBufferPointer<LogField>) -> String {
-        // One byte buffer, one String at the end: no intermediate strings per field.
-        var line: [UInt8] = []
-        var estimate = 8  // room for the whole line at once: no regrowth for long reasons
-        for field in fields {
-            if case .string(let text) = field.value { estimate += field.key.utf8.count + text.utf8.count + 4 } else { estimate += field.key.utf8.count + 28 }
+        // Each field's exact length first, then the line written once into the string's own
+        // storage: no byte array to copy it from (one allocation fewer per line, issue 31).
+        var length = 1  // the "\n"
+        for i in fields.indices {
+            if i > 0 { length += 1 }
+            length += fields[i].key.utf8.count + 1 + Self.logfmtLength(fields[i].value)
         }
-        line.reserveCapacity(estimate)
-        for (i, field) in fields.enumerated() {
-            if i > 0 { line.append(UInt8(ascii: " ")) }
-            line.append(contentsOf: field.key.utf8)
-            line.append(UInt8(ascii: "="))
-            switch field.value {
-            case .string(let text) where Self.isBareASCII(text):
-                line.append(contentsOf: text.utf8)
-            case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
-                // ASCII that needs quotes (messages, finding reasons): escaped byte by byte.
-                Self.appendQuotedASCII(text, to: &line)
-            case .int(let number):
-                line.append(contentsOf: String(number).utf8)  // a small string: no allocation
-            case let value:
-                line.append(contentsOf: Self.logfmtValue(value.description).utf8)
+        return String(unsafeUninitializedCapacity: length) { out in
+            var at = 0
+            func put(_ byte: UInt8) {
+                precondition(at < out.count, "a log line longer than its measure")
+                out[at] = byte
+                at += 1
             }
+            func put(_ text: String) {
+                for byte in text.utf8 { put(byte) }
+            }
+            for i in fields.indices {
+                let field = fields[i]
+                if i > 0 { put(UInt8(ascii: " ")) }
+                put(field.key)
+                put(UInt8(ascii: "="))
+                switch field.value {
+                case .string(let text) where Self.isBareASCII(text):
+                    put(text)
+                case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
+                    // ASCII that needs quotes (messages, finding reasons): escaped byte by byte.
+                    Self.forEachQuotedASCIIByte(of: text, put)
+                case .int(let number):
+                    put(String(number))  // a small string: no allocation
+                case let value:
+                    put(Self.logfmtValue(value.description))
+                }
+            }
+            put(UInt8(ascii: "\n"))
+            return at
         }
-        line.append(UInt8(ascii: "\n"))
-        return String(decoding: line, as: UTF8.self)
     }
 
-    /// `"text"` with `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` for other controls and DEL,
-    /// exactly as ``escaped(_:)`` writes ASCII text, without going through Unicode scalars.
-    private static func appendQuotedASCII(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            // Runs that need no escape are copied whole.
-            var run = 0
-            for i in bytes.indices {
-                let b = bytes[i]
-                let escape: UInt8
-                switch b {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): escape = b
-                case 0x0A: escape = UInt8(ascii: "n")
-                case 0x0D: escape = UInt8(ascii: "r")
-                case 0x09: escape = UInt8(ascii: "t")
-                case 0x00..<0x20, 0x7F: escape = 0
-                default: continue
-                }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i]))
-                run = i + 1
-                if escape != 0 {
-                    out.append(UInt8(ascii: "\\"))
-                    out.append(escape)
-                } else {
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0x0F)]])
-                }
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
+    /// How many bytes ``logfmt(_:)`` writes for `value`.
+    private static func logfmtLength(_ value: LogValue) -> Int {
+        switch value {
+        case .string(let text) where isBareASCII(text):
+            return text.utf8.count
+        case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
+            var n = 0
+            forEachQuotedASCIIByte(of: text) { _ in n += 1 }
+            return n
+        case .int(let number):
+            return String(number).utf8.count
+        case let value:
+            return logfmtValue(value.description).utf8.count
         }
-        out.append(UInt8(ascii: "\""))
     }
+
+    /// The bytes of `"text"` with `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` for other
+    /// controls and DEL, exactly as ``escaped(_:)`` writes ASCII text, handed to `put` one by
+    /// one (what ``logfmt(_:)`` measures and then writes).
+    private static func forEachQuotedASCIIByte(of text: String, _ put: (UInt8) -> Void) {
+        put(UInt8(ascii: "\""))
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(b)
+            case 0x0A: put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
+            case 0x0D: put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
+            case 0x09: put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F:
+                put(UInt8(ascii: "\\")); put(UInt8(ascii: "u")); put(UInt8(ascii: "0")); put(UInt8(ascii: "0"))
+                put(hexDigits[Int(b >> 4)]); put(hexDigits[Int(b & 0x0F)])
+            default: put(b)
+            }
+        }
+        put(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Printable ASCII without space, `=`, quote or backslash, and not empty: written bare.
     private static func isBareASCII(_ value: String) -> Bool {

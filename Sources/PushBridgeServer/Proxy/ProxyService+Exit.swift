@@ -9,15 +9,22 @@ extension ProxyService {
     /// (``RequestEnding/Event/handlerAtExit``). One the server already answered itself (its
     /// handler deadline passed, a stop, ``answer(_:to:)``) leaves with the server's answer
     /// instead: the handler only adds how it ended to the server's row (``overtaken(_:_:by:)``).
-    func exit(_ call: Call, _ outcome: Outcome) async -> HTTPResponse {
+    func exit(_ call: Call, _ outcome: consuming Outcome) async -> HTTPResponse {
         if case .joinServerAnswer(let failure)? = call.request.ticket?.on(.handlerAtExit) { return await overtaken(call, outcome, by: failure) }
-        return await leave(call, outcome)
+        return await leave(call, consume outcome)
     }
 
     /// The exit itself, for the handler's answers and the server's own alike.
-    func leave(_ call: Call, _ outcome: Outcome) async -> HTTPResponse {
+    /// The outcome is taken (consumed): its answer's headers become the caller's answer's own,
+    /// so the request id header is appended where they are, in the room the answer keeps for it
+    /// (``HTTPResponse/init(dialect:)``), not into a copy (issue 31).
+    func leave(_ call: Call, _ outcome: consuming Outcome) async -> HTTPResponse {
+        var outcome = outcome
         let scrubber = outcome.scrubber
-        var response = scrubber.map { $0.scrub(outcome.answer) } ?? outcome.answer
+        var response = outcome.answer
+        // The outcome's share of the headers let go (nothing below reads the outcome's answer).
+        outcome.answer.headers = []
+        if let scrubber { response = scrubber.scrub(response) }
         switch outcome.audit {
         case .record(let entry, let completion):
             if (try? await deps.audit.record(entry, Self.answered(completion, response, scrubber, sent: outcome.answerSent))) == nil {

@@ -43,7 +43,7 @@ extension ProxyService {
         var context = app.translationContext(now: inbound.started / 1000, requestId: inbound.requestId)
         context.credentialInHeader = PresentedCredential.isInHeader(dialect: inbound.route.dialect, body: inbound.object)
         let translated = inbound.scrub(inbound.dialect.translate(route: inbound.route, parsed: inbound.body, context: context))
-        let translation = IdempotencyKeys.assign(translated, requestId: inbound.requestId, sourceApp: app.idempotencyScope)
+        let translation = IdempotencyKeys.assign(consume translated, requestId: inbound.requestId, sourceApp: app.idempotencyScope)
         let held = deps.log.findings(translation.findings, requestId: inbound.requestId, dialect: inbound.route.dialect, app: app.name, route: inbound.route.kind)
         deps.metrics.recordSuppressedLogLines(app: app.name, held)
         deps.metrics.recordFindings(translation.findings, dialect: inbound.route.dialect)
