@@ -9,7 +9,8 @@
 # AB_AUDIT=postgres gives A and B each their own database in one throwaway PostgreSQL cluster
 # (bench/pg-cluster.sh: fsync and synchronous_commit on, so the audit stays durable) instead of
 # SQLite files; each round line then also has pgcpu_us, PostgreSQL's CPU per request (postmaster,
-# backends and background processes, utime+stime), and its median is printed too.
+# backends and background processes, utime+stime) and pgwal_b, the WAL bytes written per request;
+# their medians are printed too.
 # ctxsw is the proxy's context switches per request (voluntary + involuntary, summed over its
 # threads): the thread hand-offs a request costs. The last lines give each cell's median over
 # the rounds for A and B and the ratio B/A.
@@ -47,14 +48,17 @@ os_body=fixtures/onesignal-start-reference/body.json; pw_body=fixtures/pushwoosh
 os_path=/apps/bench-app/activities/activity/DeliveryAttributes; pw_path=/json/1.3/startLiveActivity
 ctxsw() { cat /proc/$1/task/*/status 2>/dev/null | awk '/ctxt_switches/{n+=$2} END{print n+0}'; }
 # PostgreSQL's CPU in clock ticks: the postmaster (with its exited children's), every live child.
+# The cluster's WAL position in bytes (A and B run one after the other, so its delta is one binary's).
+pg_wal() { [ -n "$pg_dir" ] || { echo 0; return; }; runuser -u postgres -- psql -qtA -h 127.0.0.1 -p $pg_port -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint" postgres; }
 pg_ticks() { [ -n "$pg_dir" ] || { echo 0; return; }; { echo $postmaster; pgrep -P $postmaster; } | while read -r p; do cat /proc/$p/stat 2>/dev/null; done | awk '{n+=$14+$15+$16+$17} END{print n+0}'; }
 one() { # pid port conns body path auth
-  local t0=$(awk '{print $14+$15}' /proc/$1/stat) c0=$(ctxsw $1) g0=$(pg_ticks) line
+  local t0=$(awk '{print $14+$15}' /proc/$1/stat) c0=$(ctxsw $1) w0=$(pg_wal) g0=$(pg_ticks) line
   line=$(BENCH_BODY=$4 BENCH_AUTH=$6 wrk -t$([ $3 = 1 ] && echo 1 || echo 2) -c$3 -d${secs}s -s bench/http/post.lua "http://127.0.0.1:$2$5" | grep ^RESULT)
-  local t1=$(awk '{print $14+$15}' /proc/$1/stat) c1=$(ctxsw $1) g1=$(pg_ticks)
+  local t1=$(awk '{print $14+$15}' /proc/$1/stat) c1=$(ctxsw $1) g1=$(pg_ticks) w1=$(pg_wal)
   local n=$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')
   echo "$line cpu_us=$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}') ctxsw=$(awk -v c=$((c1-c0)) -v n=$n 'BEGIN{printf "%.1f", c/n}')$(
-    [ -n "$pg_dir" ] && awk -v t=$((g1-g0)) -v n=$n -v hz="$(getconf CLK_TCK)" 'BEGIN{printf " pgcpu_us=%.0f", t/hz*1e6/n}')"
+    [ -n "$pg_dir" ] && awk -v t=$((g1-g0)) -v n=$n -v hz="$(getconf CLK_TCK)" 'BEGIN{printf " pgcpu_us=%.0f", t/hz*1e6/n}')$(
+    [ -n "$pg_dir" ] && awk -v w=$((w1-w0)) -v n=$n 'BEGIN{printf " pgwal_b=%.0f", w/n}')"
 }
 for x in a b; do p=$pa; [ $x = b ] && p=$pb; BENCH_BODY=$os_body BENCH_AUTH="Key bench-onesignal-key" wrk -t1 -c4 -d1s -s bench/http/post.lua http://127.0.0.1:$p$os_path >/dev/null; done
 for r in $(seq $rounds); do
@@ -72,7 +76,7 @@ done | tee $work/rounds
 awk '{ for (i = 5; i <= NF; i++) { split($i, kv, "="); v[$3 " " $4 " " kv[1]] = v[$3 " " $4 " " kv[1]] " " kv[2] } cells[$4] = 1 }
 function median(list,   a, n, i, j, t) { n = split(list, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
   return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-END { for (c in cells) for (m = 1; m <= 5; m++) { k = m == 1 ? "p50_us" : m == 2 ? "rps" : m == 3 ? "cpu_us" : m == 4 ? "ctxsw" : "pgcpu_us"
-  if (k == "pgcpu_us" && !(("a " c " " k) in v)) continue
+END { for (c in cells) for (m = 1; m <= 6; m++) { k = m == 1 ? "p50_us" : m == 2 ? "rps" : m == 3 ? "cpu_us" : m == 4 ? "ctxsw" : m == 5 ? "pgcpu_us" : "pgwal_b"
+  if (k ~ /^pg/ && !(("a " c " " k) in v)) continue
   a = median(v["a " c " " k]); b = median(v["b " c " " k]); printf "median %s %s A=%s B=%s B/A=%.2f\n", c, k, a, b, (a > 0 ? b / a : 0) } }' $work/rounds | sort
 for x in a b; do pid=$apid; [ $x = b ] && pid=$bpid; echo "$x VmHWM $(awk '/VmHWM/{print $2}' /proc/$pid/status) kB"; done
