@@ -79,13 +79,19 @@ import Testing
             #expect(try Self.marks(path) == 1, "the carry was written before the callers were answered")
             let outside = try RollupRecoveryTests.counts(AuditReader.rowsOnly(path))
             #expect(outside.rollups != outside.rows, "the rollups already held the carried counters")
-            // In this process, readiness and the report ask for the carry first.
-            let reader = try AuditReader(path: path)
+            // In this process, readiness and the report ask for the carry first; the reader names
+            // the file another way than the store (`dir/../dir/./audit.sqlite`) and finds its writer
+            // all the same (fails on the map keyed by the path's text, `87e07f8`: marks stay 1).
+            let file = URL(fileURLWithPath: path)
+            let directory = file.deletingLastPathComponent()
+            let spelling = directory.path + "/../" + directory.lastPathComponent + "/./" + file.lastPathComponent
+            #expect(spelling != path)
+            let reader = try AuditReader(path: spelling)
             _ = try reader.readiness()
             #expect(try Self.marks(path) == 0)
             let inside = try RollupRecoveryTests.counts(reader)
             #expect(inside.rollups == inside.rows)
-            try ReportRollupTests.compare(reader, path: path, "carried, asked for")
+            try ReportRollupTests.compare(reader, path: spelling, "carried, asked for")
             await store.close()
         }
     }
@@ -166,4 +172,5 @@ import Testing
             try HourlyRollupTests.expectHoursAreTheirMinutes(reader, "recounted from the earliest mark")
         }
     }
+
 }

@@ -9,8 +9,8 @@ import Synchronization
 /// own, or, with nothing queued, the writer writes it alone at once. Readers in other
 /// processes see the rollups lag by at most ``AuditStoreConfiguration/sqliteRollupInterval``.
 ///
-/// Found by the audit's path (``registered(at:)``), so every ``AuditReader`` of the file in
-/// this process waits on it, not only the store's own.
+/// Found by the audit's file (``registered(at:)``: its device and inode, however the path is
+/// spelled), so every ``AuditReader`` of the file in this process waits on it, not only the store's own.
 ///
 /// Why `@unchecked Sendable` is sound: every field is read and written only under `condition`'s lock.
 final class AuditRollupBarrier: @unchecked Sendable {
@@ -73,20 +73,40 @@ final class AuditRollupBarrier: @unchecked Sendable {
 
     // MARK: The process's open SQLite audits
 
-    private static let open = Mutex<[String: AuditWriter]>([:])
+    /// Which file a path names: its device and inode, so a reader that spells the path another
+    /// way (relative, through a symbolic or hard link, with `.` or `..`) still finds the file's writer.
+    struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+
+        /// The identity of the file at `path`; nil when it cannot be read (no such file).
+        init?(path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
+    /// The writers of the SQLite audits open in this process, by file. A map and not a reference
+    /// handed to each reader because readers are opened by path as well as by their store (the
+    /// rollout monitor's own connection, the reach warning, a command run in the process, the
+    /// tests), and each of them must read the same exact figures.
+    private static let open = Mutex<[FileIdentity: AuditWriter]>([:])
 
     /// The writer of the SQLite audit at `path` open in this process, if any.
     static func registered(at path: String) -> AuditWriter? {
-        open.withLock { $0[path] }
+        guard let file = FileIdentity(path: path) else { return nil }
+        return open.withLock { $0[file] }
     }
 
-    /// `writer` writes the SQLite audit at `path`.
-    static func register(_ writer: AuditWriter, at path: String) {
-        open.withLock { $0[path] = writer }
+    /// `writer` writes the SQLite audit `file`.
+    static func register(_ writer: AuditWriter, as file: FileIdentity) {
+        open.withLock { $0[file] = writer }
     }
 
-    /// `writer` closed the audit at `path`.
-    static func unregister(_ writer: AuditWriter, at path: String) {
-        open.withLock { if $0[path] === writer { $0[path] = nil } }
+    /// `writer` closed the audit `file`.
+    static func unregister(_ writer: AuditWriter, as file: FileIdentity) {
+        open.withLock { if $0[file] === writer { $0[file] = nil } }
     }
 }

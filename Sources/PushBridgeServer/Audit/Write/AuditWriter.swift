@@ -61,9 +61,9 @@ final class AuditWriter: @unchecked Sendable {
     /// Where commits are in order (SQLite): whether the writer carries counters, for readers in
     /// this process that must read exact rollups (``writeCarriedRollupsFirst()``).
     let rollupBarrier = AuditRollupBarrier()
-    /// The SQLite audit's path this writer is registered under (``AuditRollupBarrier/registered(at:)``);
+    /// The SQLite audit's file this writer is registered as (``AuditRollupBarrier/registered(at:)``);
     /// set and read on the writer thread.
-    var barrierPath: String?
+    var barrierFile: AuditRollupBarrier.FileIdentity?
     let wake = DispatchSemaphore(value: 0)
     /// The engine, for a loop committing its own operation while it holds
     /// ``State/committing``; nil before the writer opened it and after it closed it.
@@ -85,8 +85,11 @@ final class AuditWriter: @unchecked Sendable {
             let (engine, recovered) = try AuditSQLiteEngine.open(path: path, configuration: configuration) { batch, error in
                 writer.acknowledge(batch, durabilityError: error)
             }
-            writer.barrierPath = path
-            AuditRollupBarrier.register(writer, at: path)
+            // Opened, so the file exists; without its identity, readers in this process read what is committed, as others do.
+            if let file = AuditRollupBarrier.FileIdentity(path: path) {
+                writer.barrierFile = file
+                AuditRollupBarrier.register(writer, as: file)
+            }
             return (engine, recovered)
         }
     }
@@ -193,7 +196,7 @@ final class AuditWriter: @unchecked Sendable {
             loopCommitLimit = engineIdle == nil ? nil : configuration.loopCommitLimit
             opened(.success(recovered))
             drive(engine)
-            if let barrierPath { AuditRollupBarrier.unregister(self, at: barrierPath) }
+            if let barrierFile { AuditRollupBarrier.unregister(self, as: barrierFile) }
             rollupBarrier.carryEnded()
             failure = engine.close()
             self.engine = nil
