@@ -63,13 +63,20 @@ extension PostgresSendPacer {
             RETURNING blocked_until || ' ' || slots::text || ' ' || spare_slots::text || ' ' || app
             """
 
-        /// Writes back the windows of the apps in `$1` (their slots in `$2` and the shadow sends
-        /// among them in `$6`, one `BIGINT[]` text each) and adds to what instance `$5` holds for each app the grants in `$3`,
-        /// forgetting its held slots at or before the app's cutoff in `$4` (out of the window).
+        /// Writes back the windows of the apps in `$1` (`TEXT[]`, in app order) and adds to
+        /// what instance `$3` holds for each app its grants, forgetting its held slots at or
+        /// before the app's cutoff in `$2` (out of the window). Each app's slots, shadow sends
+        /// among them, and grants are a slice of one binary `BIGINT[]` each (`$4`, `$6`, `$8`:
+        /// every app's concatenated in app order) up to the app's end in the next parameter
+        /// (`$5`, `$7`, `$9`: ``PostgresSendPacer/storeParameters(apps:instance:expired:slots:spare:grants:)``).
         static let store = """
-            WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $6::text[]) AS v(app, slots, grants, expired, spare)),
-            w AS (UPDATE pacer_windows AS p SET slots = v.slots::bigint[], spare_slots = v.spare::bigint[] FROM v WHERE p.app = v.app)
-            INSERT INTO pacer_holds (app, instance, slots) SELECT v.app, $5, v.grants::bigint[] FROM v
+            WITH v AS (SELECT u.app, u.expired,
+                              ($4::bigint[])[coalesce(($5::bigint[])[u.i - 1], 0) + 1 : ($5::bigint[])[u.i]] AS slots,
+                              ($6::bigint[])[coalesce(($7::bigint[])[u.i - 1], 0) + 1 : ($7::bigint[])[u.i]] AS spare,
+                              ($8::bigint[])[coalesce(($9::bigint[])[u.i - 1], 0) + 1 : ($9::bigint[])[u.i]] AS grants
+                       FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS u(app, expired, i)),
+            w AS (UPDATE pacer_windows AS p SET slots = v.slots, spare_slots = v.spare FROM v WHERE p.app = v.app)
+            INSERT INTO pacer_holds (app, instance, slots) SELECT v.app, $3, v.grants FROM v
             ON CONFLICT (app, instance) DO UPDATE
                 SET slots = ARRAY(SELECT s FROM unnest(pacer_holds.slots) AS s
                                   WHERE s > (SELECT v.expired FROM v WHERE v.app = EXCLUDED.app) ORDER BY s) || EXCLUDED.slots
