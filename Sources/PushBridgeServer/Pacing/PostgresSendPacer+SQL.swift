@@ -21,7 +21,25 @@ extension PostgresSendPacer {
         .init(104, "pacer shadow slots", sql: """
             ALTER TABLE pacer_windows ADD COLUMN spare_slots BIGINT[] NOT NULL DEFAULT '{}';
             """),
+        .init(lz4Number, "pacer rows compressed with lz4", sql: """
+            DO $$ BEGIN
+                IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
+                    ALTER TABLE pacer_windows ALTER COLUMN slots SET COMPRESSION lz4, ALTER COLUMN spare_slots SET COMPRESSION lz4;
+                    ALTER TABLE pacer_holds ALTER COLUMN slots SET COMPRESSION lz4;
+                END IF;
+            END $$;
+            """),
     ]
+
+    /// The migration that compresses the pacer's arrays with lz4 instead of `pglz`: a window
+    /// and an instance's holds carry every send time of the window (hundreds of eight-byte
+    /// values at a one-second window), past the 2 KB at which PostgreSQL compresses a row,
+    /// and every batch writes both back; `pglz` took about a third of the store's time
+    /// (`docs/benchmarks.md`, "PostgreSQL CPU per request, the pacer's rows"). Only the
+    /// method of values written from then on changes (older ones read as before, and each is
+    /// rewritten by its app's next batch); a server older than PostgreSQL 14 or built without
+    /// lz4 keeps `pglz`, and the migration is recorded all the same.
+    static let lz4Number = 105
 
     /// Gives back the pacer grants of `instance` later than `cutoff` (SQL: a Unix ms value or
     /// expression), inside the caller's transaction on `db`; how many. For an instance that
