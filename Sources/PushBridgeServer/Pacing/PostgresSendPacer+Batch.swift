@@ -28,20 +28,37 @@ extension PostgresSendPacer {
             answers.append(answer)
         }
         guard !granted.isEmpty else {
-            for case .failed(let error) in try db.closePipeline([], prepared: true) { throw error }
+            for case .failed(let error) in try db.syncPipeline([], prepared: true) { throw error }
             return answers
         }
         let apps = granted.keys.sorted(), span = settings.windowMs + settings.marginMs
-        let store: [String?] = [
-            textArray(apps),
-            textArray(apps.map { arrayText(windows[$0]?.slots.all ?? []) }),
-            textArray(apps.map { arrayText(granted[$0]?.grants ?? []) }),
-            arrayText(apps.map { (granted[$0]?.latest ?? 0) - span }),
-            instance,
-            textArray(apps.map { arrayText(windows[$0]?.spare.all ?? []) }),
-        ]
+        let store = storeParameters(apps: apps, instance: instance, expired: apps.map { (granted[$0]?.latest ?? 0) - span },
+                                    slots: apps.map { windows[$0]?.slots.all ?? [] }, spare: apps.map { windows[$0]?.spare.all ?? [] },
+                                    grants: apps.map { granted[$0]?.grants ?? [] })
         for case .failed(let error) in try db.closePipeline([(SQL.store, store)], prepared: true) { throw error }
         return answers
+    }
+
+    /// ``SQL/store``'s parameters for `apps` (in app order), each app's windows' `slots` and
+    /// `spare` sends, the `grants` `instance` now holds, and the time at or before which its
+    /// older holds are out of the window (`expired`). Every grant time goes in a binary
+    /// `BIGINT[]` (``PostgresBinaryArray/bigints(_:)``), all the apps' concatenated in app
+    /// order with each app's end in a second one, so the server copies them instead of
+    /// parsing a text of every send time of the window (hundreds at a one-second window) for
+    /// each batch; the apps go as text.
+    static func storeParameters(apps: [String], instance: String, expired: [Int64],
+                                slots: [[Int64]], spare: [[Int64]], grants: [[Int64]]) -> [PostgresParameter] {
+        let flat = { (arrays: [[Int64]]) -> [PostgresParameter] in
+            var ends: [Int64] = [], end: Int64 = 0
+            ends.reserveCapacity(arrays.count)
+            for array in arrays {
+                end += Int64(array.count)
+                ends.append(end)
+            }
+            return [.binary(PostgresBinaryArray.bigints(arrays.joined())), .binary(PostgresBinaryArray.bigints(ends))]
+        }
+        return [.text(textArray(apps)), .binary(PostgresBinaryArray.bigints(expired)), .text(instance)]
+            + flat(slots) + flat(spare) + flat(grants)
     }
 
     /// Opens the batch's transaction and returns the windows of `apps`, their rows locked for
@@ -65,11 +82,6 @@ extension PostgresSendPacer {
                                                     blockedUntil: Int64(parts[0]) ?? 0)
         }
         return windows
-    }
-
-    /// A `BIGINT[]` in PostgreSQL's text form.
-    static func arrayText(_ values: [Int64]) -> String {
-        "{" + values.map(String.init).joined(separator: ",") + "}"
     }
 
     /// A `TEXT[]` in PostgreSQL's text form, every element quoted (`{"a","b\"c"}`).

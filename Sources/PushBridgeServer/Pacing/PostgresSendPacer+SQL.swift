@@ -21,7 +21,25 @@ extension PostgresSendPacer {
         .init(104, "pacer shadow slots", sql: """
             ALTER TABLE pacer_windows ADD COLUMN spare_slots BIGINT[] NOT NULL DEFAULT '{}';
             """),
+        .init(lz4Number, "pacer rows compressed with lz4", sql: """
+            DO $$ BEGIN
+                IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)) THEN
+                    ALTER TABLE pacer_windows ALTER COLUMN slots SET COMPRESSION lz4, ALTER COLUMN spare_slots SET COMPRESSION lz4;
+                    ALTER TABLE pacer_holds ALTER COLUMN slots SET COMPRESSION lz4;
+                END IF;
+            END $$;
+            """),
     ]
+
+    /// The migration that compresses the pacer's arrays with lz4 instead of `pglz`: a window
+    /// and an instance's holds carry every send time of the window (hundreds of eight-byte
+    /// values at a one-second window), past the 2 KB at which PostgreSQL compresses a row,
+    /// and every batch writes both back; `pglz` took about a third of the store's time
+    /// (`docs/benchmarks.md`, "PostgreSQL CPU per request, the pacer's rows"). Only the
+    /// method of values written from then on changes (older ones read as before, and each is
+    /// rewritten by its app's next batch); a server older than PostgreSQL 14 or built without
+    /// lz4 keeps `pglz`, and the migration is recorded all the same.
+    static let lz4Number = 105
 
     /// Gives back the pacer grants of `instance` later than `cutoff` (SQL: a Unix ms value or
     /// expression), inside the caller's transaction on `db`; how many. For an instance that
@@ -63,13 +81,20 @@ extension PostgresSendPacer {
             RETURNING blocked_until || ' ' || slots::text || ' ' || spare_slots::text || ' ' || app
             """
 
-        /// Writes back the windows of the apps in `$1` (their slots in `$2` and the shadow sends
-        /// among them in `$6`, one `BIGINT[]` text each) and adds to what instance `$5` holds for each app the grants in `$3`,
-        /// forgetting its held slots at or before the app's cutoff in `$4` (out of the window).
+        /// Writes back the windows of the apps in `$1` (`TEXT[]`, in app order) and adds to
+        /// what instance `$3` holds for each app its grants, forgetting its held slots at or
+        /// before the app's cutoff in `$2` (out of the window). Each app's slots, shadow sends
+        /// among them, and grants are a slice of one binary `BIGINT[]` each (`$4`, `$6`, `$8`:
+        /// every app's concatenated in app order) up to the app's end in the next parameter
+        /// (`$5`, `$7`, `$9`: ``PostgresSendPacer/storeParameters(apps:instance:expired:slots:spare:grants:)``).
         static let store = """
-            WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $6::text[]) AS v(app, slots, grants, expired, spare)),
-            w AS (UPDATE pacer_windows AS p SET slots = v.slots::bigint[], spare_slots = v.spare::bigint[] FROM v WHERE p.app = v.app)
-            INSERT INTO pacer_holds (app, instance, slots) SELECT v.app, $5, v.grants::bigint[] FROM v
+            WITH v AS (SELECT u.app, u.expired,
+                              ($4::bigint[])[coalesce(($5::bigint[])[u.i - 1], 0) + 1 : ($5::bigint[])[u.i]] AS slots,
+                              ($6::bigint[])[coalesce(($7::bigint[])[u.i - 1], 0) + 1 : ($7::bigint[])[u.i]] AS spare,
+                              ($8::bigint[])[coalesce(($9::bigint[])[u.i - 1], 0) + 1 : ($9::bigint[])[u.i]] AS grants
+                       FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS u(app, expired, i)),
+            w AS (UPDATE pacer_windows AS p SET slots = v.slots, spare_slots = v.spare FROM v WHERE p.app = v.app)
+            INSERT INTO pacer_holds (app, instance, slots) SELECT v.app, $3, v.grants FROM v
             ON CONFLICT (app, instance) DO UPDATE
                 SET slots = ARRAY(SELECT s FROM unnest(pacer_holds.slots) AS s
                                   WHERE s > (SELECT v.expired FROM v WHERE v.app = EXCLUDED.app) ORDER BY s) || EXCLUDED.slots

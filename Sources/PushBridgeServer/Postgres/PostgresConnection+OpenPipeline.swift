@@ -19,7 +19,7 @@ extension PostgresConnection {
         guard PQsendFlushRequest(handle) == 1, PQflush(handle) == 0 else { throw connectionError("flush") }
         let results = try readPipelined(statements, preparing: preparing)
         let allRan = results.allSatisfy { if case .done = $0 { true } else { false } }
-        if !allRan { _ = try closePipeline([], prepared: prepared) }
+        if !allRan { _ = try syncPipeline([], prepared: prepared) }
         return results
     }
 
@@ -27,6 +27,12 @@ extension PostgresConnection {
     /// the transaction, and returns their results once it has ended: committed when every
     /// statement of both ran, rolled back otherwise. The connection leaves pipeline mode.
     func closePipeline(_ statements: [(sql: String, parameters: [String?])], prepared: Bool) throws(PostgresError) -> [PipelineResult] {
-        try syncPipeline(statements.map { ($0.sql, $0.parameters.map(PostgresParameter.init)) }, prepared: prepared)
+        try closePipeline(statements.map { ($0.sql, $0.parameters.map(PostgresParameter.init)) }, prepared: prepared)
+    }
+
+    /// ``closePipeline(_:prepared:)`` with parameters each sent as text or in its type's binary
+    /// format (``PostgresParameter``).
+    func closePipeline(_ statements: [(sql: String, parameters: [PostgresParameter])], prepared: Bool) throws(PostgresError) -> [PipelineResult] {
+        try syncPipeline(statements, prepared: prepared)
     }
 }
