@@ -84,6 +84,9 @@ struct SmallASCIIStringTests {
                 try #require(members.count == 2 || key.text == "k2")
                 #expect(members[0].key == key.text)
                 #expect(Self.sameWords(members[0].key, key.text))
+                // The key's fingerprint, made from its words when short, as from its bytes.
+                let keyBytes = Array(key.text.utf8)
+                #expect(members[0].fingerprint == keyBytes.withUnsafeBufferPointer { KeyFingerprint(ascii: $0) }, "\(keyBytes)")
                 if key.text != "k2" {
                     let v = try #require(members[0].value.stringValue)
                     #expect(v == value.text)

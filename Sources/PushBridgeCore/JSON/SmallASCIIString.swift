@@ -38,8 +38,12 @@ enum SmallASCIIString {
     /// bytes (at least `count`) may be read. Only when ``layoutHolds``.
     @inline(__always)
     static func make(_ base: UnsafePointer<UInt8>, count: Int, readable: Int) -> String {
-        unsafeBitCast(words(base, count: count, readable: readable), to: String.self)
+        string(words(base, count: count, readable: readable))
     }
+
+    /// The string of two words ``words(_:count:readable:)`` made. Only when ``layoutHolds``.
+    @inline(__always)
+    static func string(_ words: (UInt64, UInt64)) -> String { unsafeBitCast(words, to: String.self) }
 
     /// A small ASCII string's two words: the bytes in memory order, then in the last byte the
     /// flags (immortal, ASCII, small: `0xE0`) and the count.
