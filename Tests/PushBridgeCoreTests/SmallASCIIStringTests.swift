@@ -103,4 +103,41 @@ struct SmallASCIIStringTests {
             }
         }
     }
+    @Test func bytesNotKnownToBeASCIIAreSmallStringsOnlyWhenTheyAre() {
+        var g = Generator(state: 17)
+        let nonASCII = Array("é—😀".utf8)
+        for _ in 0..<300 {
+            for n in 0...20 {
+                var bytes = (0..<n).map { _ in UInt8(g.next(128)) }
+                if n > 0, g.next(3) == 0 { bytes[g.next(n)] = nonASCII[g.next(nonASCII.count)] }
+                bytes.withUnsafeBufferPointer { p in
+                    let oracle = String(decoding: p, as: UTF8.self)
+                    let made = SmallASCIIString.string(ifASCII: p)
+                    if n <= SmallASCIIString.capacity, bytes.allSatisfy({ $0 < 0x80 }) {
+                        let words = made.map(Self.words)
+                        #expect(words?.0 == Self.words(oracle).0 && words?.1 == Self.words(oracle).1, "\(bytes)")
+                    } else {
+                        #expect(made == nil, "\(bytes)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aRoutesPathSegmentsAreTheirText() throws {
+        var g = Generator(state: 18)
+        let pool = Array("abcxyzABCXYZ0123456789_-.~é".unicodeScalars)
+        for _ in 0..<200 {
+            for n in 1...20 {
+                let app = String(String.UnicodeScalarView((0..<n).map { _ in pool[g.next(pool.count)] }))
+                let id = String(String.UnicodeScalarView((0..<(21 - n)).map { _ in pool[g.next(pool.count)] }))
+                let update = try #require(InboundRoute.match(path: "/apps/\(app)/live_activities/\(id)/notifications"))
+                #expect(update.appId == app && update.activityId == id)
+                let (appId, activityId) = (try #require(update.appId), try #require(update.activityId))
+                #expect(Self.sameWords(appId, app) && Self.sameWords(activityId, id))
+                let start = try #require(InboundRoute.match(path: "/api/v1/apps/\(app)/activities/activity/\(id)"))
+                #expect(start.appId == app && start.activityType == id)
+            }
+        }
+    }
 }

@@ -41,6 +41,15 @@ enum SmallASCIIString {
         string(words(base, count: count, readable: readable))
     }
 
+    /// The text of bytes not known to be ASCII, as a small string when they are ASCII and at
+    /// most ``capacity`` long (and ``layoutHolds``); nil otherwise (then `String(decoding:)`).
+    static func string(ifASCII bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.count <= capacity, layoutHolds, let base = bytes.baseAddress else { return nil }
+        let w = words(base, count: bytes.count, readable: bytes.count)
+        guard (w.0 | w.1 & 0x00FF_FFFF_FFFF_FFFF) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return string(w)
+    }
+
     /// The string of two words ``words(_:count:readable:)`` made. Only when ``layoutHolds``.
     @inline(__always)
     static func string(_ words: (UInt64, UInt64)) -> String { unsafeBitCast(words, to: String.self) }
