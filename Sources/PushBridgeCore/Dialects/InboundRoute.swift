@@ -96,7 +96,10 @@ public struct InboundRoute: Sendable, Equatable {
 
     /// A path segment as text, percent-decoded when it holds a `%` (nil when that does not decode).
     private static func decode(_ segment: UnsafeBufferPointer<UInt8>) -> String? {
-        if firstIndex(of: UInt8(ascii: "%"), in: segment) == nil { return String(decoding: segment, as: UTF8.self) }
+        if firstIndex(of: UInt8(ascii: "%"), in: segment) == nil {
+            // A short ASCII segment (an app id) as a small string's words (branch `spans`).
+            return SmallASCIIString.string(ifASCII: segment) ?? String(decoding: segment, as: UTF8.self)
+        }
         return PathEncoding.decodeSegment(Substring(String(decoding: segment, as: UTF8.self)))
     }
 }

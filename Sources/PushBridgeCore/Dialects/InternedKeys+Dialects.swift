@@ -3,7 +3,15 @@ extension InternedKeys {
     /// path, `notifications[].live_activity.title` giving `notifications`, `live_activity` and
     /// `title`), and the language key `en`: the keys a request's body mostly holds, so the
     /// shared parse of a body (``ParsedBody``) makes almost none of its keys' `String`s anew.
-    public static let dialectFields = InternedKeys(dialectFieldNames)
+    /// The decoders' own ``FieldKey`` names come first, so a key found here is the very `String`
+    /// a ``FieldReader`` lookup compares it with (equal by its bits: a key of 16 bytes or more,
+    /// such as `event_attributes`, was compared byte by byte; branch `spans`).
+    /// The table holds the same names as before, only these `String`s for them.
+    public static let dialectFields: InternedKeys = {
+        let names = dialectFieldNames
+        let held = Set(names)
+        return InternedKeys(FieldKey.dialectKeys.map(\.name).filter { held.contains($0) } + names)
+    }()
 
     /// The names ``dialectFields`` holds.
     static var dialectFieldNames: [String] {

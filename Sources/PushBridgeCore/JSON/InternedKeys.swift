@@ -17,13 +17,16 @@ public struct InternedKeys: Sendable {
     private let shift: UInt64
 
     /// A table of `keys`; keys that are empty, not ASCII, or longer than 0xFFFF bytes are left out.
+    /// Each held key is the `String` given (the first of equal ones): a key given as the same
+    /// `String` a decoder asks for (a ``FieldKey``'s name) then compares equal to it by its bits,
+    /// without reading its bytes (branch `spans`).
     public init(_ keys: some Sequence<String>) {
-        var unique: [[UInt8]] = []
+        var unique: [(bytes: [UInt8], key: String)] = []
         var seen = Set<[UInt8]>()
         for key in keys {
             let bytes = Array(key.utf8)
             guard !bytes.isEmpty, bytes.count <= 0xFFFF, bytes.allSatisfy({ $0 < 0x80 }), seen.insert(bytes).inserted else { continue }
-            unique.append(bytes)
+            unique.append((bytes, key))
         }
         var size = 16
         var bitsOfSize: UInt64 = 4
@@ -32,12 +35,12 @@ public struct InternedKeys: Sendable {
         var held = [String](repeating: "", count: size)
         shift = 64 - bitsOfSize
         mask = size - 1
-        for bytes in unique {
+        for (bytes, key) in unique {
             let fingerprint = bytes.withUnsafeBufferPointer { KeyFingerprint(ascii: $0).bits }
             var i = Self.index(fingerprint, shift: shift)
             while bits[i] != 0 { i = (i + 1) & mask }
             bits[i] = fingerprint
-            held[i] = String(decoding: bytes, as: UTF8.self)
+            held[i] = key
         }
         self.bits = bits
         self.keys = held

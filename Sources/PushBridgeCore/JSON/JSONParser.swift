@@ -32,6 +32,8 @@ public struct JSONParser {
 
     /// The keys given as `String`s made once (see ``parse(_:maxDepth:keys:)``).
     private let keys: InternedKeys?
+    /// ``SmallASCIIString/layoutHolds``, read once per document.
+    private let smallStrings = SmallASCIIString.layoutHolds
 
     private init(_ buf: UnsafeBufferPointer<UInt8>, maxDepth: Int, keys: InternedKeys?) {
         self.buf = buf
@@ -161,8 +163,7 @@ public struct JSONParser {
             guard index < buf.count, isDigit(buf[index]) else { throw JSONParseError("invalid number", at: start) }
             while index < buf.count, isDigit(buf[index]) { index += 1 }
         }
-        let literal = String(decoding: UnsafeBufferPointer(rebasing: buf[start..<index]), as: UTF8.self)
-        return JSONNumber(validatedLiteral: literal)
+        return JSONNumber(validatedLiteral: asciiString(start, index))
     }
 
     private func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
@@ -178,19 +179,34 @@ public struct JSONParser {
         }
         let raw = UnsafeBufferPointer(rebasing: buf[plain.start..<plain.end])
         guard plain.ascii else { return (try validatedUTF8(raw, at: plain.start), .unknown) }
+        // A short key is its small string's two words, and its fingerprint their first six
+        // bytes: cheaper than the table's lookup (branch `spans`).
+        if smallStrings, raw.count <= SmallASCIIString.capacity, let base = buf.baseAddress {
+            let words = SmallASCIIString.words(base + plain.start, count: raw.count, readable: buf.count - plain.start)
+            return (SmallASCIIString.string(words), KeyFingerprint(smallASCIIWord: words.0, count: raw.count))
+        }
         let fingerprint = KeyFingerprint(ascii: raw)
         if let known = keys?.key(raw, fingerprint: fingerprint) { return (known, fingerprint) }
-        return (String(decoding: raw, as: UTF8.self), fingerprint)
+        return (asciiString(plain.start, plain.end), fingerprint)
     }
 
     private mutating func parseString() throws(JSONParseError) -> String {
         let quote = index
         index += 1
         guard let plain = try scanPlainString(quote: quote) else { return try parseEscapedString(quote: quote, start: quote + 1) }
-        let raw = UnsafeBufferPointer(rebasing: buf[plain.start..<plain.end])
         // An all-ASCII string (most keys and values) needs no UTF-8 check.
-        if plain.ascii { return String(decoding: raw, as: UTF8.self) }
-        return try validatedUTF8(raw, at: plain.start)
+        if plain.ascii { return asciiString(plain.start, plain.end) }
+        return try validatedUTF8(UnsafeBufferPointer(rebasing: buf[plain.start..<plain.end]), at: plain.start)
+    }
+
+    /// The `String` of the ASCII bytes `start..<end`: made as its two words when it is short
+    /// enough to be a small string (``SmallASCIIString``), otherwise by `String(decoding:)`.
+    @inline(__always)
+    private func asciiString(_ start: Int, _ end: Int) -> String {
+        if smallStrings, end - start <= SmallASCIIString.capacity, let base = buf.baseAddress {
+            return SmallASCIIString.make(base + start, count: end - start, readable: buf.count - start)
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: buf[start..<end]), as: UTF8.self)
     }
 
     /// `0x01` in every byte of a word.

@@ -52,6 +52,13 @@ struct KeyFingerprint: Equatable {
         bits = packed
     }
 
+    /// The fingerprint of an ASCII key of at most 15 bytes from its small string's first word
+    /// (``SmallASCIIString/words(_:count:readable:)``: its bytes in order, zero past the key's
+    /// end): the same as ``init(ascii:)``.
+    init(smallASCIIWord word: UInt64, count: Int) {
+        bits = UInt64(count) << 48 | word & 0xFFFF_FFFF_FFFF
+    }
+
     /// The fingerprint of a key.
     init(_ key: String) {
         self = key.utf8.withContiguousStorageIfAvailable { KeyFingerprint($0) } ?? .unknown
