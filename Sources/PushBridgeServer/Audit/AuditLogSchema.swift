@@ -8,7 +8,8 @@
 /// - `request_outcomes`: the completion, one row per request, written once by `finish` (or
 ///   with the intent by `record`): `request_id`, `received_at` (copied from the intent, so
 ///   both tables are pruned by the same time) and every ``AuditRequestColumn/completion``
-///   column. Rowid key and one secondary index, `request_outcomes_id` (unique `request_id`).
+///   column. Rowid key and one secondary index, `request_outcomes_id` (unique `request_id`),
+///   until migration 22 keyed each outcome row by its intent's id (``AuditOutcomeKeySchema``).
 /// - `requests`: a view with exactly the columns the table had (`id` and every
 ///   ``AuditRequestColumn``, in order), an intent without its outcome reading `pending`, so
 ///   every reader keeps working. `INSTEAD OF` triggers let a tool's `INSERT`, `UPDATE` and
@@ -38,7 +39,7 @@ enum AuditLogSchema {
     }
 
     /// `name TYPE [NOT NULL …]` without the old table's `UNIQUE` (a named index says it).
-    private static func declaration(_ column: AuditRequestColumn) -> String {
+    static func declaration(_ column: AuditRequestColumn) -> String {
         column.declaration(sqlite: true).replacingOccurrences(of: " UNIQUE", with: "")
     }
 
@@ -81,7 +82,7 @@ enum AuditLogSchema {
     }()
 
     /// `NEW.column` for the triggers; `finding_count` and `outcome` get the old table's defaults.
-    private static func new(_ column: AuditRequestColumn) -> String {
+    static func new(_ column: AuditRequestColumn) -> String {
         switch column {
         case .findingCount: "coalesce(NEW.finding_count, 0)"
         case .outcome: "coalesce(NEW.outcome, '\(pending)')"

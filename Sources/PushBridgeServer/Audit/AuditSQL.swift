@@ -14,11 +14,17 @@ protocol AuditSQL {
     /// `requests` a view: SQLite migration 12, ``AuditLogSchema``), so a write to a request's
     /// row goes to those tables (``AuditStatement/logSQL``).
     func isAuditLog() throws -> Bool
+    /// Whether the log's outcome rows are keyed by their intent's id (SQLite migration 22,
+    /// ``AuditOutcomeKeySchema``): a file a tool opens may not be migrated to it yet.
+    func outcomesKeyedByIntent() throws -> Bool
 }
 
 extension AuditSQL {
     /// PostgreSQL's audit keeps its `requests` table until its own migration to the log.
     func isAuditLog() throws -> Bool { false }
+
+    /// PostgreSQL's outcome rows keep their own key.
+    func outcomesKeyedByIntent() throws -> Bool { false }
 
     /// Whether the audit has a table named `name` (`name` is one of ours, never a caller's):
     /// a file a reader or `audit prune` opens may not be migrated to a newer table yet.
@@ -46,5 +52,10 @@ extension SQLiteDatabase: AuditSQL {
 
     func isAuditLog() throws -> Bool {
         try rows("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'request_outcomes'").first?.first?.integerValue == 1
+    }
+
+    func outcomesKeyedByIntent() throws -> Bool {
+        try isAuditLog()
+            && rows("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?", [.text(AuditOutcomeKeySchema.droppedIndex)]).first?.first?.integerValue == 0
     }
 }

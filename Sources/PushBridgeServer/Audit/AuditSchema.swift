@@ -27,6 +27,7 @@ enum AuditSchema {
         migrator.register(AuditRollupShadowSchema.sqliteNumber, AuditRollupShadowSchema.name, sql: AuditRollupShadowSchema.sqliteSQL)
         migrator.register(AuditRollupMinuteSendsSchema.sqliteNumber, AuditRollupMinuteSendsSchema.name, AuditRollupMinuteSendsSchema.migrateSQLite)
         migrator.register(AuditRollupMarkSchema.sqliteNumber, AuditRollupMarkSchema.name, sql: AuditRollupMarkSchema.sqliteSQL)
+        migrator.register(AuditOutcomeKeySchema.sqliteNumber, AuditOutcomeKeySchema.name, sql: AuditOutcomeKeySchema.sql)
         return migrator
     }
 

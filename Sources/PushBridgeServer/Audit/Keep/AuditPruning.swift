@@ -19,14 +19,18 @@ enum AuditPruning {
     ]
 
     /// On an audit shaped as a log (``AuditLogSchema``): the outcome row, unless it is
-    /// `scheduled` (a pending request has none, so it is kept too), then its intent.
-    static let deleteOutcomeSQL = "DELETE FROM request_outcomes WHERE request_id = ? AND outcome <> 'scheduled'"
+    /// `scheduled` (a pending request has none, so it is kept too), then its intent. The
+    /// outcome row is found by its intent's id (``AuditOutcomeKeySchema``), or by its own
+    /// `request_id` index on a file not migrated to it yet (``unkeyedDeleteOutcomeSQL``).
+    static let deleteOutcomeSQL = "DELETE FROM request_outcomes WHERE \(AuditOutcomeKeySchema.outcomeOfRequest) AND outcome <> 'scheduled'"
+    static let unkeyedDeleteOutcomeSQL = "DELETE FROM request_outcomes WHERE request_id = ? AND outcome <> 'scheduled'"
     static let deleteIntentSQL = "DELETE FROM request_log WHERE request_id = ?"
 
     /// Deletes the rows `requestIds` and what belongs to them, inside the caller's transaction;
     /// returns how many rows went.
     static func delete(_ requestIds: [String], in database: any AuditSQL) throws -> Int {
         let log = try database.isAuditLog()
+        let deleteOutcome = try log && !database.outcomesKeyedByIntent() ? unkeyedDeleteOutcomeSQL : deleteOutcomeSQL
         var deleted = 0
         if !requestIds.isEmpty {
             // Out of the rollups first, exactly the rows the deletes below remove.
@@ -35,7 +39,7 @@ enum AuditPruning {
         }
         for id in requestIds {
             if log {
-                guard try database.change(deleteOutcomeSQL, [.text(id)]) == 1 else { continue }
+                guard try database.change(deleteOutcome, [.text(id)]) == 1 else { continue }
                 try database.change(deleteIntentSQL, [.text(id)])
             } else {
                 guard try database.change(deleteRequestSQL, [.text(id)]) == 1 else { continue }

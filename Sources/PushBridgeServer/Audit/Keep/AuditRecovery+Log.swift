@@ -1,19 +1,20 @@
 /// Recovery of an SQLite audit shaped as a log (``AuditLogSchema``): every intent without its
 /// outcome gets one, `unknown`, without reading the whole log. `audit_marks` says through
 /// which `request_log` id every intent had its outcome when a writer last wrote its mark; only
-/// the log rows after the lowest mark are read (by rowid), each probing `request_outcomes_id`.
+/// the log rows after the lowest mark are read (by rowid), each probing `request_outcomes` by
+/// the same rowid (an outcome row is keyed by its intent's id, ``AuditOutcomeKeySchema``).
 extension AuditRecovery {
     /// The outcome row of every intent after log id `?3` that has none: finished at `?1`, with
     /// the message `?2`.
     static let settleOpenIntentsSQL = """
-        INSERT INTO request_outcomes (request_id, received_at, finished_at, outcome, error_message)
-        SELECT l.request_id, l.received_at, ?, 'unknown', ? FROM request_log l
+        INSERT INTO request_outcomes (id, request_id, received_at, finished_at, outcome, error_message)
+        SELECT l.id, l.request_id, l.received_at, ?, 'unknown', ? FROM request_log l
         WHERE \(openIntentsAfter)
         ORDER BY l.id
         """
 
     /// The intents (`l`, of `request_log`) after log id `?` without an outcome.
-    private static let openIntentsAfter = "l.id > ? AND NOT EXISTS (SELECT 1 FROM request_outcomes o WHERE o.request_id = l.request_id)"
+    private static let openIntentsAfter = "l.id > ? AND NOT EXISTS (SELECT 1 FROM request_outcomes o WHERE o.id = l.id)"
 
     /// The rollups' side of ``settleOpenIntentsSQL``, run just before it (after log id `?`):
     /// exactly the intents it settles leave `pending` for `unknown`.

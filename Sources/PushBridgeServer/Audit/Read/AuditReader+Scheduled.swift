@@ -4,8 +4,10 @@ extension AuditReader {
     /// Reads the log's tables, not the `requests` view (whose `outcome` is computed, so a
     /// filter on it reads the whole log): the rows still `scheduled` from their partial index
     /// (``AuditScheduledIndexSchema``, which a start's completion leaves), and the starts still
-    /// open from `scheduled_due`; each one's intent then by its request id. So this stays
-    /// cheap on an audit of millions of rows: it reads only the rows still open.
+    /// open from `scheduled_due`; each one's intent then by its request id (through the view,
+    /// whose join is the file's own: by the intent's id since ``AuditOutcomeKeySchema``, by
+    /// request id on a file a reader found unmigrated). So this stays cheap on an audit of
+    /// millions of rows: it reads only the rows still open.
     public func unsettledScheduled() throws(AuditError) -> [AuditScheduledRow] {
         let rows = try query(Self.unsettledScheduledSQL)
         var found: [AuditScheduledRow] = []
@@ -24,8 +26,7 @@ extension AuditReader {
         SELECT o.request_id, l.received_at, o.outcome FROM request_outcomes o JOIN request_log l ON l.request_id = o.request_id
         WHERE o.outcome = '\(AuditOutcome.scheduled.rawValue)'
         UNION
-        SELECT l.request_id, l.received_at, coalesce(o.outcome, '\(AuditOutcome.pending.rawValue)')
-        FROM scheduled_sends s JOIN request_log l ON l.request_id = s.request_id LEFT JOIN request_outcomes o ON o.request_id = l.request_id
+        SELECT r.request_id, r.received_at, r.outcome FROM scheduled_sends s JOIN requests r ON r.request_id = s.request_id
         WHERE s.state IN ('pending', 'sending')
         ORDER BY 2, 1
         """

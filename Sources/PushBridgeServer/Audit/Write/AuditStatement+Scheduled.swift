@@ -46,8 +46,13 @@ extension AuditStatement {
         let condition = onlyWhileScheduled ? "request_id = ? AND outcome = '\(AuditOutcome.scheduled.rawValue)'" : "request_id = ?"
         var statement = AuditStatement.update("complete scheduled request", table: "requests", set: columns.afterAnswer, where: condition,
                                               [.text(requestId)], requestId: requestId)
-        // On a log, the outcome row a `scheduled` answer wrote (with its intent) is the one that changes.
-        statement.logSQL = AuditStatement.update("", table: "request_outcomes", set: columns.afterAnswer, where: condition, [], requestId: nil).sql
+        // On a log, the outcome row a `scheduled` answer wrote (with its intent) is the one that
+        // changes, found by its intent's id (``AuditOutcomeKeySchema``; by its own request id on
+        // a file not migrated to that yet).
+        let scheduled = onlyWhileScheduled ? " AND outcome = '\(AuditOutcome.scheduled.rawValue)'" : ""
+        statement.logSQL = AuditStatement.update("", table: "request_outcomes", set: columns.afterAnswer,
+                                                 where: AuditOutcomeKeySchema.outcomeOfRequest + scheduled, [], requestId: nil).sql
+        statement.unkeyedLogSQL = AuditStatement.update("", table: "request_outcomes", set: columns.afterAnswer, where: condition, [], requestId: nil).sql
         statement.rollupCondition = (condition, [.text(requestId)])
         return statement
     }

@@ -15,6 +15,9 @@ struct AuditStatement: Sendable {
     /// and values, for a statement that writes the `requests` table (a view there); nil when
     /// ``sql`` is the same on both shapes.
     var logSQL: String? = nil
+    /// What ``logSQL`` is on a log not yet keyed by its intents' ids
+    /// (``AuditSQL/outcomesKeyedByIntent()``), same marks and values; nil when the same.
+    var unkeyedLogSQL: String? = nil
     /// When set, the statement changes the completion of the rows this condition (on
     /// `requests`, with its values) selects: they leave their rollup counters before it runs
     /// and join their new ones after (a scheduled start's completion, a rare path).
@@ -43,7 +46,11 @@ struct AuditStatement: Sendable {
     func run(on database: any AuditSQL) throws(AuditError) {
         let changed: Int
         do {
-            let text = if let logSQL, try database.isAuditLog() { logSQL } else { sql }
+            let text = if let logSQL, try database.isAuditLog() {
+                if let unkeyedLogSQL, try !database.outcomesKeyedByIntent() { unkeyedLogSQL } else { logSQL }
+            } else {
+                sql
+            }
             if let condition = rollupCondition, let requestId, try AuditRollupRows.exist(in: database) {
                 // The same condition as the change's: when it changes no row, neither does this.
                 try AuditRollupRows.count(where: condition.sql, condition.values, sign: -1, in: database)

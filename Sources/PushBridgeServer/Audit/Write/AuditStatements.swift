@@ -39,7 +39,7 @@ final class AuditStatements {
         begin = try database.prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try database.prepare("COMMIT TRANSACTION")
         insertIntent = try database.prepare(Self.insertSQL("request_log", AuditRequestColumn.intent.map(\.name) + [AuditFindingsInlineSchema.column]))
-        insertOutcome = try database.prepare(Self.insertSQL("request_outcomes", AuditLogSchema.outcomeColumns.map(\.name)))
+        insertOutcome = try database.prepare(Self.insertSQL("request_outcomes", AuditLogSchema.outcomeColumns.map(\.name) + ["id"]))
         finishIntent = try database.prepare(Self.finishIntentSQL)
         mark = try database.prepare(AuditRecovery.markSQL)
     }
@@ -57,14 +57,15 @@ final class AuditStatements {
 
     /// A completion of an intent (values: ``completionColumns``, then the request id): one
     /// insert whose `SELECT` is the indexed lookup of the intent (no intent: no row, and
-    /// ``AuditError/unknownRequest(_:)``), copying its `received_at`. A second completion of
-    /// the same request (a handler finishing after the server answered for it, a late
-    /// completion landing after a retry) replaces the first: the rare path, an update of the
-    /// outcome row only.
+    /// ``AuditError/unknownRequest(_:)``), copying its id (the outcome row's key,
+    /// ``AuditOutcomeKeySchema``) and its `received_at`. A second completion of the same
+    /// request (a handler finishing after the server answered for it, a late completion
+    /// landing after a retry) meets the first on that key and replaces it: the rare path, an
+    /// update of the outcome row only.
     static let finishIntentSQL = """
-        INSERT INTO request_outcomes (request_id, received_at, \(completionColumns.joined(separator: ", ")))
-        SELECT l.request_id, l.received_at, \(completionColumns.map { _ in "?" }.joined(separator: ", ")) FROM request_log l WHERE l.request_id = ?
-        ON CONFLICT (request_id) DO UPDATE SET \(completionColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+        INSERT INTO request_outcomes (id, request_id, received_at, \(completionColumns.joined(separator: ", ")))
+        SELECT l.id, l.request_id, l.received_at, \(completionColumns.map { _ in "?" }.joined(separator: ", ")) FROM request_log l WHERE l.request_id = ?
+        ON CONFLICT (id) DO UPDATE SET \(completionColumns.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
         """
 
     /// `INSERT INTO requests …` with a mark per column.
@@ -135,7 +136,7 @@ final class AuditStatements {
                 if Self.isIntentAlone(row) {
                     intents.opened(row[Self.requestIdPosition].textValue ?? "", id: id)
                 } else {
-                    try run(insertOutcome, Self.storingAnswerOnce(outcomeRow: Self.outcomePositions.map { row[$0] }))
+                    try run(insertOutcome, Self.outcomeValues(row, id: id))
                     intents.wroteSettled(id: id)
                 }
                 try runLedger(ledger)
@@ -184,6 +185,16 @@ final class AuditStatements {
         for position in intentPositions { values.append(row[position]) }
         values.append(AuditRowEncoding.findingList(findings))
         return values
+    }
+
+    /// A `request_outcomes` row's values (``outcomePositions`` of `row`, then its key, the
+    /// intent's log id `id`), its answer stored once where it can be.
+    private static func outcomeValues(_ row: [SQLiteValue], id: Int64) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(outcomePositions.count + 1)
+        for position in outcomePositions { values.append(row[position]) }
+        values.append(.integer(id))
+        return storingAnswerOnce(outcomeRow: values)
     }
 
     private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws(SQLiteError) {
