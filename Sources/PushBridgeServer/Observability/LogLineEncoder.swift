@@ -47,56 +47,70 @@ struct LogLineEncoder: Sendable {
     private func logfmt(_ fields: UnsafeBufferPointer<LogField>) -> String {
         // Each field's exact length first, then the line written once into the string's own
         // storage: no byte array to copy it from (one allocation fewer per line, issue 31).
-        var length = 1  // the "\n"
-        for i in fields.indices {
-            if i > 0 { length += 1 }
-            length += fields[i].key.utf8.count + 1 + Self.logfmtLength(fields[i].value)
-        }
-        return String(unsafeUninitializedCapacity: length) { out in
-            var at = 0
-            func put(_ byte: UInt8) {
-                precondition(at < out.count, "a log line longer than its measure")
-                out[at] = byte
-                at += 1
-            }
-            func put(_ text: String) {
-                for byte in text.utf8 { put(byte) }
-            }
+        // The text of a double, bool or non-ASCII value is made once, while measuring, and
+        // kept here for the write (on the stack for a line of usual size).
+        withUnsafeTemporaryAllocation(of: String?.self, capacity: fields.count) { made in
+            made.initialize(repeating: nil)
+            defer { _ = made.deinitialize() }
+            var length = 1  // the "\n"
             for i in fields.indices {
-                let field = fields[i]
-                if i > 0 { put(UInt8(ascii: " ")) }
-                put(field.key)
-                put(UInt8(ascii: "="))
-                switch field.value {
-                case .string(let text) where Self.isBareASCII(text):
-                    put(text)
-                case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
-                    // ASCII that needs quotes (messages, finding reasons): escaped byte by byte.
-                    Self.forEachQuotedASCIIByte(of: text, put)
-                case .int(let number):
-                    put(String(number))  // a small string: no allocation
-                case let value:
-                    put(Self.logfmtValue(value.description))
-                }
+                if i > 0 { length += 1 }
+                let value = Self.logfmtMeasure(fields[i].value)
+                length += fields[i].key.utf8.count + 1 + value.length
+                made[i] = value.text
             }
-            put(UInt8(ascii: "\n"))
-            return at
+            return String(unsafeUninitializedCapacity: length) { out in
+                var at = 0
+                func put(_ byte: UInt8) {
+                    precondition(at < out.count, "a log line longer than its measure")
+                    out[at] = byte
+                    at += 1
+                }
+                func put(_ text: String) {
+                    for byte in text.utf8 { put(byte) }
+                }
+                for i in fields.indices {
+                    let field = fields[i]
+                    if i > 0 { put(UInt8(ascii: " ")) }
+                    put(field.key)
+                    put(UInt8(ascii: "="))
+                    switch (made[i], field.value) {
+                    case (let text?, _):
+                        put(text)
+                    case (nil, .string(let text)) where Self.isBareASCII(text):
+                        put(text)
+                    case (nil, .string(let text)):
+                        // ASCII that needs quotes (messages, finding reasons): escaped byte by
+                        // byte (the measure made the text of any other string).
+                        Self.forEachQuotedASCIIByte(of: text, put)
+                    case (nil, .int(let number)):
+                        put(String(number))  // a small string: no allocation
+                    case (nil, .double), (nil, .bool):
+                        preconditionFailure("a value measured without its text")
+                    }
+                }
+                put(UInt8(ascii: "\n"))
+                return at
+            }
         }
     }
 
-    /// How many bytes ``logfmt(_:)`` writes for `value`.
-    private static func logfmtLength(_ value: LogValue) -> Int {
+    /// How many bytes ``logfmt(_:)`` writes for `value`, and for a double, a bool or a string
+    /// that is not all ASCII the text it writes (made here, once, and written as it is); nil
+    /// for the values it writes from themselves.
+    private static func logfmtMeasure(_ value: LogValue) -> (length: Int, text: String?) {
         switch value {
         case .string(let text) where isBareASCII(text):
-            return text.utf8.count
+            return (text.utf8.count, nil)
         case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
             var n = 0
             forEachQuotedASCIIByte(of: text) { _ in n += 1 }
-            return n
+            return (n, nil)
         case .int(let number):
-            return String(number).utf8.count
+            return (String(number).utf8.count, nil)
         case let value:
-            return logfmtValue(value.description).utf8.count
+            let text = logfmtValue(value.description)
+            return (text.utf8.count, text)
         }
     }
 
