@@ -47,6 +47,24 @@ struct LogLineExactLengthTests {
         }
     }
 
+    /// The texts of doubles, bools and non-ASCII strings are made while measuring and kept
+    /// for the write (review of the ninth pass): a line with several of them, among values
+    /// written from themselves, in every rotation, is byte for byte the old writer's line.
+    @Test func textsMadeWhileMeasuringAreWrittenInTheirPlaces() {
+        let encoder = LogLineEncoder(format: .logfmt, maxValueBytes: 8192)
+        let mixed: [LogValue] = [
+            .double(1.23456), .string("plain"), .bool(true), .string("ünï \"q\"\u{1}"), .int(-7), .string("needs quotes"),
+            .double(.nan), .string("Zoë\u{2028}x"), .bool(false), .double(-0.0), .string(""), .double(1e300),
+        ]
+        for shift in mixed.indices {
+            let values = Array(mixed[shift...] + mixed[..<shift])
+            let fields = values.enumerated().map { LogField("f\($0.offset)", $0.element) }
+            let line = encoder.encode(timestamp: "2026-12-07T13:20:00.000Z", level: .info, message: "müx", fields: fields)
+            let laidOut = [LogField("ts", .string("2026-12-07T13:20:00.000Z")), LogField("level", .string("info")), LogField("msg", .string("müx"))] + fields
+            #expect(line == Self.oldLine(laidOut), "rotation \(shift)")
+        }
+    }
+
     @Test func theAccessLineFromTheStackIsTheLineOfItsArray() {
         let lines = LineCollector()
         let log = EventLog(clock: { 1_796_000_000_123 }, sink: lines.sink)

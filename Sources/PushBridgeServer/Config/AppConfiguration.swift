@@ -5,9 +5,13 @@ public struct AppConfiguration: Sendable {
     /// A unique name used in logs, metrics and the audit.
     public var name: String
     /// The dialect its callers speak.
-    public var dialect: DialectName
+    public var dialect: DialectName { didSet { idempotencyScope = Self.idempotencyScope(dialect, sourceAppId) } }
     /// OneSignal app UUID, Pushwoosh application code or BuzzKit workspace id.
-    public var sourceAppId: String
+    public var sourceAppId: String { didSet { idempotencyScope = Self.idempotencyScope(dialect, sourceAppId) } }
+    /// The source app a caller's idempotency key is scoped to (``IdempotencyKeys/scoped(_:sourceApp:)``):
+    /// `<dialect>/<source_app_id>`, which stays the same when the app is renamed. Made with the
+    /// app (and again when its dialect or source app id is set), not per request (issue 31).
+    public private(set) var idempotencyScope: String
     /// The OpenPush app id requests are forwarded to.
     public var openPushAppId: String
     /// The OpenPush REST key; `nil` only with `passThroughKey`.
@@ -44,6 +48,7 @@ public struct AppConfiguration: Sendable {
         self.name = name
         self.dialect = dialect
         self.sourceAppId = sourceAppId
+        self.idempotencyScope = Self.idempotencyScope(dialect, sourceAppId)
         self.openPushAppId = openPushAppId
         self.openPushKey = openPushKey
         self.callers = callers
@@ -51,6 +56,11 @@ public struct AppConfiguration: Sendable {
         self.segmentMap = segmentMap
         self.unmappedSegments = unmappedSegments
         self.devices = devices
+    }
+
+    /// `<dialect>/<source_app_id>`: ``idempotencyScope``'s text.
+    private static func idempotencyScope(_ dialect: DialectName, _ sourceAppId: String) -> String {
+        dialect.rawValue + "/" + sourceAppId
     }
 
     /// How a Pushwoosh `devices` list becomes OpenPush targets.

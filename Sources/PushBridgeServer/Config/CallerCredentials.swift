@@ -1,3 +1,5 @@
+import COpenSSL
+
 /// Finds which app a presented credential belongs to. The secret is hashed once; its digest is
 /// compared with every configured digest using `CRYPTO_memcmp`, without stopping at a match,
 /// so timing reveals neither the secret nor which app it matched.
@@ -15,16 +17,32 @@ public struct CallerCredentials: Sendable {
 
     /// Every app accepting `secret`, in configuration order.
     public func apps(presenting secret: String) -> [AppConfiguration] {
-        let digest = Fingerprint.sha256(secret)
         var matched = [Bool](repeating: false, count: apps.count)
-        for entry in entries where Fingerprint.constantTimeEquals(entry.digest, digest) {
-            matched[entry.app] = true
-        }
+        forEachApp(accepting: secret) { matched[$0] = true }
         return apps.indices.filter { matched[$0] }.map { apps[$0] }
     }
 
-    /// Whether the app named `name` accepts `secret` (false for unknown apps).
+    /// Whether the app named `name` accepts `secret` (false for unknown apps). On every
+    /// request's path: no array of the digest, the matches or the apps (issue 31: four
+    /// allocations a request).
     public func verify(_ secret: String, forAppNamed name: String) -> Bool {
-        apps(presenting: secret).contains { $0.name == name }
+        var accepted = false
+        forEachApp(accepting: secret) { if apps[$0].name == name { accepted = true } }
+        return accepted
+    }
+
+    /// Calls `matched` with the index (in `apps`) of each entry whose digest is `secret`'s,
+    /// in entry order: the secret hashed once into the stack, every entry compared in
+    /// constant time and none skipped after a match.
+    private func forEachApp(accepting secret: String, _ matched: (Int) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
+            var text = secret
+            text.withUTF8 { pb_sha256($0.baseAddress, $0.count, digest.baseAddress) }
+            for entry in entries {
+                let equal = entry.digest.count == digest.count
+                    && entry.digest.withUnsafeBufferPointer { CRYPTO_memcmp($0.baseAddress, digest.baseAddress, digest.count) == 0 }
+                if equal { matched(entry.app) }
+            }
+        }
     }
 }

@@ -4,11 +4,11 @@ import COpenSSL
 /// a name's UTF-8 bytes, cut to 16 bytes, with the version and variant bits set. The same
 /// namespace and name always give the same UUID.
 enum NameBasedUUID {
-    /// The UUIDv5 of `name` in `namespace` (16 bytes), as 16 bytes.
+    /// The UUIDv5 of `name` in `namespace` (16 bytes), as 16 bytes: ``v5(namespace:name:into:)``
+    /// written into the array's own storage.
     static func v5(namespace: [UInt8], name: String) -> [UInt8] {
-        precondition(namespace.count == 16, "a namespace is a UUID's 16 bytes")
-        return [UInt8](unsafeUninitializedCapacity: 16) { out, count in
-            namespace.withUnsafeBufferPointer { v5(namespace: $0, name: name, into: out) }
+        [UInt8](unsafeUninitializedCapacity: 16) { out, count in
+            v5(namespace: namespace, name: name, into: out)
             count = 16
         }
     }
@@ -18,14 +18,20 @@ enum NameBasedUUID {
     /// both digests and both UUIDs on the stack; the string is the one allocation (issue 31:
     /// the two 16-byte arrays were two per scoped key).
     static func nestedV5Text(namespace: [UInt8], outer: String, inner: String) -> String {
-        precondition(namespace.count == 16, "a namespace is a UUID's 16 bytes")
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { room in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { room in
             let first = UnsafeMutableBufferPointer(rebasing: room[0..<16])
             let second = UnsafeMutableBufferPointer(rebasing: room[16..<32])
-            namespace.withUnsafeBufferPointer { v5(namespace: $0, name: outer, into: first) }
+            v5(namespace: namespace, name: outer, into: first)
             v5(namespace: UnsafeBufferPointer(first), name: inner, into: second)
             return text(UnsafeBufferPointer(second))
         }
+    }
+
+    /// Writes the UUIDv5 of `name` in `namespace` (a UUID's 16 bytes) into `out` (16 bytes):
+    /// the one path both forms above take from a namespace array.
+    static func v5(namespace: [UInt8], name: String, into out: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(namespace.count == 16, "a namespace is a UUID's 16 bytes")
+        namespace.withUnsafeBufferPointer { v5(namespace: $0, name: name, into: out) }
     }
 
     /// Writes the UUIDv5 of `name` in `namespace` (16 bytes) into `out` (16 bytes): the

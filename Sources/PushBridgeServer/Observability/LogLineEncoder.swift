@@ -13,11 +13,26 @@ struct LogLineEncoder: Sendable {
 
     /// The line for an event; fields must already be redacted.
     func encode<Fields: Collection<LogField>>(milliseconds: Int64, level: LogLevel, message: String, fields: Fields) -> String {
-        encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
+        // A logfmt line gets its `ts` written from the stack into the line itself, not from a
+        // string of its own (one allocation fewer per line, issue 31).
+        guard format == .logfmt else {
+            return encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.usualLength) { stamp in
+            guard RFC3339.write(milliseconds: milliseconds, into: stamp) else {
+                return encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
+            }
+            return line(timestamp: "", stamp: UnsafeBufferPointer(stamp), level: level, message: message, fields: fields)
+        }
     }
 
     /// The line for an event whose `ts` is already formatted (the lines of one batch share it).
     func encode<Fields: Collection<LogField>>(timestamp: String, level: LogLevel, message: String, fields: Fields) -> String {
+        line(timestamp: timestamp, stamp: nil, level: level, message: message, fields: fields)
+    }
+
+    /// The line, its `ts` `timestamp`, or with `stamp` (logfmt only) those bytes instead.
+    private func line<Fields: Collection<LogField>>(timestamp: String, stamp: UnsafeBufferPointer<UInt8>?, level: LogLevel, message: String, fields: Fields) -> String {
         // The line's fields in temporary memory (the stack, for a line of usual size), not an
         // array of their own: one allocation fewer per line (issue 31).
         withUnsafeTemporaryAllocation(of: LogField.self, capacity: fields.count + 3) { room in
@@ -38,65 +53,84 @@ struct LogLineEncoder: Sendable {
             }
             let all = UnsafeBufferPointer(rebasing: room[..<count])
             switch format {
-            case .logfmt: return logfmt(all)
+            case .logfmt: return logfmt(all, stamp: stamp)
             case .json: return json(all)
             }
         }
     }
 
-    private func logfmt(_ fields: UnsafeBufferPointer<LogField>) -> String {
+    /// The logfmt line of `fields`; with `stamp`, the first field's (`ts`) value is those bytes.
+    private func logfmt(_ fields: UnsafeBufferPointer<LogField>, stamp: UnsafeBufferPointer<UInt8>?) -> String {
         // Each field's exact length first, then the line written once into the string's own
         // storage: no byte array to copy it from (one allocation fewer per line, issue 31).
-        var length = 1  // the "\n"
-        for i in fields.indices {
-            if i > 0 { length += 1 }
-            length += fields[i].key.utf8.count + 1 + Self.logfmtLength(fields[i].value)
-        }
-        return String(unsafeUninitializedCapacity: length) { out in
-            var at = 0
-            func put(_ byte: UInt8) {
-                precondition(at < out.count, "a log line longer than its measure")
-                out[at] = byte
-                at += 1
-            }
-            func put(_ text: String) {
-                for byte in text.utf8 { put(byte) }
-            }
+        // The text of a double, bool or non-ASCII value is made once, while measuring, and
+        // kept here for the write (on the stack for a line of usual size).
+        withUnsafeTemporaryAllocation(of: String?.self, capacity: fields.count) { made in
+            made.initialize(repeating: nil)
+            defer { _ = made.deinitialize() }
+            var length = 1  // the "\n"
             for i in fields.indices {
-                let field = fields[i]
-                if i > 0 { put(UInt8(ascii: " ")) }
-                put(field.key)
-                put(UInt8(ascii: "="))
-                switch field.value {
-                case .string(let text) where Self.isBareASCII(text):
-                    put(text)
-                case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
-                    // ASCII that needs quotes (messages, finding reasons): escaped byte by byte.
-                    Self.forEachQuotedASCIIByte(of: text, put)
-                case .int(let number):
-                    put(String(number))  // a small string: no allocation
-                case let value:
-                    put(Self.logfmtValue(value.description))
-                }
+                if i > 0 { length += 1 }
+                let value = i == 0 && stamp != nil ? (length: stamp?.count ?? 0, text: nil) : Self.logfmtMeasure(fields[i].value)
+                length += fields[i].key.utf8.count + 1 + value.length
+                made[i] = value.text
             }
-            put(UInt8(ascii: "\n"))
-            return at
+            return String(unsafeUninitializedCapacity: length) { out in
+                var at = 0
+                func put(_ byte: UInt8) {
+                    precondition(at < out.count, "a log line longer than its measure")
+                    out[at] = byte
+                    at += 1
+                }
+                func put(_ text: String) {
+                    for byte in text.utf8 { put(byte) }
+                }
+                for i in fields.indices {
+                    let field = fields[i]
+                    if i > 0 { put(UInt8(ascii: " ")) }
+                    put(field.key)
+                    put(UInt8(ascii: "="))
+                    if i == 0, let stamp {
+                        for byte in stamp { put(byte) }
+                        continue
+                    }
+                    switch (made[i], field.value) {
+                    case (let text?, _):
+                        put(text)
+                    case (nil, .string(let text)) where Self.isBareASCII(text):
+                        put(text)
+                    case (nil, .string(let text)):
+                        // ASCII that needs quotes (messages, finding reasons): escaped byte by
+                        // byte (the measure made the text of any other string).
+                        Self.forEachQuotedASCIIByte(of: text, put)
+                    case (nil, .int(let number)):
+                        put(String(number))  // a small string: no allocation
+                    case (nil, .double), (nil, .bool):
+                        preconditionFailure("a value measured without its text")
+                    }
+                }
+                put(UInt8(ascii: "\n"))
+                return at
+            }
         }
     }
 
-    /// How many bytes ``logfmt(_:)`` writes for `value`.
-    private static func logfmtLength(_ value: LogValue) -> Int {
+    /// How many bytes ``logfmt(_:)`` writes for `value`, and for a double, a bool or a string
+    /// that is not all ASCII the text it writes (made here, once, and written as it is); nil
+    /// for the values it writes from themselves.
+    private static func logfmtMeasure(_ value: LogValue) -> (length: Int, text: String?) {
         switch value {
         case .string(let text) where isBareASCII(text):
-            return text.utf8.count
+            return (text.utf8.count, nil)
         case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
             var n = 0
             forEachQuotedASCIIByte(of: text) { _ in n += 1 }
-            return n
+            return (n, nil)
         case .int(let number):
-            return String(number).utf8.count
+            return (String(number).utf8.count, nil)
         case let value:
-            return logfmtValue(value.description).utf8.count
+            let text = logfmtValue(value.description)
+            return (text.utf8.count, text)
         }
     }
 

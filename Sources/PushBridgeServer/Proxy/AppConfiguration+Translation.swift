@@ -14,8 +14,4 @@ extension AppConfiguration {
                                   segmentMap: segmentMap.isEmpty ? nil : segmentMap, unmappedSegments: unmappedSegments,
                                   deviceTargeting: targeting, deviceTargetingConfigured: true)
     }
-
-    /// The source app a caller's idempotency key is scoped to (``IdempotencyKeys/scoped(_:sourceApp:)``):
-    /// `<dialect>/<source_app_id>`, which stays the same when the app is renamed.
-    public var idempotencyScope: String { dialect.rawValue + "/" + sourceAppId }
 }
