@@ -7,9 +7,7 @@ public enum Fingerprint {
     public static func of(_ secret: String) -> String {
         // On the request path several times per request: the digest on the stack, the
         // secret's own UTF-8 hashed in place, the answer written into one string.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
-            var text = secret
-            text.withUTF8 { pb_sha256($0.baseAddress, $0.count, digest.baseAddress) }
+        withSHA256(secret) { digest in
             let prefix = "sha256:".utf8
             return String(unsafeUninitializedCapacity: prefix.count + 12) { out in
                 var n = 0
@@ -36,6 +34,16 @@ public enum Fingerprint {
         return digest
     }
 
+    /// Calls `body` with the SHA-256 digest (32 bytes) of the secret's UTF-8 bytes, held on the
+    /// stack: for the request path, where an array per digest is an allocation per request.
+    public static func withSHA256<R>(_ secret: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
+            var text = secret
+            text.withUTF8 { pb_sha256($0.baseAddress, $0.count, digest.baseAddress) }
+            return try body(UnsafeBufferPointer(digest))
+        }
+    }
+
     /// The full SHA-256 digest (32 bytes) of `bytes`.
     public static func sha256(bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
@@ -45,9 +53,14 @@ public enum Fingerprint {
 
     /// Constant-time comparison of two digests or other byte strings (lengths leak).
     public static func constantTimeEquals(_ x: [UInt8], _ y: [UInt8]) -> Bool {
+        y.withUnsafeBufferPointer { constantTimeEquals(x, $0) }
+    }
+
+    /// ``constantTimeEquals(_:_:)`` of a digest and bytes held elsewhere (a digest on the stack).
+    public static func constantTimeEquals(_ x: [UInt8], _ y: UnsafeBufferPointer<UInt8>) -> Bool {
         guard x.count == y.count else { return false }
         if x.isEmpty { return true }
-        return x.withUnsafeBufferPointer { px in y.withUnsafeBufferPointer { py in CRYPTO_memcmp(px.baseAddress, py.baseAddress, x.count) == 0 } }
+        return x.withUnsafeBufferPointer { px in CRYPTO_memcmp(px.baseAddress, y.baseAddress, x.count) == 0 }
     }
 
     /// Lower-case hex.

@@ -1,5 +1,3 @@
-import COpenSSL
-
 /// Finds which app a presented credential belongs to. The secret is hashed once; its digest is
 /// compared with every configured digest using `CRYPTO_memcmp`, without stopping at a match,
 /// so timing reveals neither the secret nor which app it matched.
@@ -35,13 +33,9 @@ public struct CallerCredentials: Sendable {
     /// in entry order: the secret hashed once into the stack, every entry compared in
     /// constant time and none skipped after a match.
     private func forEachApp(accepting secret: String, _ matched: (Int) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(SHA256_DIGEST_LENGTH)) { digest in
-            var text = secret
-            text.withUTF8 { pb_sha256($0.baseAddress, $0.count, digest.baseAddress) }
-            for entry in entries {
-                let equal = entry.digest.count == digest.count
-                    && entry.digest.withUnsafeBufferPointer { CRYPTO_memcmp($0.baseAddress, digest.baseAddress, digest.count) == 0 }
-                if equal { matched(entry.app) }
+        Fingerprint.withSHA256(secret) { digest in
+            for entry in entries where Fingerprint.constantTimeEquals(entry.digest, digest) {
+                matched(entry.app)
             }
         }
     }

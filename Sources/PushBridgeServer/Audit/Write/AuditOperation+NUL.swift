@@ -1,5 +1,3 @@
-import Glibc
-
 /// Every text the audit writes goes through ``AuditOperation/Work/escapingNUL``, on SQLite as on
 /// PostgreSQL: PostgreSQL text cannot hold U+0000, and a value cut at a NUL may read as another
 /// (an app id, a field), so each NUL is stored as the six characters `\u0000` on both engines.
@@ -12,7 +10,7 @@ extension AuditOperation.Work {
             guard row.holdsNUL || findings.contains(where: \.holdsNUL) || ledger.contains(where: \.values.holdsNUL) else { return self }
             return .insert(row: row.map(\.escapingNUL), findings: findings.map { $0.map(\.escapingNUL) }, ledger: ledger.map(\.escapingNUL))
         case .finish(let requestId, let values, let ledger):
-            guard requestId.holdsNULByte || values.holdsNUL || ledger.contains(where: \.values.holdsNUL) else { return self }
+            guard requestId.containsUTF8(0) || values.holdsNUL || ledger.contains(where: \.values.holdsNUL) else { return self }
             return .finish(requestId: requestId.escapingNUL, values: values.map(\.escapingNUL), ledger: ledger.map(\.escapingNUL))
         case .statement(let statement):
             return .statement(statement.escapingNUL)
@@ -47,20 +45,7 @@ extension [SQLiteValue] {
     /// Whether any text value holds a NUL, i.e. ``AuditOperation/Work/escapingNUL`` would change it.
     var holdsNUL: Bool {
         contains { value in
-            if case .text(let text) = value { text.holdsNULByte } else { false }
+            if case .text(let text) = value { text.containsUTF8(0) } else { false }
         }
-    }
-}
-
-extension String {
-    /// Whether the text holds a NUL byte, found by `memchr` over its UTF-8 bytes: every text of
-    /// every request is scanned (~2 KB a request), and a loop over the bytes one by one
-    /// (`containsUTF8(0)`) was ~2 % of `audit-bench`'s CPU samples.
-    var holdsNULByte: Bool {
-        let found = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { return false }
-            return memchr(base, 0, bytes.count) != nil
-        }
-        return found ?? utf8.contains(0)
     }
 }
