@@ -14,13 +14,7 @@ public struct MessageText: ExpressibleByStringInterpolation, Sendable {
     /// A sentence from its interpolated pieces: the one `String` made from their bytes
     /// (see ``string(_:)``).
     public init(stringInterpolation pieces: Pieces) {
-        if let spilled = pieces.spilled {
-            text = spilled.withUnsafeBytes { Self.string($0) }
-            return
-        }
-        var inline = pieces.inline
-        let count = pieces.count
-        text = withUnsafeBytes(of: &inline) { Self.string(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        text = pieces.withBytes { Self.string($0) }
     }
 
     /// The pieces of a ``MessageText`` as they are appended: text and integers, as `String`
@@ -43,6 +37,15 @@ public struct MessageText: ExpressibleByStringInterpolation, Sendable {
         public init(literalCapacity: Int, interpolationCount: Int) {
             let zero: Words = (0, 0, 0, 0, 0, 0, 0, 0)
             inline = (zero, zero, zero, zero, zero, zero, zero, zero)
+        }
+
+        /// Calls `body` with the sentence's bytes: the inline ones, or the spilled array.
+        @inline(__always)
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            if let spilled { return spilled.withUnsafeBytes(body) }
+            var inline = self.inline
+            let count = self.count
+            return withUnsafeBytes(of: &inline) { body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
 
         /// Appends a literal piece.

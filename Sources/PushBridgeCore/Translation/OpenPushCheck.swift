@@ -68,20 +68,21 @@ public enum OpenPushCheck {
         let cap = OpenPushLimits.fanOutCap
         if let segments = s.includedSegments {
             // One sentence per count, the names written into it: no `String` made for the
-            // "segment … holds" piece alone (issue 31, branch `lazyparse`).
+            // "segment … holds" piece alone (issue 31, branch `lazyparse`). The same segments
+            // give the same sentence on every start: it is made once (issue 31, branch `translate6`).
             let message = segments.count == 1
-                ? MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
-                : MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
+                ? RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
+                : RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
             return [Finding(field: callerField("included_segments"), kind: .caveat, message: message.text)]
         }
         if s.filters != nil {
             return [Finding(field: callerField("filters"), kind: .caveat,
-                            message: MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text)]
+                            message: RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text)]
         }
         let ids = (s.includeSubscriptionIds?.count ?? 0) + (s.includeAliases?.members.reduce(0) { $0 + ($1.value.arrayValue?.count ?? 1) } ?? 0)
         guard ids > cap else { return [] }
         let field = s.includeSubscriptionIds != nil ? "include_subscription_ids" : "include_aliases"
         return [Finding(field: callerField(field), kind: .caveat,
-                        message: MessageText("lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)").text)]
+                        message: RecurringText("lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)").text)]
     }
 }
