@@ -8,6 +8,11 @@ public struct FieldReader {
     public let path: String
     /// Per member (by index): its key's fingerprint, and whether it was read so far.
     private var slots: [(key: KeyFingerprint, read: Bool)]
+    /// One bit per member's key fingerprint (``KeyFingerprint/presenceBit``), all bits when a
+    /// key's fingerprint is ``KeyFingerprint/unknown``: a key whose bit is clear is not in the
+    /// object, and its lookup skips the scan of the members (most of a decoder's lookups are
+    /// for keys the body does not hold: issue 31, branch `translate6`).
+    private var present: UInt64 = 0
     /// Errors found so far, in reading order.
     public var errors: [TranslationError] = []
 
@@ -18,6 +23,16 @@ public struct FieldReader {
         // The parser's fingerprint of each key, made once while it read the key's bytes; a
         // member made otherwise is fingerprinted here (issue 31, branch `translate4`).
         self.slots = object.members.map { ($0.fingerprint == .notMade ? KeyFingerprint($0.key) : $0.fingerprint, false) }
+        for slot in slots { present |= slot.key.presenceBit }
+    }
+
+    /// The index of the first member whose key is `field`, or nil.
+    @inline(__always)
+    private func index(of field: FieldKey) -> Int? {
+        let wanted = field.fingerprint
+        guard present & wanted.presenceBit != 0 else { return nil }
+        for i in slots.indices where slots[i].key.mayEqual(wanted) && object.members[i].key == field.name { return i }
+        return nil
     }
 
     /// The full path of a key of this object.
@@ -27,15 +42,12 @@ public struct FieldReader {
     /// is the one made with the key (a `static let` key makes it once).
     public mutating func raw(_ field: FieldKey, required: Bool = false) -> JSONValue? {
         var found: JSONValue?
-        let key = field.name
-        let wanted = field.fingerprint
-        for i in slots.indices where slots[i].key.mayEqual(wanted) && object.members[i].key == key {
+        if let i = index(of: field) {
             slots[i].read = true
             found = object.members[i].value
-            break
         }
         guard let v = found, v != .null else {
-            if required { errors.append(TranslationError(field: fieldPath(key), rule: "is required")) }
+            if required { errors.append(TranslationError(field: fieldPath(field.name), rule: "is required")) }
             return nil
         }
         return v
@@ -48,6 +60,12 @@ public struct FieldReader {
     public func has(_ key: String) -> Bool {
         if let v = object[key], v != .null { return true }
         return false
+    }
+
+    /// ``has(_:)-(String)`` by the key's fingerprint (does not mark it read).
+    public func has(_ key: FieldKey) -> Bool {
+        guard let i = index(of: key) else { return false }
+        return object.members[i].value != .null
     }
 
     private mutating func typeError(_ key: FieldKey, _ expected: String, _ got: JSONValue) {

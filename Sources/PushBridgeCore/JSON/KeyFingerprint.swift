@@ -64,6 +64,12 @@ struct KeyFingerprint: Equatable {
         self = key.utf8.withContiguousStorageIfAvailable { KeyFingerprint($0) } ?? .unknown
     }
 
+    /// One of 64 bits picked by the fingerprint, all of them for ``unknown`` (which may equal
+    /// any key): a set of keys' bits holds every bit of a key that may be among them.
+    var presenceBit: UInt64 {
+        bits == Self.unknown.bits ? .max : 1 &<< ((bits &* 0x9E37_79B9_7F4A_7C15) &>> 58)
+    }
+
     /// False only when the two keys certainly differ.
     func mayEqual(_ other: KeyFingerprint) -> Bool {
         bits == other.bits || bits == Self.unknown.bits || other.bits == Self.unknown.bits

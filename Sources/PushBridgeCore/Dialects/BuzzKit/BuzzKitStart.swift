@@ -43,7 +43,7 @@ extension BuzzKitTranslator {
 
     /// The start's `activity_id`: the caller's `activityId` when present, otherwise synthesized.
     private mutating func startActivityId() -> String? {
-        if reader.has("activityId") {
+        if reader.has(.activityId) {
             guard let id = reader.string(.activityId) else { return nil }
             return checkedActivityId(id) ? id : nil
         }

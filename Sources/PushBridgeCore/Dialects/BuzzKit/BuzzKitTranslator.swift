@@ -96,7 +96,7 @@ struct BuzzKitTranslator {
     /// A required string: absent or null is rejected with `why` (a wrong type by the reader).
     /// `why` is made only when it is used.
     mutating func requiredString(_ key: FieldKey, _ why: @autoclosure () -> String) -> String? {
-        if !reader.has(key.name) {
+        if !reader.has(key) {
             _ = reader.raw(key)
             reject(key.name, MessageText("is required \(why())").text)
             return nil
@@ -111,14 +111,14 @@ struct BuzzKitTranslator {
 
     /// Marks an event-specific key read and drops it with its table row's note.
     mutating func drop(_ key: FieldKey, row: String) {
-        guard reader.has(key.name) else { _ = reader.raw(key); return }
+        guard reader.has(key) else { _ = reader.raw(key); return }
         _ = reader.raw(key)
         note(key.name, .dropped, BuzzKitFieldMappings.note(row))
     }
 
     /// `contentState`: a required non-empty object, carried as `event_updates`.
     mutating func contentState() -> JSONObject? {
-        if !reader.has("contentState") {
+        if !reader.has(.contentState) {
             _ = reader.raw(.contentState)
             reject("contentState", "is required (the ActivityKit content state, sent to OpenPush as event_updates)")
             return nil

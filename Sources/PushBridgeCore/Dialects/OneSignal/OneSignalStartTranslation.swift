@@ -38,7 +38,7 @@ enum OneSignalStartTranslation {
             }
         }
         readTargeting(&r, into: &s, context: context, sourceFields: &sourceFields, findings: &findings)
-        if r.has("dismissal_date") {
+        if r.has(.dismissal_date) {
             _ = r.raw(.dismissal_date)
             findings.append(Finding(field: "dismissal_date", kind: .dropped, message: OneSignalFieldMappings.start.row(.start, "dismissal_date")!.note))
         }

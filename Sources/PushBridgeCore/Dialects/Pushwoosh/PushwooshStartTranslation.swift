@@ -8,7 +8,7 @@ enum PushwooshStartTranslation {
     static func translate(_ n: JSONObject, appId: String, context: TranslationContext, scope: inout PushwooshScope) -> OpenPushRequest? {
         var r = FieldReader(n, path: scope.prefix)
         var la = FieldReader(r.object(.live_activity, required: true) ?? JSONObject(), path: scope.livePrefix)
-        let hasLive = r.has("live_activity") && r.errors.isEmpty
+        let hasLive = r.has(.live_activity) && r.errors.isEmpty
 
         let activityId = PushwooshCommonFields.activityId(&r, scope: &scope)
         var start = OpenPushStart(appId: appId, activityType: "")

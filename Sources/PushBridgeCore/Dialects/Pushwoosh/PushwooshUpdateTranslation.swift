@@ -4,7 +4,7 @@ enum PushwooshUpdateTranslation {
     static func translate(_ n: JSONObject, appId: String, scope: inout PushwooshScope) -> OpenPushRequest? {
         var r = FieldReader(n, path: scope.prefix)
         var la = FieldReader(r.object(.live_activity, required: true) ?? JSONObject(), path: scope.livePrefix)
-        let hasLive = r.has("live_activity") && r.errors.isEmpty
+        let hasLive = r.has(.live_activity) && r.errors.isEmpty
 
         let activityId = PushwooshCommonFields.activityId(&r, scope: &scope)
         var update = OpenPushUpdate(appId: appId, activityId: activityId ?? "")
