@@ -51,7 +51,10 @@ public enum OpenPushCheck {
     private static func alertCaps(_ map: JSONObject?, key: String, cap: Int, what: String, callerField: (String) -> String, into out: inout [Finding]) {
         guard let map else { return }
         for m in map.members {
-            guard let text = m.value.stringValue else { continue }
+            // A rendered text has at most as many characters as its UTF-8 bytes (a character
+            // is one byte or more, an escape two characters for ten bytes): a text of at most
+            // `cap` bytes is never cut, and is not measured (issue 31, branch `translate6`).
+            guard let text = m.value.stringValue, text.utf8.count > cap else { continue }
             let rendered = LiquidEscaping.rendered(text)
             guard rendered.length > cap else { continue }
             let measure = rendered.hasTemplateTags
