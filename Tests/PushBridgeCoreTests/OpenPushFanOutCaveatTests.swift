@@ -33,4 +33,34 @@ struct OpenPushFanOutCaveatTests {
         }
         #expect(spilled > 10, "only \(spilled) sentences passed the inline room")
     }
+
+    /// The check appends the caveat to the translation's findings (issue 31, branch
+    /// `translate6`: no array of its own): after the findings already there, which stay, and
+    /// nothing for a request that needs none, the same as appending the returned array.
+    @Test func theCaveatIsAppendedAfterTheFindingsThere() {
+        var g = RedactionOverBytesGeneratedTests.Generator(state: 9)
+        let before = [Finding(field: "a", kind: .dropped, message: "first"), Finding(field: "b", kind: .renamed, message: "second")]
+        var requests: [OpenPushRequest] = []
+        for i in 0..<300 {
+            var s = OpenPushStart(appId: "app", activityType: "Delivery")
+            switch i % 5 {
+            case 0: s.includedSegments = (0..<(1 + g.next(3))).map { _ in g.pick(Self.names) }
+            case 1: s.filters = [.object(["field": .string("tag")])]
+            case 2: s.includeSubscriptionIds = (0..<(OpenPushLimits.fanOutCap - 2 + g.next(5))).map { "sub_\($0)" }
+            case 3: s.includeAliases = ["external_id": .array((0..<(OpenPushLimits.fanOutCap - 2 + g.next(5))).map { .string("x\($0)") })]
+            default: break
+            }
+            requests.append(OpenPushRequest(.start(s)))
+        }
+        requests.append(OpenPushRequest(.update(OpenPushUpdate(appId: "app", activityId: "act", event: "update"))))
+        var appended = 0
+        for request in requests {
+            var out = before
+            OpenPushCheck.fanOut(request, callerField: { "caller.\($0)" }, into: &out)
+            let returned = OpenPushCheck.fanOut(request) { "caller.\($0)" }
+            #expect(out == before + returned)
+            appended += out.count - before.count
+        }
+        #expect(appended > 150, "only \(appended) caveats")
+    }
 }

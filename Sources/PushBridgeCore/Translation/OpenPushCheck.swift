@@ -31,7 +31,7 @@ public enum OpenPushCheck {
         for i in requests.indices {
             let name: (String) -> String = { requests[i].callerField($0) ?? callerField($0, i) }
             t.findings.append(contentsOf: alertCaps(requests[i], callerField: name))
-            t.findings.append(contentsOf: fanOut(requests[i], callerField: name))
+            fanOut(requests[i], callerField: name, into: &t.findings)
         }
         return t
     }
@@ -67,7 +67,15 @@ public enum OpenPushCheck {
     /// OpenPush reaches at most 2,000 devices per send and never says when it cut: every start
     /// aimed at a segment or filter may lose devices, and a list of more ids certainly does.
     static func fanOut(_ request: OpenPushRequest, callerField: (String) -> String) -> [Finding] {
-        guard case .start(let s) = request.payload else { return [] }
+        var out: [Finding] = []
+        fanOut(request, callerField: callerField, into: &out)
+        return out
+    }
+
+    /// ``fanOut(_:callerField:)``'s caveat appended to `out` (no array of its own for the one
+    /// finding: issue 31, branch `translate6`).
+    static func fanOut(_ request: OpenPushRequest, callerField: (String) -> String, into out: inout [Finding]) {
+        guard case .start(let s) = request.payload else { return }
         let cap = OpenPushLimits.fanOutCap
         if let segments = s.includedSegments {
             // One sentence per count, the names written into it: no `String` made for the
@@ -76,16 +84,18 @@ public enum OpenPushCheck {
             let message = segments.count == 1
                 ? RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
                 : RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
-            return [Finding(field: callerField("included_segments"), kind: .caveat, message: message.text)]
+            out.append(Finding(field: callerField("included_segments"), kind: .caveat, message: message.text))
+            return
         }
         if s.filters != nil {
-            return [Finding(field: callerField("filters"), kind: .caveat,
-                            message: RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text)]
+            out.append(Finding(field: callerField("filters"), kind: .caveat,
+                               message: RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text))
+            return
         }
         let ids = (s.includeSubscriptionIds?.count ?? 0) + (s.includeAliases?.members.reduce(0) { $0 + ($1.value.arrayValue?.count ?? 1) } ?? 0)
-        guard ids > cap else { return [] }
+        guard ids > cap else { return }
         let field = s.includeSubscriptionIds != nil ? "include_subscription_ids" : "include_aliases"
-        return [Finding(field: callerField(field), kind: .caveat,
-                        message: RecurringText("lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)").text)]
+        out.append(Finding(field: callerField(field), kind: .caveat,
+                           message: RecurringText("lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)").text))
     }
 }
