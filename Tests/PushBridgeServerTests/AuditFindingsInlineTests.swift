@@ -50,7 +50,7 @@ import Testing
 
             let database = try SQLiteDatabase(path: path)
             #expect(try AuditSchema.migrator.migrate(database) == [AuditFindingsInlineSchema.sqliteNumber, AuditRollupShadowSchema.sqliteNumber, AuditRollupMinuteSendsSchema.sqliteNumber,
-                                                           AuditRollupMarkSchema.sqliteNumber, AuditOutcomeKeySchema.sqliteNumber])
+                                                           AuditRollupMarkSchema.sqliteNumber, AuditOutcomeKeySchema.sqliteNumber, AuditLogMinutesSchema.sqliteNumber])
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'findings'") == [[.text("view")]])
             let lists = try database.rows("SELECT request_id, \(AuditFindingsInlineSchema.column) FROM request_log ORDER BY id")
             #expect(lists.count == 4)

@@ -74,7 +74,8 @@ import Testing
             #expect(try AuditSchema.migrator.migrate(database) == [AuditLogSchema.number, AuditRollupSchema.sqliteNumber, AuditRollupReadinessSchema.sqliteNumber,
                                                                      AuditScheduledIndexSchema.sqliteNumber, AuditAnswerOnceSchema.sqliteNumber, AuditRollupHourSchema.sqliteNumber,
                                                                      AuditFindingsInlineSchema.sqliteNumber, AuditRollupShadowSchema.sqliteNumber, AuditRollupMinuteSendsSchema.sqliteNumber,
-                                                                     AuditRollupMarkSchema.sqliteNumber, AuditOutcomeKeySchema.sqliteNumber])
+                                                                     AuditRollupMarkSchema.sqliteNumber, AuditOutcomeKeySchema.sqliteNumber,
+                                                                     AuditLogMinutesSchema.sqliteNumber])
             #expect(try database.isAuditLog())
             #expect(try database.rows("SELECT type FROM sqlite_schema WHERE name = 'requests'") == [[.text("view")]])
             #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name LIKE 'requests%'").isEmpty)
@@ -102,7 +103,7 @@ import Testing
     }
 
     /// Issue 30 item 1: the tables every request writes keep at most two secondary indexes
-    /// (`request_log`: its id and its time; `request_outcomes`: none, keyed by its intent's
+    /// (`request_log`: its id; `request_outcomes`: none, keyed by its intent's
     /// id, but for the partial index of the few `scheduled` rows), read from `sqlite_schema`.
     @Test func theHotTablesKeepAtMostTwoSecondaryIndexes() async throws {
         try await withTemporaryAudit { path in
@@ -115,7 +116,8 @@ import Testing
                 try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? ORDER BY name", [.text(table)])
                     .compactMap { $0.first?.textValue }
             }
-            #expect(try indexes("request_log") == ["request_log_id", "request_log_time"])
+            // Migration 23 dropped `request_log_time`: the log is read by time through its minutes (``AuditLogMinutesSchema``).
+            #expect(try indexes("request_log") == ["request_log_id"])
             // Migration 15 added the partial index of the `scheduled` outcomes (only those rows).
             // Migration 22 keyed each outcome row by its intent's id: no index on `request_id` (``AuditOutcomeKeySchema``).
             #expect(try indexes("request_outcomes") == [AuditScheduledIndexSchema.indexName])
@@ -135,23 +137,32 @@ import Testing
         #expect(try PostgresConnection(uri).execute("SELECT relkind FROM pg_class WHERE relname = 'findings'").value(0, 0) == "v")
     }
 
+    /// The readers' id range of the window `[1, 2)` on the log id `column`.
+    static func window(_ column: String) -> String {
+        AuditLogMinutesSchema.idBounds(column, since: 1, until: 2).joined(separator: " AND ")
+    }
+
     /// Issue 30, item 2: with the report's and readiness's totals on the rollups, what still
     /// reads the log reads it by request id or by time: `audit list` and drill-down by
-    /// `received_at`, `audit show` and every example's message by request id, a window's
-    /// edge minutes by time, the findings of those requests by their intent's id. No query
-    /// scans `request_log` or `findings` whole.
+    /// `received_at` inside the id range of its minutes (``AuditLogMinutesSchema``: no index on
+    /// time), `audit show` and every example's message by request id, a window's edge minutes
+    /// by time, the findings of those requests by their intent's id. No query scans
+    /// `request_log` or `findings` whole.
     @Test(arguments: [
-        "SELECT request_id FROM requests WHERE received_at >= 1 AND received_at < 2 ORDER BY received_at DESC LIMIT 50",
+        "SELECT request_id FROM requests WHERE received_at >= 1 AND received_at < 2 AND \(window("id")) ORDER BY received_at DESC LIMIT 50",
         "SELECT * FROM requests WHERE request_id = 'X'",
         "SELECT field, kind, severity, message FROM findings WHERE request_id = 'X' ORDER BY ordinal",
         "SELECT f.field, f.message FROM findings f WHERE f.request_id = 'X' AND f.kind = 'dropped' ORDER BY f.ordinal",
-        "SELECT request_id, ordinal FROM findings WHERE request_id IN (SELECT request_id FROM requests WHERE received_at >= 1 AND received_at < 2) ORDER BY request_id, ordinal",
-        "SELECT r.dialect, f.field, count(DISTINCT f.request_id) FROM findings f JOIN requests r ON r.request_id = f.request_id WHERE r.received_at >= 1 AND r.received_at < 2 GROUP BY 1, 2",
-        "SELECT max(r.request_id) FROM requests r WHERE r.outcome IN ('forwarded', 'failed') AND r.received_at >= 1 AND r.received_at < 2",
+        "SELECT request_id, ordinal FROM findings WHERE request_id IN (SELECT request_id FROM requests WHERE received_at >= 1 AND received_at < 2 AND \(window("id"))) ORDER BY request_id, ordinal",
+        "SELECT r.dialect, f.field, count(DISTINCT f.request_id) FROM findings f JOIN requests r ON r.request_id = f.request_id WHERE r.received_at >= 1 AND r.received_at < 2 AND \(window("r.id")) GROUP BY 1, 2",
+        "SELECT max(r.request_id) FROM requests r WHERE r.outcome IN ('forwarded', 'failed') AND r.received_at >= 1 AND r.received_at < 2 AND \(window("r.id"))",
+        // Pruning's candidates: the log's start through the cutoff minute's highest id.
+        AuditPruning.candidatesByMinutesSQL.replacingOccurrences(of: "?1", with: "2").replacingOccurrences(of: "?2", with: "50"),
         // Pruning's findings read (a join to the view materialized the whole log per batch).
         AuditRollupRows.findingsOfRequestsSQL(count: 3).replacingOccurrences(of: "?", with: "'X'"),
     ])
     func whatReadsTheLogReadsItByIdOrTime(_ sql: String) async throws {
+        // Not a scan: the window reads only the id range of its minutes.
         try await withTemporaryAudit { path in
             await (try AuditStore(path: path)).close()
             let plan = try SQLiteDatabase(path: path).rows("EXPLAIN QUERY PLAN " + sql).compactMap { $0.last?.textValue }

@@ -64,7 +64,7 @@ import Testing
             let before = try await Self.outputs(path)
             #expect(before[0].contains("OLD-PENDING") && before[0].contains("pending"), "\(before[0])")
 
-            #expect(try AuditSchema.migrator.migrate(database) == [AuditOutcomeKeySchema.sqliteNumber])
+            #expect(try AuditSchema.migrator.migrate(database) == [AuditOutcomeKeySchema.sqliteNumber, AuditLogMinutesSchema.sqliteNumber])
             #expect(try database.outcomesKeyedByIntent())
             #expect(try database.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'request_outcomes'")
                     == [[.text(AuditScheduledIndexSchema.indexName)]])

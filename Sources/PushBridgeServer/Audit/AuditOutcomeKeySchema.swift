@@ -69,16 +69,27 @@ enum AuditOutcomeKeySchema {
     }
 
     /// ``AuditLogSchema/triggers`` with every outcome row found by its intent's id.
-    static let triggers = """
+    static let triggers = triggers(notingIntent: { _ in "" })
+
+    /// ``triggers``, the insert and the update each ending with `notingIntent(intent)`'s
+    /// statement (`intent`: the condition that finds the written `request_log` row `l`; ""
+    /// adds nothing), so a later migration can note where every intent went
+    /// (``AuditLogMinutesSchema``).
+    static func triggers(notingIntent: (String) -> String) -> String {
+        func noted(_ intent: String) -> String {
+            let statement = notingIntent(intent)
+            return statement.isEmpty ? "" : "\n    " + statement
+        }
+        return """
         CREATE TRIGGER requests_insert INSTEAD OF INSERT ON requests BEGIN
             INSERT INTO request_log (id, \(AuditRequestColumn.intent.map(\.name).joined(separator: ", "))) VALUES (NEW.id, \(AuditRequestColumn.intent.map(new).joined(separator: ", ")));
-            \(insertOutcome(intent: "l.request_id = NEW.request_id"))
+            \(insertOutcome(intent: "l.request_id = NEW.request_id"))\(noted("l.request_id = NEW.request_id"))
         END;
         CREATE TRIGGER requests_update INSTEAD OF UPDATE ON requests BEGIN
             UPDATE request_log SET \(AuditRequestColumn.intent.map { "\($0.name) = \(new($0))" }.joined(separator: ", ")) WHERE id = OLD.id;
             DELETE FROM request_outcomes WHERE id = OLD.id AND \(new(.outcome)) = '\(AuditLogSchema.pending)';
             UPDATE request_outcomes SET \(AuditLogSchema.outcomeColumns.map { "\($0.name) = \(new($0))" }.joined(separator: ", ")) WHERE id = OLD.id;
-            \(insertOutcome(intent: "l.id = OLD.id"))
+            \(insertOutcome(intent: "l.id = OLD.id"))\(noted("l.id = OLD.id"))
         END;
         CREATE TRIGGER requests_delete INSTEAD OF DELETE ON requests BEGIN
             DELETE FROM request_outcomes WHERE id = OLD.id;
@@ -86,6 +97,7 @@ enum AuditOutcomeKeySchema {
         END;
 
         """
+    }
 
     /// The outcome row of the request whose id is bound to `?` (through `request_log_id`).
     static let outcomeOfRequest = "id = (SELECT id FROM request_log WHERE request_id = ?)"

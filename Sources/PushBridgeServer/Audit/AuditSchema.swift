@@ -28,6 +28,7 @@ enum AuditSchema {
         migrator.register(AuditRollupMinuteSendsSchema.sqliteNumber, AuditRollupMinuteSendsSchema.name, AuditRollupMinuteSendsSchema.migrateSQLite)
         migrator.register(AuditRollupMarkSchema.sqliteNumber, AuditRollupMarkSchema.name, sql: AuditRollupMarkSchema.sqliteSQL)
         migrator.register(AuditOutcomeKeySchema.sqliteNumber, AuditOutcomeKeySchema.name, sql: AuditOutcomeKeySchema.sql)
+        migrator.register(AuditLogMinutesSchema.sqliteNumber, AuditLogMinutesSchema.name, sql: AuditLogMinutesSchema.sql)
         return migrator
     }
 

@@ -91,6 +91,7 @@ extension AuditReader {
         var arguments: [SQLiteValue] = []
         if let since = filter.since { conditions.append("r.received_at >= ?"); arguments.append(.integer(since)) }
         if let until = filter.until { conditions.append("r.received_at < ?"); arguments.append(.integer(until)) }
+        conditions += logBounds("r.id", since: filter.since, until: filter.until)
         let (narrowing, values) = readinessFilter(scope, prefix: "r.", appKey: appKey)
         return ("WHERE " + (conditions + narrowing).joined(separator: " AND "), arguments + values)
     }

@@ -74,7 +74,7 @@ extension AuditReader {
     private func tallyRows(_ filter: ReportFilter, since: Int64?, until: Int64?, into tally: inout ReportTally) throws(AuditError) {
         var window = filter
         (window.since, window.until) = (since, until)
-        let (clause, arguments) = window.whereClause()
+        let (clause, arguments) = window.whereClause(extra: logBounds("id", since: since, until: until))
         for row in try query("""
             SELECT outcome, upstream_status, dialect, route, received_at / 60000, count(*), min(received_at), max(received_at)
             FROM requests \(clause) GROUP BY 1, 2, 3, 4, 5
@@ -82,7 +82,7 @@ extension AuditReader {
             tally.add(ReportTally.Cell(outcome: row[0].textValue ?? "", status: row[1].integerValue, dialect: row[2].textValue ?? "", route: row[3].textValue ?? ""),
                       minute: row[4].integerValue ?? 0, count: Int(row[5].integerValue ?? 0), first: row[6].integerValue, last: row[7].integerValue)
         }
-        let (retried, retriedArguments) = window.whereClause(extra: ["json_array_length(attempts) > 1"])
+        let (retried, retriedArguments) = window.whereClause(extra: ["json_array_length(attempts) > 1"] + logBounds("id", since: since, until: until))
         var fold = AuditRollupFold()
         for row in try query("SELECT attempts FROM requests \(retried)", retriedArguments) {
             fold.add(AuditRollupRow(intent: AuditRollupRow.Intent(receivedAt: 0), outcome: "", attempts: row[0].textValue))

@@ -2,10 +2,21 @@
 /// (on its own connection) and the running proxy's ``AuditRetention`` (on the writer's).
 enum AuditPruning {
     /// The oldest deletable rows received before `?1`, at most `?2`: rows still `pending` or
-    /// `scheduled` are kept. Reads the `requests_by_time` index.
+    /// `scheduled` are kept. Reads the index on time (PostgreSQL's `request_log_time`, or a
+    /// file not migrated to ``AuditLogMinutesSchema`` yet).
     static let candidatesSQL = """
         SELECT request_id FROM requests WHERE received_at < ? AND outcome NOT IN ('pending', 'scheduled')
         ORDER BY received_at LIMIT ?
+        """
+
+    /// ``candidatesSQL`` on a log read by its minutes (``AuditLogMinutesSchema``), with the same
+    /// two values: the rows from the log's start through the highest id of the cutoff's minute
+    /// and those before, in id order (the log's own order, no sort): every batch deletes rows
+    /// before the cutoff until none is left, the same rows in the end, taken oldest id first.
+    static let candidatesByMinutesSQL = """
+        SELECT request_id FROM requests WHERE received_at < ?1 AND outcome NOT IN ('pending', 'scheduled')
+        AND id <= (SELECT max(last_id) FROM \(AuditLogMinutesSchema.table) WHERE minute <= (?1 - 1) / 60000)
+        ORDER BY id LIMIT ?2
         """
 
     /// Deletes one row (bound to its request id) unless it became pending or scheduled.

@@ -78,7 +78,7 @@ public final class AuditRetention: Sendable {
             if dropped > 0 { onPruned(dropped) }
         }
         return try await dropped + BackgroundPasses.deleteInBatches(batchSize: settings.batchSize, restFactor: settings.restFactor, next: { _ in
-            try self.candidates.query(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(Int64(self.settings.batchSize))])
+            try self.candidates.query(self.candidates.pruneCandidatesSQL, [.integer(cutoff), .integer(Int64(self.settings.batchSize))])
                 .compactMap(\.first?.textValue)
         }, delete: { ids in
             if store.pool == nil {

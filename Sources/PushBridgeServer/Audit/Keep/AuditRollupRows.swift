@@ -50,6 +50,11 @@ enum AuditRollupRows {
         let minutes = byInstance + (sinceMinute == nil ? "" : " AND minute >= ?")
         let minuteValues = Array(named.dropLast(sinceMinute == nil ? 0 : 1)) + (sinceMinute.map { [.integer($0)] } ?? [])
         for table in ["rollup_requests", "rollup_findings"] { try database.change("DELETE FROM \(table) WHERE 1 = 1\(minutes)", minuteValues) }
+        if let sinceMinute, try AuditLogMinutesSchema.exist(in: database) {
+            // The log has no index on time: its rows from that minute on start at the minutes' lowest id.
+            lastId = try database.select("SELECT coalesce(min(first_id) - 1, \(Int64.max)) FROM \(AuditLogMinutesSchema.table) WHERE minute >= ?",
+                                         [.integer(sinceMinute)]).first?.first?.integerValue ?? lastId
+        }
         while true {
             let rows = try database.select("SELECT id, \(columns) FROM requests WHERE id > ?\(scope) ORDER BY id LIMIT \(chunk)", [.integer(lastId)] + named)
             for values in rows { fold.add(row(Array(values.dropFirst())).1) }

@@ -20,6 +20,9 @@ public final class AuditReader: Sendable {
     /// Whether the audit has the busiest minute's table too (``AuditRollupMinuteSendsSchema``;
     /// without it the busiest minute reads `rollup_requests`).
     let hasMinuteSends: Bool
+    /// Whether the log is read by time through its minutes' id ranges (``AuditLogMinutesSchema``:
+    /// a file a writer of this build opened), not an index on `received_at`.
+    let hasLogMinutes: Bool
     /// The SQL of every query the reader runs while this holds an array (nil: none kept): the
     /// tests count the passes a report or readiness makes over a table.
     let recordedQueries = Mutex<[String]?>(nil)
@@ -53,6 +56,7 @@ public final class AuditReader: Sendable {
             hasRollups = try !ignoringRollups && AuditRollupRows.exist(in: database)
             hasShadowRollup = try hasRollups && AuditRollupShadowSchema.exist(in: database)
             hasMinuteSends = try hasRollups && AuditRollupMinuteSendsSchema.exist(in: database)
+            hasLogMinutes = try AuditLogMinutesSchema.exist(in: database)
         } catch {
             throw AuditError.wrap(error)
         }
@@ -64,6 +68,7 @@ public final class AuditReader: Sendable {
         path = pool.uri.redacted
         appNameColumn = "app_name"
         source = pool
+        hasLogMinutes = false
         let exists: Bool
         do {
             exists = try pool.withSQL { try $0.select("SELECT to_regclass('requests') IS NOT NULL", []).first?.first?.integerValue == 1 }
@@ -85,15 +90,17 @@ public final class AuditReader: Sendable {
         if let until { conditions.append("received_at < ?"); arguments.append(.integer(until)) }
         if let outcome { conditions.append("outcome = ?"); arguments.append(.text(outcome)) }
         if let app { conditions.append("(source_app = ? OR \(appNameColumn) = ?)"); arguments += [.text(app), .text(app)] }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments.append(.integer(Int64(max(0, limit))))
         let columns: [AuditRequestColumn] = [.requestId, .receivedAt, .dialect, .route, .sourceApp, .event, .outcome, .responseStatus,
                                              .upstreamLatencyMs, .findingCount, .appName]
-        let sql = """
-            SELECT \(AuditRequestRow.selectList(columns, appNameColumn: appNameColumn))
-            FROM requests \(filter) ORDER BY received_at DESC, id DESC LIMIT ?
-            """
-        return try query(sql, arguments).map { values in
+        let rows = try newestRows(since: since, until: until, limit: max(0, limit)) { (from: Int64?) throws(AuditError) in
+            let window = conditions + (from.map { ["received_at >= \($0)"] } ?? []) + logBounds("id", since: from ?? since, until: until)
+            return try query("""
+                SELECT \(AuditRequestRow.selectList(columns, appNameColumn: appNameColumn))
+                FROM requests \(window.isEmpty ? "" : "WHERE " + window.joined(separator: " AND ")) ORDER BY received_at DESC, id DESC LIMIT ?
+                """, arguments)
+        }
+        return rows.map { values in
             let row = AuditRequestRow(columns: columns, values: values)
             return AuditSummary(requestId: row.text(.requestId) ?? "", receivedAt: row.integer(.receivedAt) ?? 0, dialect: row.text(.dialect),
                                 route: row.text(.route), sourceApp: row.text(.sourceApp), event: row.text(.event), outcome: row.text(.outcome) ?? "",
@@ -127,7 +134,7 @@ public final class AuditReader: Sendable {
             do {
                 deleted = try source.withSQL { database in
                     try database.inTransaction {
-                        let ids = try database.select(AuditPruning.candidatesSQL, [.integer(cutoff), .integer(5000)]).compactMap(\.first?.textValue)
+                        let ids = try database.select(pruneCandidatesSQL, [.integer(cutoff), .integer(5000)]).compactMap(\.first?.textValue)
                         return try AuditPruning.delete(ids, in: database)
                     }
                 }

@@ -14,6 +14,9 @@ final class AuditStatements {
     private let insertOutcome: SQLiteStatement
     private let finishIntent: SQLiteStatement
     private let mark: SQLiteStatement
+    private let noteMinute: SQLiteStatement
+    /// The minutes the open transaction's intents fall in (``AuditLogMinutesSchema``).
+    private var minutes = AuditLogMinutes()
     /// The activity ledger's statements by SQL, prepared on first use.
     private var ledgerStatements: [String: SQLiteStatement] = [:]
     /// This writer's intents still without outcome, for its mark in `audit_marks`.
@@ -42,6 +45,7 @@ final class AuditStatements {
         insertOutcome = try database.prepare(Self.insertSQL("request_outcomes", AuditLogSchema.outcomeColumns.map(\.name) + ["id"]))
         finishIntent = try database.prepare(Self.finishIntentSQL)
         mark = try database.prepare(AuditRecovery.markSQL)
+        noteMinute = try database.prepare(AuditLogMinutesSchema.upsertSQL)
     }
 
     /// Where each `request_log` and `request_outcomes` column is in a row of ``requestColumns``.
@@ -49,6 +53,7 @@ final class AuditStatements {
     private static let outcomePositions = AuditLogSchema.outcomeColumns.compactMap { AuditRequestColumn.allCases.firstIndex(of: $0) }
     private static let outcomePosition = AuditRequestColumn.allCases.firstIndex(of: .outcome) ?? 0
     private static let requestIdPosition = AuditRequestColumn.allCases.firstIndex(of: .requestId) ?? 0
+    private static let receivedAtPosition = AuditRequestColumn.allCases.firstIndex(of: .receivedAt) ?? 0
 
     /// Whether a row of ``requestColumns`` is an intent alone (`begin`: outcome `pending`).
     private static func isIntentAlone(_ row: [SQLiteValue]) -> Bool {
@@ -104,16 +109,21 @@ final class AuditStatements {
 
     func beginTransaction() throws(SQLiteError) { try run(begin, []) }
 
-    /// Commits, with this writer's mark when ``markEvery`` intents went since the last (a mark
-    /// that cannot be written is skipped: recovery then only reads further back).
+    /// Commits, with the minutes of the transaction's intents (``AuditLogMinutes``) and this
+    /// writer's mark when ``markEvery`` intents went since the last (a mark that cannot be
+    /// written is skipped: recovery then only reads further back).
     func commitTransaction() throws(SQLiteError) {
+        try minutes.write { values throws(SQLiteError) in try run(noteMinute, values) }
         if intents.sinceMark >= Self.markEvery, (try? writeMark()) != nil { intents.marked() }
         try run(commit, [])
         intents.committed()
     }
 
     /// The open transaction was rolled back.
-    func rolledBack() { intents.rolledBack() }
+    func rolledBack() {
+        intents.rolledBack()
+        minutes.rolledBack()
+    }
 
     /// Writes this writer's mark (in the open transaction, or alone): every intent through
     /// ``AuditOpenIntents/settledThrough`` has its outcome.
@@ -133,6 +143,7 @@ final class AuditStatements {
             case .insert(let row, let findings, let ledger):
                 try run(insertIntent, Self.intentValues(row, findings))
                 let id = database.lastInsertRowID
+                minutes.wrote(receivedAt: row[Self.receivedAtPosition].integerValue ?? 0, id: id)
                 if Self.isIntentAlone(row) {
                     intents.opened(row[Self.requestIdPosition].textValue ?? "", id: id)
                 } else {

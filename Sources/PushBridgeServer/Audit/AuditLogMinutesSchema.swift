@@ -1,0 +1,75 @@
+/// SQLite audit migration 23, "the log's minutes" (issue 30, bytes written per request): the
+/// log loses its index on time (`request_log_time`, one b-tree insert per intent, ~2 frames a
+/// commit) and gains `request_log_minutes`, one row per minute (`received_at / 60000`) with the
+/// lowest and highest `request_log` id received in it. The rowid grows with time, but
+/// `received_at` is not strictly monotone in it (a request is queued when it is written, not
+/// when it came in), so a time range is read as the id range its minutes cover
+/// (``idBounds(_:since:until:)``) and filtered by `received_at` inside it: exactly the rows the
+/// index found, reading the log's rowid b-tree from the range's first row.
+///
+/// Kept by the writer: one upsert per minute a batch's intents fall in, inside the batch's
+/// transaction (``AuditLogMinutes``), so the minutes always cover every committed intent; by
+/// the `requests` view's insert and update triggers for a tool's rows (an operator's script,
+/// `bench/prune.sh`). A range only ever widens; pruning leaves a minute's row behind (a wider
+/// range is still exact: `received_at` filters inside it).
+///
+/// A reader never migrates: on a file no writer of this build has opened, the table is absent
+/// (``exist(in:)``) and every reader keeps its time conditions alone, which the index there
+/// still answers.
+enum AuditLogMinutesSchema {
+    /// The migration's number and name in `pushbridge_migrations`.
+    static let sqliteNumber = 23
+    static let name = "the log's minutes"
+
+    /// The table.
+    static let table = "request_log_minutes"
+
+    /// The whole migration: the table, filled from the log (through the time index, still
+    /// there), the index dropped, the view's triggers made again to keep the table.
+    static var sql: String {
+        """
+        CREATE TABLE \(table) (
+            minute INTEGER PRIMARY KEY,
+            first_id INTEGER NOT NULL,
+            last_id INTEGER NOT NULL
+        );
+        INSERT INTO \(table) (minute, first_id, last_id) SELECT received_at / 60000, min(id), max(id) FROM request_log GROUP BY 1;
+        DROP INDEX request_log_time;
+        DROP TRIGGER requests_insert;
+        DROP TRIGGER requests_update;
+        DROP TRIGGER requests_delete;
+
+        """ + AuditOutcomeKeySchema.triggers(notingIntent: noteIntentSQL)
+    }
+
+    /// Whether `database` has the table (a file a tool opens may not be migrated yet).
+    static func exist(in database: any AuditSQL) throws -> Bool {
+        try database.hasTable(table)
+    }
+
+    /// Widens `minute`'s range to hold the ids bound as `first_id` and `last_id` (`?1`–`?3`).
+    static let upsertSQL = """
+        INSERT INTO \(table) (minute, first_id, last_id) VALUES (?, ?, ?)
+        ON CONFLICT (minute) DO UPDATE SET first_id = min(first_id, excluded.first_id), last_id = max(last_id, excluded.last_id)
+        """
+
+    /// A trigger's statement noting the `request_log` row `l` that `intent` finds.
+    static func noteIntentSQL(_ intent: String) -> String {
+        """
+        INSERT INTO \(table) (minute, first_id, last_id) SELECT l.received_at / 60000, l.id, l.id FROM request_log l WHERE \(intent)
+                ON CONFLICT (minute) DO UPDATE SET first_id = min(first_id, excluded.first_id), last_id = max(last_id, excluded.last_id);
+        """
+    }
+
+    /// The conditions on a log id `column` (`id` of `requests` or `request_log`) that hold for
+    /// every row received in `[since, until)` (either open; none: no condition): at least the
+    /// lowest id of a minute from `since`'s on, at most the highest of a minute through
+    /// `until`'s. The bounds are integers written into the text (the readers' conditions
+    /// carry no marks of their own); a range with no minute compares with NULL: no row.
+    static func idBounds(_ column: String, since: Int64?, until: Int64?) -> [String] {
+        var conditions: [String] = []
+        if let since { conditions.append("\(column) >= (SELECT min(first_id) FROM \(table) WHERE minute >= \(since) / 60000)") }
+        if let until { conditions.append("\(column) <= (SELECT max(last_id) FROM \(table) WHERE minute <= (\(until) - 1) / 60000)") }
+        return conditions
+    }
+}
