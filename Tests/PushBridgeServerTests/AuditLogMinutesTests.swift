@@ -139,7 +139,8 @@ import Testing
     }
 
     /// `audit prune` deletes the same rows (and keeps the same report) on an old file not yet
-    /// migrated (through its index on time) and on the same file migrated (through the minutes).
+    /// migrated (through its index on time) and on the same file migrated (through the minutes),
+    /// where the minutes left without a row are deleted too, so the table shrinks with the log.
     @Test func pruningReadsTheMinutesAndDeletesTheSameRows() async throws {
         try await withTemporaryDirectory("pushbridge-minutes") { directory in
             let now = AuditClock.nowMilliseconds()
@@ -156,6 +157,13 @@ import Testing
                 let pruned = try await CLIRunner.runAsync(["audit", "prune", "--db", path, "--older-than-days", "1"])
                 #expect(pruned.status == 0, "\(pruned.stderr)")
                 let report = try await CLIRunner.runAsync(["report", "--db", path, "--format", "json"])
+                if migrate {
+                    // The minutes whose rows all went are gone too (0 and 3 here); those still holding
+                    // a kept row (R-C's, R-E's, R-NOW's) stay.
+                    #expect(try database.rows("SELECT minute FROM request_log_minutes ORDER BY minute")
+                            == (try Self.minutesOfLog(database)).map { [$0[0]] })
+                    #expect(try database.rows("SELECT count(*) FROM request_log_minutes") == [[.integer(3)]])
+                }
                 results.append([pruned.stdout.replacingOccurrences(of: path, with: "FILE"), report.stdout]
                                + (try database.rows("SELECT request_id, outcome FROM requests ORDER BY id").map { ($0[0].textValue ?? "") + " " + ($0[1].textValue ?? "") }))
             }

@@ -10,8 +10,8 @@
 /// Kept by the writer: one upsert per minute a batch's intents fall in, inside the batch's
 /// transaction (``AuditLogMinutes``), so the minutes always cover every committed intent; by
 /// the `requests` view's insert and update triggers for a tool's rows (an operator's script,
-/// `bench/prune.sh`). A range only ever widens; pruning leaves a minute's row behind (a wider
-/// range is still exact: `received_at` filters inside it).
+/// `bench/prune.sh`). A range only ever widens (a wider range is still exact: `received_at` filters inside it);
+/// pruning deletes a minute's row once none of its rows is left (``deleteEmptySQL``).
 ///
 /// A reader never migrates: on a file no writer of this build has opened, the table is absent
 /// (``exist(in:)``) and every reader keeps its time conditions alone, which the index there
@@ -51,6 +51,15 @@ enum AuditLogMinutesSchema {
     static let upsertSQL = """
         INSERT INTO \(table) (minute, first_id, last_id) VALUES (?, ?, ?)
         ON CONFLICT (minute) DO UPDATE SET first_id = min(first_id, excluded.first_id), last_id = max(last_id, excluded.last_id)
+        """
+
+    /// Deletes the minutes through `?1` that no log row is received in any more (pruning's last
+    /// statement, so the table shrinks with the log): each minute's id range is read from its
+    /// first id up to the first row of that minute still there (a pruned minute's rows are gone
+    /// from the b-tree, so the range holds only the rows still kept).
+    static let deleteEmptySQL = """
+        DELETE FROM \(table) WHERE minute <= ?1 AND NOT EXISTS (SELECT 1 FROM request_log l
+            WHERE l.id BETWEEN \(table).first_id AND \(table).last_id AND l.received_at / 60000 = \(table).minute)
         """
 
     /// A trigger's statement noting the `request_log` row `l` that `intent` finds.

@@ -43,10 +43,14 @@ enum AuditPruning {
         let log = try database.isAuditLog()
         let deleteOutcome = try log && !database.outcomesKeyedByIntent() ? unkeyedDeleteOutcomeSQL : deleteOutcomeSQL
         var deleted = 0
+        var lastMinute: SQLiteValue = .null
         if !requestIds.isEmpty {
             // Out of the rollups first, exactly the rows the deletes below remove.
             let marks = Array(repeating: "?", count: requestIds.count).joined(separator: ", ")
             try AuditRollupRows.subtract(where: "request_id IN (\(marks)) AND outcome NOT IN ('pending', 'scheduled')", requestIds.map { .text($0) }, in: database)
+            if log, try AuditLogMinutesSchema.exist(in: database) {
+                lastMinute = try database.select("SELECT max(received_at) / 60000 FROM request_log WHERE request_id IN (\(marks))", requestIds.map { .text($0) }).first?.first ?? .null
+            }
         }
         for id in requestIds {
             if log {
@@ -58,6 +62,8 @@ enum AuditPruning {
             deleted += 1
             for sql in deleteDependentsSQL { try database.change(sql, [.text(id)]) }
         }
+        // The minutes left without a row go too, so `request_log_minutes` shrinks with the log.
+        if lastMinute != .null { try database.change(AuditLogMinutesSchema.deleteEmptySQL, [lastMinute]) }
         return deleted
     }
 }
