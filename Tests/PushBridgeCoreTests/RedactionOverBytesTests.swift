@@ -129,7 +129,9 @@ struct RedactionOverBytesTests {
 }
 
 /// The byte rule for secret keys the scan uses gives what ``Redaction/isSecretKey(_:dialect:)``
-/// gives, for every ASCII key ``HotPathEquivalenceTests`` checks that rule with.
+/// gives, for every ASCII key ``HotPathEquivalenceTests`` checks that rule with, and what the
+/// rule on the normalized name gives (``Redaction/isSecretName(_:dialect:)``): the string rule
+/// tells ASCII keys on their bytes too, so the name is the oracle both are held to.
 struct SecretKeyBytesTests {
     static let asciiKeys = HotPathEquivalenceTests.keys.filter { $0.utf8.allSatisfy { $0 < 0x80 } }
 
@@ -142,6 +144,8 @@ struct SecretKeyBytesTests {
         for dialect in RedactionOverBytesTests.dialects {
             let onBytes = Array(key.utf8).withUnsafeBufferPointer { Redaction.isSecretKey(ascii: $0, dialect: dialect) }
             #expect(onBytes == Redaction.isSecretKey(key, dialect: dialect), "\(key) \(String(describing: dialect))")
+            let byName = key.utf8.count >= 3 && Redaction.isSecretName(Redaction.normalizedKey(key), dialect: dialect)
+            #expect(onBytes == byName, "\(key) \(String(describing: dialect)): by name \(byName)")
         }
     }
 }
