@@ -8,23 +8,21 @@ extension Redaction {
     /// secret key below a Pushwoosh targeting key) the tree is built and written instead.
     public static func openPushRequestsText(_ requests: [OpenPushRequest], dialect: DialectName?, scrubber: SecretScrubber,
                                             fingerprint: (String) -> String) -> String {
-        if let redacted = openPushRequestsOverBytes(requests, dialect: dialect, scrubber: scrubber, fingerprint: fingerprint) {
-            return String(decoding: redacted, as: UTF8.self)
-        }
+        if let redacted = openPushRequestsOverBytes(requests, dialect: dialect, scrubber: scrubber, fingerprint: fingerprint) { return redacted }
         return JSONWriter.string(openPushRequests(requests, dialect: dialect, scrubber: scrubber, fingerprint: fingerprint))
     }
 
     /// ``openPushRequestsText(_:dialect:scrubber:fingerprint:)`` over bytes only, or nil where
     /// the tree must decide.
     static func openPushRequestsOverBytes(_ requests: [OpenPushRequest], dialect: DialectName?, scrubber: SecretScrubber,
-                                          fingerprint: (String) -> String) -> [UInt8]? {
-        openPushEnvelopeBytes(requests).withUnsafeBufferPointer { buffer -> [UInt8]? in
+                                          fingerprint: (String) -> String) -> String? {
+        openPushEnvelopeBytes(requests).withUnsafeBufferPointer { buffer -> String? in
             // Array, request object, body: the body's own keys are at depth 3. Secret keys
             // are the ones of no dialect, as the tree path redacts them.
             guard let scan = JSONSecretSpans(buffer, dialect: nil, targetingDepth: dialect == .pushwoosh ? 3 : nil) else { return nil }
             var ignored = Set<String>()
             guard let hashed = secretLeaves(buffer, scan, collecting: &ignored) else { return nil }
-            return write(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint)
+            return writtenText(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint)
         }
     }
 
