@@ -117,6 +117,36 @@ struct RedactionOverBytesTests {
         }
     }
 
+    /// The redacted text is written into a string of a guessed room, and again at its counted
+    /// size when the sweep makes it longer than that (``Redaction/writtenText(_:_:hashed:scrubber:fingerprint:)``):
+    /// a body whose every word is a secret grows about fourfold, past the room, and still comes
+    /// out as the tree writes it; one that fits comes out the same in a single write.
+    @Test func aSweepPastTheGuessedRoomIsWrittenAgainAtItsSize() {
+        let words = (0..<120).map { "tok\($0 % 10)xyz" }
+        let grown = #"{"note":""# + words.joined(separator: " ") + #"","api_key":"sk_live_abcdef"}"#
+        let small = #"{"note":"tok1xyz once","api_key":"sk_live_abcdef"}"#
+        let secrets = (0..<10).map { "tok\($0)xyz" }
+        for text in [grown, small] {
+            let bytes = Array(text.utf8)
+            let made = Redaction.redactedBytes(bytes, dialect: .onesignal, extraSecrets: secrets, fingerprint: Self.fingerprint)
+            #expect(made != nil, "\(text)")
+            #expect(Self.compare(bytes, dialect: .onesignal, extraSecrets: secrets, text))
+            #expect(!(made?.body.contains("tok1xyz") ?? true))
+        }
+        let grownOut = Redaction.redactedBytes(Array(grown.utf8), dialect: .onesignal, extraSecrets: secrets, fingerprint: Self.fingerprint)?.body ?? ""
+        // Past the room (one and a half times the body, 80 bytes a secret, 64 more): the second write.
+        #expect(grownOut.utf8.count > grown.utf8.count * 3 / 2 + 80 + 64, "\(grownOut.utf8.count) bytes did not pass the room")
+        // The same text when written through the function itself.
+        let direct = Array(grown.utf8).withUnsafeBufferPointer { buffer -> String? in
+            guard let scan = JSONSecretSpans(buffer, dialect: .onesignal) else { return nil }
+            var found = Set<String>()
+            guard let hashed = Redaction.secretLeaves(buffer, scan, collecting: &found) else { return nil }
+            let scrubber = SecretScrubber(secrets: Array(found) + secrets, fingerprint: Self.fingerprint)
+            return Redaction.writtenText(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: Self.fingerprint)
+        }
+        #expect(direct == grownOut)
+    }
+
     /// A key the sweep changes: the tree rebuilds the object (two keys that become one keep
     /// the later value), so the byte path hands it over, and the answer is still the tree's.
     @Test func aSweptKeyIsLeftToTheTree() {
@@ -129,7 +159,9 @@ struct RedactionOverBytesTests {
 }
 
 /// The byte rule for secret keys the scan uses gives what ``Redaction/isSecretKey(_:dialect:)``
-/// gives, for every ASCII key ``HotPathEquivalenceTests`` checks that rule with.
+/// gives, for every ASCII key ``HotPathEquivalenceTests`` checks that rule with, and what the
+/// rule on the normalized name gives (``Redaction/isSecretName(_:dialect:)``): the string rule
+/// tells ASCII keys on their bytes too, so the name is the oracle both are held to.
 struct SecretKeyBytesTests {
     static let asciiKeys = HotPathEquivalenceTests.keys.filter { $0.utf8.allSatisfy { $0 < 0x80 } }
 
@@ -142,6 +174,8 @@ struct SecretKeyBytesTests {
         for dialect in RedactionOverBytesTests.dialects {
             let onBytes = Array(key.utf8).withUnsafeBufferPointer { Redaction.isSecretKey(ascii: $0, dialect: dialect) }
             #expect(onBytes == Redaction.isSecretKey(key, dialect: dialect), "\(key) \(String(describing: dialect))")
+            let byName = key.utf8.count >= 3 && Redaction.isSecretName(Redaction.normalizedKey(key), dialect: dialect)
+            #expect(onBytes == byName, "\(key) \(String(describing: dialect)): by name \(byName)")
         }
     }
 }

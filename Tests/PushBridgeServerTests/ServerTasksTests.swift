@@ -30,6 +30,31 @@ struct ServerTasksTests {
         #expect(tasks.running == 0)
     }
 
+    /// A task whose body the caller writes itself (the handler's: ``ServerTasks/register()``,
+    /// ``ServerTasks/hold(_:id:)``, ``ServerTasks/ended(_:)``) is tracked as ``ServerTasks/spawn(_:)``
+    /// tracks its own: counted from its registration, cancelled by ``ServerTasks/cancelAll()``
+    /// (also when it is held after it), waited for until it ends.
+    @Test func aTaskRegisteredAndHeldIsTrackedLikeASpawnedOne() async {
+        let tasks = ServerTasks()
+        let release = AsyncGate()
+        let id = tasks.register()
+        #expect(tasks.running == 1, "a registered task is not counted")
+        let held = tasks.hold(Task {
+            await release.wait()
+            tasks.ended(id)
+        }, id: id)
+        #expect(await tasks.ended(within: .milliseconds(50)) == false, "a held task was reported ended")
+        tasks.cancelAll()
+        #expect(held.isCancelled, "cancelAll did not cancel a held task")
+        // Registered after the cancellation: cancelled as soon as it is held.
+        let late = tasks.register()
+        let lateTask = tasks.hold(Task { tasks.ended(late) }, id: late)
+        #expect(lateTask.isCancelled, "a task held after cancelAll was not cancelled")
+        release.open()
+        #expect(await tasks.ended(within: .seconds(30)), "the tasks never ended")
+        #expect(tasks.running == 0)
+    }
+
     @Test func aStoppedServerLeavesNoTaskOfItsOwnRunning() async throws {
         let entered = Mutex(false)
         let handlerEnded = Mutex(false)

@@ -51,9 +51,12 @@ struct JSONSecretSpans {
     /// `pw_token`) values are ``Kind/secretTwice``, as the tree fingerprints them.
     init?(_ bytes: UnsafeBufferPointer<UInt8>, dialect: DialectName?, targetingDepth: Int? = nil) {
         // Per open container: an object, whether it lies under a secret key, whether that
-        // key is a targeting one, and whether a secret key lies between them.
-        var containers: [(object: Bool, secret: Bool, targeting: Bool, twice: Bool)] = []
-        containers.reserveCapacity(8)
+        // key is a targeting one, and whether a secret key lies between them. On the stack
+        // (an array of them was an allocation per scan, two per request); a document nested
+        // deeper than 80 levels is left to the tree (nil), which the parser's own limit
+        // (``JSONParser/defaultMaxDepth``, plus the audit envelope's two levels) never reaches.
+        var containers = InlineArray<80, Container>(repeating: Container(object: false, secret: false, targeting: false, twice: false))
+        var depth = 0
         var expectKey = false
         // Whether the next value is under a secret key (set by its key, or by its container),
         // whether under a targeting key, and whether under a secret key below that one.
@@ -69,16 +72,19 @@ struct JSONSecretSpans {
                 i += 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let object = b == UInt8(ascii: "{")
-                containers.append((object, valueSecret, valueTargeting, valueTwice))
+                guard depth < containers.count else { return nil }
+                containers[depth] = Container(object: object, secret: valueSecret, targeting: valueTargeting, twice: valueTwice)
+                depth += 1
                 expectKey = object
                 i += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                guard containers.popLast() != nil else { return nil }
+                guard depth > 0 else { return nil }
+                depth -= 1
                 expectKey = false
                 i += 1
             case UInt8(ascii: ","):
-                guard !containers.isEmpty else { return nil }
-                let top = containers[containers.count - 1]
+                guard depth > 0 else { return nil }
+                let top = containers[depth - 1]
                 expectKey = top.object
                 valueSecret = top.secret
                 valueTargeting = top.targeting
@@ -97,8 +103,7 @@ struct JSONSecretSpans {
                 guard i < n else { return nil }
                 i += 1
                 if expectKey {
-                    // By index: `last` allocates per call in an unspecialized (debug) build.
-                    let top = containers.isEmpty ? nil : containers[containers.count - 1]
+                    let top = depth == 0 ? nil : containers[depth - 1]
                     let inherited = top?.secret ?? false
                     valueTargeting = top?.targeting ?? false
                     valueTwice = top?.twice ?? false
@@ -106,7 +111,7 @@ struct JSONSecretSpans {
                         guard let secret = Self.isSecretKey(bytes, start..<i, escaped: escaped, dialect: dialect) else { return nil }
                         valueTwice = secret
                     }
-                    if !inherited, containers.count == targetingDepth {
+                    if !inherited, depth == targetingDepth {
                         guard let targeting = Self.isTargetingKey(bytes, start..<i, escaped: escaped) else { return nil }
                         valueTargeting = targeting
                     }
@@ -124,7 +129,19 @@ struct JSONSecretSpans {
                 if valueSecret && b != UInt8(ascii: "n") { spans.append(Span(start: start, end: i, kind: valueTwice ? .secretTwice : .secret, escaped: false)) }
             }
         }
-        guard containers.isEmpty else { return nil }
+        guard depth == 0 else { return nil }
+    }
+
+    /// One open container while scanning (see ``init(_:dialect:targetingDepth:)``).
+    private struct Container {
+        /// An object (keys come next after `{` and `,`), not an array.
+        var object: Bool
+        /// It lies under a secret key.
+        var secret: Bool
+        /// That key is a targeting one.
+        var targeting: Bool
+        /// A secret key lies between the targeting key and it.
+        var twice: Bool
     }
 
     /// Whether `byte` ends a number or literal.

@@ -22,8 +22,8 @@ extension Redaction {
             guard let hashed = secretLeaves(buffer, scan, collecting: &found) else { return nil }
             let scrubber = made.flatMap { $0.secrets == found ? $0.scrubber : nil }
                 ?? SecretScrubber(secrets: Array(found) + extraSecrets, fingerprint: fingerprint)
-            guard let out = write(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint) else { return nil }
-            return (String(decoding: out, as: UTF8.self), found, scrubber)
+            guard let text = writtenText(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint) else { return nil }
+            return (text, found, scrubber)
         }
     }
 
@@ -40,13 +40,42 @@ extension Redaction {
         return hashed
     }
 
-    /// `buffer` written compactly with its secret spans replaced by the fingerprint of
-    /// `hashed` (one per secret span, in order) and every string swept by `scrubber`, or nil
-    /// when the sweep changes an object key or an escaped string does not decode.
-    static func write(_ buffer: UnsafeBufferPointer<UInt8>, _ scan: JSONSecretSpans, hashed: [String],
-                      scrubber: SecretScrubber, fingerprint: (String) -> String) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(buffer.count + 16 * scan.spans.count)
+    /// ``write(_:_:hashed:scrubber:fingerprint:to:)``'s text, written straight into a string's
+    /// own storage (issue 31: written into an array and then copied into a string, it was two
+    /// allocations per redaction, two redactions per request): into a guessed room through a
+    /// cursor that also counts, and again at exactly its counted size when it does not fit.
+    /// Nil where ``write(_:_:hashed:scrubber:fingerprint:to:)`` says the tree must decide.
+    static func writtenText(_ buffer: UnsafeBufferPointer<UInt8>, _ scan: JSONSecretSpans, hashed: [String],
+                            scrubber: SecretScrubber, fingerprint: (String) -> String) -> String? {
+        // Room for the bytes, a fingerprint in place of every secret, and some sweeping.
+        let room = buffer.count + buffer.count / 2 + 80 * hashed.count + 64
+        var refused = false, needed = 0
+        let fitted = String(unsafeUninitializedCapacity: room) { memory in
+            var cursor = JSONFittingCursor(memory)
+            guard write(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint, to: &cursor) else {
+                refused = true
+                return 0
+            }
+            if cursor.fits { return cursor.count }
+            needed = cursor.count
+            return 0
+        }
+        if refused { return nil }
+        guard needed > 0 else { return fitted }
+        return String(unsafeUninitializedCapacity: needed) { memory in
+            var cursor = JSONRawCursor(memory)
+            _ = write(buffer, scan, hashed: hashed, scrubber: scrubber, fingerprint: fingerprint, to: &cursor)
+            precondition(cursor.written == needed, "the redacted text wrote \(cursor.written) bytes, counted \(needed)")
+            return needed
+        }
+    }
+
+    /// Puts `buffer` written compactly with its secret spans replaced by the fingerprint of
+    /// `hashed` (one per secret span, in order) and every string swept by `scrubber`; false
+    /// when the sweep changes an object key or an escaped string does not decode (what was
+    /// put is then of no use).
+    static func write<Sink: JSONByteSink>(_ buffer: UnsafeBufferPointer<UInt8>, _ scan: JSONSecretSpans, hashed: [String],
+                                          scrubber: SecretScrubber, fingerprint: (String) -> String, to out: inout Sink) -> Bool {
         var copied = 0, secretIndex = 0
         func copy(upTo end: Int) {
             if scan.hasWhitespace {
@@ -59,14 +88,14 @@ extension Redaction {
                         i += 1
                         while i < end, buffer[i] != UInt8(ascii: "\"") { i += buffer[i] == UInt8(ascii: "\\") ? 2 : 1 }
                         i = min(i + 1, end)
-                        out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[open..<i]))
+                        out.put(UnsafeBufferPointer(rebasing: buffer[open..<i]))
                         continue
                     }
-                    if !(b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) { out.append(b) }
+                    if !(b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) { out.put(b) }
                     i += 1
                 }
             } else {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[copied..<end]))
+                out.put(UnsafeBufferPointer(rebasing: buffer[copied..<end]))
             }
             copied = end
         }
@@ -75,28 +104,28 @@ extension Redaction {
             case .secret, .secretTwice:
                 copy(upTo: span.start)
                 let once = fingerprint(hashed[secretIndex])
-                JSONWriter.writeString(scrubber.scrub(span.kind == .secretTwice ? fingerprint(once) : once, fingerprint: fingerprint), into: &out)
+                JSONWriter.writeString(scrubber.scrub(span.kind == .secretTwice ? fingerprint(once) : once, fingerprint: fingerprint), to: &out)
                 secretIndex += 1
                 copied = span.end
             case .key, .string:
                 if span.escaped {
-                    guard let text = JSONSecretSpans.text(buffer, span.start..<span.end, escaped: true) else { return nil }
+                    guard let text = JSONSecretSpans.text(buffer, span.start..<span.end, escaped: true) else { return false }
                     let swept = scrubber.scrub(text, fingerprint: fingerprint)
-                    if span.kind == .key && swept != text { return nil }
+                    if span.kind == .key && swept != text { return false }
                     copy(upTo: span.start)
-                    JSONWriter.writeString(swept, into: &out)
+                    JSONWriter.writeString(swept, to: &out)
                     copied = span.end
                 } else if let swept = scrubber.scrubbed(UnsafeBufferPointer(rebasing: buffer[span.start + 1..<span.end - 1]), fingerprint: fingerprint) {
-                    if span.kind == .key { return nil }
+                    if span.kind == .key { return false }
                     copy(upTo: span.start)
                     // Written as the writer writes the swept text (a fingerprint is the caller's to choose).
-                    JSONWriter.writeString(String(decoding: swept, as: UTF8.self), into: &out)
+                    JSONWriter.writeString(String(decoding: swept, as: UTF8.self), to: &out)
                     copied = span.end
                 }
             }
         }
         copy(upTo: buffer.count)
-        return out
+        return true
     }
 
     /// A secret span's text as the tree path fingerprints it (`hashed`: a string's text, a

@@ -66,7 +66,18 @@ public enum Redaction {
         // Keys of up to two bytes are never secret: no hashing for `to`, `en`, `id`.
         if key.utf8.count < 3 { return false }
         if let last = lastLetter(key), !secretEndings[Int(last)] { return false }
-        let name = normalizedKey(key)
+        // An ASCII key is told on its bytes (``isSecretKey(ascii:dialect:)``): normalizing a
+        // key of 16 bytes or more made a string (two per OneSignal start, from the body's walk).
+        if let ascii = key.utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
+            bytes.allSatisfy { $0 < 0x80 } ? isSecretKey(ascii: bytes, dialect: dialect) : nil
+        }), let told = ascii { return told }
+        return isSecretName(normalizedKey(key), dialect: dialect)
+    }
+
+    /// The rule on a key's normalized name (``normalizedKey(_:)``): one of ``secretNames``,
+    /// ending in one of ``secretSuffixes``, or Pushwoosh's `devices`. What
+    /// ``isSecretKey(ascii:dialect:)`` must give for every ASCII key of three bytes or more.
+    static func isSecretName(_ name: String, dialect: DialectName?) -> Bool {
         if secretNames.contains(name) || secretSuffixes.contains(where: { name.hasSuffix($0) }) { return true }
         return dialect == .pushwoosh && name == "devices"
     }

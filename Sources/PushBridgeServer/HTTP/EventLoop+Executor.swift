@@ -32,9 +32,10 @@ extension EventLoop: TaskExecutor {
 
 extension EventLoop {
     /// Starts `work` as a task on the calling thread's loop (the request then runs on that
-    /// thread to its end), or on the global pool when the caller is on no loop.
+    /// thread to its end), or on the global pool when the caller is on no loop. `work` is of
+    /// the type `Task` takes (`@isolated(any)`), so it is handed on as it is.
     @discardableResult
-    static func spawn(_ work: sending @escaping () async -> Void) -> Task<Void, Never> {
+    static func spawn(_ work: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
         if let loop = current { return Task(executorPreference: loop, operation: work) }
         return Task(operation: work)
     }

@@ -309,11 +309,15 @@ final class HTTPServerCore: Sendable {
         }
         if let decidedEarly { return queue(decidedEarly, exchange, on: connection) }
 
-        let handler = self.handler
-        let work = tasks.spawn {
+        // Tracked as ``ServerTasks/spawn(_:)`` tracks its tasks, with the handler's body as
+        // the task's one closure (issue 31: a closure wrapped in another was an allocation).
+        let handler = self.handler, tasks = self.tasks
+        let id = tasks.register()
+        let work = tasks.hold(EventLoop.spawn {
             let response = await handler(request)
             self.finish(exchange, with: response, from: .handler)
-        }
+            tasks.ended(id)
+        }, id: id)
         exchange.adopt(work)
         deadlines.watch(exchange)
         return .YES

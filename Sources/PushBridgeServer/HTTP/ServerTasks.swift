@@ -25,15 +25,30 @@ final class ServerTasks: Sendable {
     /// tracks it until it ends. Returns its handle (to cancel it when its answer is decided).
     @discardableResult
     func spawn(_ work: sending @escaping () async -> Void) -> Task<Void, Never> {
-        let id = state.withLock { state in
+        let id = register()
+        return hold(EventLoop.spawn { [self] in
+            await work()
+            ended(id)
+        }, id: id)
+    }
+
+    /// Counts a task about to start and returns its id: the task calls ``ended(_:)`` with it
+    /// last, and its handle is given to ``hold(_:id:)`` once it is made. What ``spawn(_:)``
+    /// does around its work; a caller that writes its task's body itself (the handler's,
+    /// ``HTTPServerCore``) calls them directly, so that the body is the task's only closure
+    /// (wrapping it in another was one more allocation per request).
+    func register() -> UInt64 {
+        state.withLock { state in
             defer { state.next += 1 }
             state.live[state.next] = .some(nil)
             return state.next
         }
-        let task = EventLoop.spawn { [self] in
-            await work()
-            ended(id)
-        }
+    }
+
+    /// Keeps the handle of the task ``register()`` numbered `id` (cancelled at once if
+    /// ``cancelAll()`` ran meanwhile). Returns it.
+    @discardableResult
+    func hold(_ task: Task<Void, Never>, id: UInt64) -> Task<Void, Never> {
         let cancel = state.withLock { state in
             if state.live[id] != nil { state.live[id] = .some(task) }
             return state.cancelling
@@ -69,8 +84,8 @@ final class ServerTasks: Sendable {
         }
     }
 
-    /// The task `id` ended: forget it; wake the waiters when none is left.
-    private func ended(_ id: UInt64) {
+    /// The task `id` (``register()``) ended: forget it; wake the waiters when none is left.
+    func ended(_ id: UInt64) {
         let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.live[id] = nil
             guard state.live.isEmpty else { return [] }
