@@ -59,4 +59,24 @@ struct EventLoopWatchTests {
         #expect(seen.withLock { $0.map { !$0.0 && $0.1 } } == true)
         #expect(loop.runAndWait { loop.watched.isEmpty })
     }
+
+    @Test func aParkedDescriptorThatTurnsReadyIsRemovedWithoutRunningItsHandler() async throws {
+        let loop = EventLoop(name: "test-watch")
+        defer { loop.shutdown() }
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        let (reader, writer) = (fds[0], fds[1])
+        defer { close(reader); close(writer) }
+        let runs = Atomic(0)
+        loop.runAndWait {
+            loop.watch(fd: reader, readable: true, writable: false) { _, _, _ in runs.add(1, ordering: .relaxed) }
+            loop.park(fd: reader)
+        }
+        #expect(loop.runAndWait { loop.watched[reader] != nil }, "parking forgot the descriptor")
+        var byte: UInt8 = 1
+        #expect(write(writer, &byte, 1) == 1)
+        // Level-triggered and never read: left in the epoll, it would wake the loop every turn.
+        #expect(await eventually(5) { loop.runAndWait { loop.watched[reader] == nil } }, "a parked descriptor that turned ready stayed watched")
+        #expect(runs.load(ordering: .relaxed) == 0)
+    }
 }

@@ -17,7 +17,7 @@ import Synchronization
 /// from one thread.
 ///
 /// Why `@unchecked Sendable` is sound: the job queue and the timers are in a `Mutex`;
-/// ``sources``, ``watched``, ``jobsLeftInBatch``, ``cpuSample`` and ``cpuScarce`` are read and written only
+/// ``sources``, ``watched``, ``watchChanges``, ``jobsLeftInBatch``, ``cpuSample`` and ``cpuScarce`` are read and written only
 /// on the loop's thread; ``exchangesOpen`` is atomic; the descriptors are immutable.
 final class EventLoop: @unchecked Sendable {
     /// A job waiting for the thread.
@@ -54,6 +54,9 @@ final class EventLoop: @unchecked Sendable {
     /// descriptor: found by the descriptor `epoll_wait` reports, not by a walk over all of
     /// them each turn; only on the loop's thread.
     var watched: [Int32: Watch] = [:]
+    /// `epoll_ctl` calls made for ``watched`` descriptors so far (what parking saves shows
+    /// here); only on the loop's thread.
+    var watchChanges = 0
     /// State other parts keep per loop (libcurl's multi handle of an upstream client), by key;
     /// only on the loop's thread. Each is told when the loop stops, on its thread.
     var locals: [UInt64: any EventLoopLocal] = [:]
@@ -135,6 +138,8 @@ final class EventLoop: @unchecked Sendable {
     /// the loop's thread.
     func attach(fd: Int32, timeout: @escaping () -> Int32, run: @escaping () -> Void) {
         precondition(inLoop, "attach on the loop's thread")
+        // A parked descriptor of that number was closed (a new one could not have it): forget it.
+        watched[fd] = nil
         _ = pb_epoll_add(epoll, fd)
         sources.append(Source(fd: fd, timeout: timeout, run: run))
         // A first run: a source may set up what its descriptor watches only then.

@@ -78,7 +78,9 @@ final class UpstreamLoopMulti: EventLoopLocal {
     /// `CURLMOPT_SOCKETFUNCTION`: watch `fd` as curl asks, or stop watching it.
     fileprivate func socket(_ fd: Int32, _ what: Int32) {
         if what == CURL_POLL_REMOVE {
-            if sockets.remove(fd) != nil { loop.detach(fd: fd) }
+            // Parked, not removed: curl keeps the connection for the next call, which watches
+            // it again with one epoll_ctl (a removal now and an addition then were two).
+            if sockets.remove(fd) != nil { loop.park(fd: fd) }
             return
         }
         sockets.insert(fd)
