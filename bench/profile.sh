@@ -3,6 +3,9 @@
 #   bench/profile.sh BIN perf      [SECONDS] [CONNS]   perf record -e cpu-clock -g of the serving process
 #   bench/profile.sh BIN callgrind [SECONDS] [CONNS]   valgrind --tool=callgrind, collection only during wrk
 #   bench/profile.sh BIN cpu       [SECONDS] [CONNS]   CPU (utime+stime) and context switches per request only
+#   bench/profile.sh BIN syscalls  [SECONDS] [CONNS]   system calls per request, all and by name (perf stat on the
+#     syscalls:sys_enter_* tracepoints of PROFILE_SYSCALLS, default the loop's and the upstream's: epoll_ctl,
+#     epoll_wait, read, write, sendto, recvfrom, timerfd_settime, futex, clock_gettime is in the vDSO)
 #   bench/profile.sh BIN waits     [SECONDS] [CONNS]   PROFILE_ROUNDS rounds (default 5), each printing per thread
 #     its share of the time running and waiting for a CPU, its slices per request and its mean wait per
 #     slice (/proc/PID/task/*/schedstat), and the switches per request; PROFILE_PRELOAD=N runs 3 s at N
@@ -37,7 +40,7 @@ export PUSHBRIDGE_BENCH_OPENPUSH_KEY=k
 case $mode in
   callgrind) valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file=$out/callgrind.out \
                "$BIN" serve --config $work/c.json 2>$out/valgrind.err & pids+=($!); sleep 12;;
-  *) "$BIN" serve --config $work/c.json 2>$work/stderr & pids+=($!); sleep 1.5;;
+  *) "$BIN" serve --config $work/c.json 2>$out/serve.err & pids+=($!); sleep 1.5;;
 esac
 pid=${pids[-1]}
 body=fixtures/onesignal-start-reference/body.json; path=/apps/bench-app/activities/activity/DeliveryAttributes
@@ -60,6 +63,10 @@ case $mode in
   perf) perf record -e cpu-clock -F ${PROFILE_PERF_HZ:-4000} --call-graph ${PROFILE_PERF_CALLGRAPH:-fp} -p $pid -o $out/perf.data 2>$out/perf-record.err & rec=$!
         sleep 0.5; line=$(load $secs $conns); kill -INT $rec; wait $rec;;
   callgrind) callgrind_control -i on $pid >/dev/null; line=$(load $secs $conns); callgrind_control -i off $pid >/dev/null;;
+  syscalls) events="raw_syscalls:sys_enter"
+        for s in ${PROFILE_SYSCALLS:-epoll_ctl epoll_wait read write sendto recvfrom timerfd_settime futex}; do events="$events,syscalls:sys_enter_$s"; done
+        perf stat -x, -e "$events" -p $pid -o $out/perf-stat.txt & rec=$!
+        sleep 0.5; line=$(load $secs $conns); kill -INT $rec; wait $rec;;
   *) line=$(load $secs $conns);;
 esac
 t1=$(awk '{print $14+$15}' /proc/$pid/stat); c1=$(ctxsw)
@@ -74,5 +81,7 @@ case $mode in
         callgrind_annotate --inclusive=yes "$f" > $out/callgrind-inclusive.txt 2>/dev/null
         ir=$(awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1; exit}' $out/callgrind-annotate.txt)
         extra=" ir_per_request=$(awk -v i=${ir:-0} -v n=$n 'BEGIN{printf "%.0f", i/n}')";;
+  syscalls)
+        extra=" syscalls/req: $(awk -F, -v n=$n '$1 ~ /^[0-9]+$/ {e=$3; sub(/.*sys_enter_?/, "", e); printf "%s=%.2f ", (e==""?"all":e), $1/n}' $out/perf-stat.txt)";;
 esac
 echo "$line cpu_us=$(awk -v t=$((t1-t0)) -v n=$n -v hz=$(getconf CLK_TCK) 'BEGIN{printf "%.0f", t/hz*1e6/n}') ctxsw=$(awk -v c=$((c1-c0)) -v n=$n 'BEGIN{printf "%.1f", c/n}')$extra" | tee $out/result.txt

@@ -88,4 +88,26 @@ extension UpstreamOnLoopTests {
         #expect(received.enumerated().allSatisfy { ($0.element.header("x-once") != nil) == ($0.offset == 1) })
         #expect(server.acceptedConnections == 1)
     }
+
+    /// The connection curl keeps between calls stays in the loop's epoll, parked: each later
+    /// call on it watches it again with one `epoll_ctl`, not a removal and an addition.
+    @Test func aConnectionKeptBetweenCallsIsWatchedAgainWithOneEpollChangeACall() async throws {
+        defer { finish() }
+        let (client, server, loop) = (client, server, loop)
+        let (changes, replies) = await onLoop { () -> (Int, [Int?]) in
+            _ = await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), body: [0]))
+            let before = loop.watchChanges
+            var replies: [Int?] = []
+            for i in 1...10 {
+                // Answered late, so curl waits on the socket (watches it) every call.
+                replies.append(await client.send(UpstreamRequest(method: "POST", url: server.url("/slow?ms=20"), body: [UInt8(i)])).reply?.status)
+            }
+            return (loop.watchChanges - before, replies)
+        }
+        #expect(replies == Array(repeating: 200, count: 10))
+        #expect(server.acceptedConnections == 1)
+        #expect(server.received.map(\.body) == (0...10).map { [UInt8($0)] })
+        // Before: an addition and a removal a call (20 for 10 calls).
+        #expect(changes <= 10, "\(changes) epoll_ctl calls for 10 calls on one kept connection")
+    }
 }

@@ -67,6 +67,7 @@ extension EventLoop {
                 let due = timeouts[index] >= 0 && timeouts[index] <= waitedMs
                 if due || ready.prefix(count).contains(source.fd) { source.run() }
             }
+            if !watched.isEmpty { runWatched(ready.prefix(count)) }
         }
     }
 

@@ -17,7 +17,7 @@ import Synchronization
 /// from one thread.
 ///
 /// Why `@unchecked Sendable` is sound: the job queue and the timers are in a `Mutex`;
-/// ``sources``, ``jobsLeftInBatch``, ``cpuSample`` and ``cpuScarce`` are read and written only
+/// ``sources``, ``watched``, ``watchChanges``, ``jobsLeftInBatch``, ``cpuSample`` and ``cpuScarce`` are read and written only
 /// on the loop's thread; ``exchangesOpen`` is atomic; the descriptors are immutable.
 final class EventLoop: @unchecked Sendable {
     /// A job waiting for the thread.
@@ -50,6 +50,13 @@ final class EventLoop: @unchecked Sendable {
     let wakeFD: Int32
     /// Attached descriptors; only on the loop's thread.
     var sources: [Source] = []
+    /// Descriptors watched with ``watch(fd:readable:writable:run:)`` (libcurl's sockets), by
+    /// descriptor: found by the descriptor `epoll_wait` reports, not by a walk over all of
+    /// them each turn; only on the loop's thread.
+    var watched: [Int32: Watch] = [:]
+    /// `epoll_ctl` calls made for ``watched`` descriptors so far (what parking saves shows
+    /// here); only on the loop's thread.
+    var watchChanges = 0
     /// State other parts keep per loop (libcurl's multi handle of an upstream client), by key;
     /// only on the loop's thread. Each is told when the loop stops, on its thread.
     var locals: [UInt64: any EventLoopLocal] = [:]
@@ -131,27 +138,12 @@ final class EventLoop: @unchecked Sendable {
     /// the loop's thread.
     func attach(fd: Int32, timeout: @escaping () -> Int32, run: @escaping () -> Void) {
         precondition(inLoop, "attach on the loop's thread")
+        // A parked descriptor of that number was closed (a new one could not have it): forget it.
+        watched[fd] = nil
         _ = pb_epoll_add(epoll, fd)
         sources.append(Source(fd: fd, timeout: timeout, run: run))
         // A first run: a source may set up what its descriptor watches only then.
         run()
-    }
-
-    /// Watches `fd` for reading and/or writing (no timeout, no first run): `run` is called on
-    /// the loop's thread when it is ready. Called again for an attached `fd`, changes what is
-    /// watched. Call on the loop's thread.
-    func watch(fd: Int32, readable: Bool, writable: Bool, run: @escaping () -> Void) {
-        precondition(inLoop, "watch on the loop's thread")
-        let attached = sources.contains { $0.fd == fd }
-        _ = pb_epoll_watch(epoll, fd, readable ? 1 : 0, writable ? 1 : 0, attached ? 1 : 0)
-        if !attached { sources.append(Source(fd: fd, timeout: { -1 }, run: run)) }
-    }
-
-    /// Stops watching `fd`. Call on the loop's thread.
-    func detach(fd: Int32) {
-        precondition(inLoop, "detach on the loop's thread")
-        _ = pb_epoll_remove(epoll, fd)
-        sources.removeAll { $0.fd == fd }
     }
 
     /// Runs every attached source once, soon, on the loop's thread: for a library that does

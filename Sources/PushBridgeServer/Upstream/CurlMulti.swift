@@ -58,10 +58,11 @@ final class CurlMulti {
     }
 
     /// Does the I/O of `socket` (or of every transfer whose timeout passed, for
-    /// ``timeoutSocket``), without blocking.
-    func socketAction(_ socket: curl_socket_t) {
+    /// ``timeoutSocket``), without blocking. `events` (`CURL_CSELECT_IN`, `CURL_CSELECT_OUT`)
+    /// says what the socket is ready for; with 0, curl finds out itself with a `poll` of it.
+    func socketAction(_ socket: curl_socket_t, events: Int32 = 0) {
         var running: Int32 = 0
-        _ = curl_multi_socket_action(handle, socket, 0, &running)
+        _ = curl_multi_socket_action(handle, socket, events, &running)
     }
 
     /// The `socketAction` argument for "a timeout passed".

@@ -5,7 +5,8 @@ import Glibc
 /// An upstream client's transfers started on one ``EventLoop``, driven by libcurl's multi
 /// socket API from that loop's thread, so a request running on the loop sends and receives
 /// without leaving it: curl's sockets are watched in the loop's epoll
-/// (`CURLMOPT_SOCKETFUNCTION`), its timer is a deadline on the loop's own timer heap
+/// (`CURLMOPT_SOCKETFUNCTION`; curl is told what a ready socket is ready for, so it does not
+/// `poll` it again), its timer is a deadline on the loop's own timer heap
 /// (`CURLMOPT_TIMERFUNCTION`: the loop's `epoll_wait` times out at it, no descriptor and no
 /// `timerfd_settime` per call), `curl_multi_socket_action` runs on readiness or when the timer
 /// fires, and each finished transfer resumes its caller right there. One per client and loop,
@@ -24,6 +25,11 @@ final class UpstreamLoopMulti: EventLoopLocal {
     private let fire: DeadlineHeap.Action
     /// curl's sockets now watched in the loop's epoll.
     private var sockets: Set<Int32> = []
+    /// What the loop runs when one of them is ready: made once, so watching a socket
+    /// allocates nothing.
+    private lazy var onReady: (Int32, Bool, Bool) -> Void = { [unowned self] fd, readable, writable in
+        act(on: fd, events: (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0))
+    }
     private var stopped = false
 
     /// Transfers on `loop` (call on its thread).
@@ -72,11 +78,13 @@ final class UpstreamLoopMulti: EventLoopLocal {
     /// `CURLMOPT_SOCKETFUNCTION`: watch `fd` as curl asks, or stop watching it.
     fileprivate func socket(_ fd: Int32, _ what: Int32) {
         if what == CURL_POLL_REMOVE {
-            if sockets.remove(fd) != nil { loop.detach(fd: fd) }
+            // Parked, not removed: curl keeps the connection for the next call, which watches
+            // it again with one epoll_ctl (a removal now and an addition then were two).
+            if sockets.remove(fd) != nil { loop.park(fd: fd) }
             return
         }
         sockets.insert(fd)
-        loop.watch(fd: fd, readable: what & CURL_POLL_IN != 0, writable: what & CURL_POLL_OUT != 0) { [unowned self] in act(on: fd) }
+        loop.watch(fd: fd, readable: what & CURL_POLL_IN != 0, writable: what & CURL_POLL_OUT != 0, run: onReady)
     }
 
     /// `CURLMOPT_TIMERFUNCTION`: fire in `milliseconds` (on the loop's next turn for 0, never
@@ -97,8 +105,8 @@ final class UpstreamLoopMulti: EventLoopLocal {
         act(on: CurlMulti.timeoutSocket)
     }
 
-    private func act(on socket: curl_socket_t) {
-        transfers.multi.socketAction(socket)
+    private func act(on socket: curl_socket_t, events: Int32 = 0) {
+        transfers.multi.socketAction(socket, events: events)
         transfers.collectFinished()
     }
 }

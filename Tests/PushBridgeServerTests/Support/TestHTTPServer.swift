@@ -57,6 +57,10 @@ final class TestHTTPServer: Sendable {
             return write(fd, status: "200 OK", headers: ["X-Echo-Method: \(request.method)"] + echoed, body: request.body)
         case "/retry-after":
             return write(fd, status: "429 Too Many Requests", headers: ["Retry-After: 7", "Content-Type: application/json"], body: Array(#"{"error":"slow down"}"#.utf8))
+        case "/slow":
+            // Answers after `n` ms (`/slow?ms=20`): the caller waits on its socket for it.
+            usleep(useconds_t(n * 1000))
+            return write(fd, status: "200 OK", headers: [], body: request.body)
         case "/stall":
             reader.waitForClose()
             return false
