@@ -66,6 +66,35 @@ struct DeliveryRulesTests {
         #expect(scoped.first?.body["idempotency_key"] == .string("21a57fd9-8c81-5659-afdf-456a45e39d42"))
     }
 
+    /// The system's generator, counting what is drawn from it.
+    struct CountingGenerator: RandomNumberGenerator {
+        var draws = 0
+        var system = SystemRandomNumberGenerator()
+        mutating func next() -> UInt64 { draws += 1; return system.next() }
+    }
+
+    @Test func theJitterIsDrawnOnlyWhenARetryFollows() {
+        var start = OpenPushStart(appId: "a", activityType: "T")
+        start.idempotencyKey = IdempotencyKeys.derive(requestId: "req_1", index: 0)
+        let keyed = OpenPushRequest(.start(start))
+        let ok = UpstreamResponse.reply(UpstreamReply(status: 200, headers: [], body: [], latency: .zero))
+        let bad = UpstreamResponse.reply(UpstreamReply(status: 400, headers: [], body: [], latency: .zero))
+        let fiveHundred = UpstreamResponse.reply(UpstreamReply(status: 503, headers: [], body: [], latency: .zero))
+        let s = DeliverySettings(), far = ContinuousClock.now + .seconds(60)
+        var random = CountingGenerator()
+        func wait(_ response: UpstreamResponse, attempts: Int = 1, deadline: ContinuousClock.Instant = far) -> Int64? {
+            OpenPushDelivery.retryWait(keyed, after: response, attempts: attempts, settings: s, upstreamTimeout: .seconds(5), deadline: deadline, random: &random)
+        }
+        #expect(wait(ok) == nil && wait(bad) == nil && wait(fiveHundred, attempts: s.maxAttempts) == nil)
+        #expect(random.draws == 0, "an answer that ends the send draws no jitter")
+        for _ in 0..<20 {
+            let first = wait(fiveHundred), second = wait(fiveHundred, attempts: 2)
+            #expect(first.map { (100...200).contains($0) } == true && second.map { (200...400).contains($0) } == true)
+        }
+        #expect(random.draws >= 40, "a retry draws its jitter")
+        #expect(wait(fiveHundred, deadline: .now + .seconds(5)) == nil, "no retry when the backoff and a call would pass the deadline")
+    }
+
     @Test func backoffGrowsWithJitterAndStopsAtItsCeiling() {
         let s = DeliverySettings()
         for _ in 0..<20 {

@@ -94,9 +94,9 @@ public struct OpenPushDelivery: Sendable {
             let (response, attempt) = await forwarder.exchange(request, key: key, requestId: requestId)
             attempts.append(attempt)
             await drainIfRateLimited(response, app: request.appId)
-            let backoff = settings.backoff(retry: attempts.count)
-            guard attempts.count < settings.maxAttempts, Self.mayRetry(request, after: response),
-                  ContinuousClock.now + .milliseconds(backoff) + upstreamTimeout <= deadline else {
+            var system = SystemRandomNumberGenerator()
+            guard let backoff = Self.retryWait(request, after: response, attempts: attempts.count, settings: settings,
+                                               upstreamTimeout: upstreamTimeout, deadline: deadline, random: &system) else {
                 return (UpstreamResultMapping.result(response), attempts)
             }
             try? await Task.sleep(for: .milliseconds(backoff))

@@ -42,9 +42,17 @@ public struct DeliverySettings: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// The backoff before retry number `retry` (1 for the first retry), with jitter.
+    /// The backoff before retry number `retry` (1 for the first retry), with jitter from the
+    /// system's generator.
     public func backoff(retry: Int) -> Int64 {
+        var system = SystemRandomNumberGenerator()
+        return backoff(retry: retry, using: &system)
+    }
+
+    /// The backoff before retry number `retry` (1 for the first retry), with its jitter drawn
+    /// from `random`: uniform over the upper half of the doubled delay, capped at the maximum.
+    public func backoff(retry: Int, using random: inout some RandomNumberGenerator) -> Int64 {
         let ceiling = min(backoffMaxMs, backoffBaseMs << Int64(min(max(retry - 1, 0), 20)))
-        return ceiling <= 1 ? ceiling : Int64.random(in: (ceiling / 2)...ceiling)
+        return ceiling <= 1 ? ceiling : Int64.random(in: (ceiling / 2)...ceiling, using: &random)
     }
 }
