@@ -7,7 +7,8 @@ import Testing
 /// them), byte for byte, whatever the cache held: canonically equal names and ids (`é` and
 /// `e` + U+0301, `K` and the Kelvin sign), which `String`'s `==` holds to be the same; names
 /// one byte apart; two providers of one length; with and without a segment map; every
-/// `unmapped_segments`; names and ids past the longest kept; in an order that makes slots be
+/// `unmapped_segments`; names and ids past the longest kept; the fan-out caveat of a start at
+/// one segment among them; in an order that makes slots be
 /// replaced and found again, and from eight tasks at once.
 struct SegmentSentencesTests {
     static let names: [String] = ["seg_01hq8n4t", "seg_01hq8n4u", "seg_11hq8n4t", "café", "cafe\u{301}", "K", "\u{212A}",
@@ -62,6 +63,60 @@ struct SegmentSentencesTests {
             }
         }
         #expect(issues == 0)
+    }
+
+    /// The fan-out caveat of a start aimed at one segment, asked between the mappings of the
+    /// same names (one cache holds both), is the sentence the code before wrote
+    /// (``OpenPushFanOutCaveatTests/oracle(_:)``), byte for byte, and a start at two segments
+    /// is unchanged.
+    @Test func theOneSegmentFanOutCaveatIsTheOldCodesBytes() {
+        var g = RedactionOverBytesGeneratedTests.Generator(state: 731)
+        var issues = 0
+        for _ in 0..<4_000 {
+            if Self.mismatch(&g) != nil { issues += 1 }
+            var s = OpenPushStart(appId: "app", activityType: "Delivery")
+            let segments = g.next(5) == 0 ? [g.pick(Self.names), g.pick(Self.names)] : [g.pick(Self.names)]
+            s.includedSegments = segments
+            let made = OpenPushCheck.fanOut(OpenPushRequest(.start(s))) { "caller.\($0)" }
+            let expected = OpenPushFanOutCaveatTests.oracle(segments)
+            if made.count != 1 || made[0].field != "caller.included_segments" || made[0].kind != .caveat
+                || Array(made[0].message.utf8) != Array(expected.utf8) {
+                issues += 1
+                if issues <= 5 { Issue.record("\(made) instead of \(expected)") }
+            }
+        }
+        #expect(issues == 0)
+    }
+
+    /// Canonically equal names that land in the same slot (found by search, so the held
+    /// sentence of one is compared with the other's inputs), asked in turn for the caveat of a
+    /// forwarded name and the one-segment fan-out caveat: each gets its own bytes.
+    @Test func twinNamesInOneSlotGetTheirOwnSentences() {
+        let outcomes: [(SegmentSentences.Outcome, String)] = [(.forwarded, "OneSignal segment"), (.fanOutCaveat, "")]
+        for (outcome, provider) in outcomes {
+            let twins = (0..<2_000).lazy.map { ("caf\u{E9}_\($0)", "cafe\u{301}_\($0)") }.first {
+                SegmentSentences.slot(outcome, provider: provider, name: $0.0) == SegmentSentences.slot(outcome, provider: provider, name: $0.1)
+            }
+            guard let twins else { Issue.record("no twins share a slot"); continue }
+            #expect(twins.0 == twins.1 && Array(twins.0.utf8) != Array(twins.1.utf8))
+            for name in [twins.0, twins.1, twins.0, twins.1, twins.1, twins.0] {
+                let made: String
+                let expected: String
+                if outcome == .forwarded {
+                    var f: [Finding] = [], e: [TranslationError] = [], f2: [Finding] = []
+                    _ = SegmentMapping.map(name, field: "f", provider: provider, context: TranslationContext(now: 0), findings: &f, errors: &e)
+                    _ = Self.oracle(name, field: "f", provider: provider, context: TranslationContext(now: 0), findings: &f2, errors: &e)
+                    (made, expected) = (f[0].message, f2[0].message)
+                } else {
+                    var s = OpenPushStart(appId: "app", activityType: "Delivery")
+                    s.includedSegments = [name]
+                    made = OpenPushCheck.fanOut(OpenPushRequest(.start(s))) { $0 }[0].message
+                    expected = OpenPushFanOutCaveatTests.oracle([name])
+                }
+                let same = Array(made.utf8) == Array(expected.utf8)
+                #expect(same, "\(outcome) \(name): \(made)")
+            }
+        }
     }
 
     /// The same sentence asked twice shares the first one's storage (the cache is used).

@@ -1,10 +1,11 @@
 import Synchronization
 
-/// The sentences ``SegmentMapping`` says about a segment, kept by what they are made from (the
-/// outcome, whether the app has a segment map, the provider's words, the segment's name and the
-/// id it maps to), so a request naming a segment seen before takes the sentence without building
-/// its bytes: ``RecurringText`` built and hashed a 270-byte caveat before its cache answered
-/// (about 2,000 instructions per OneSignal start, issue 31, branch `translate7`).
+/// The sentences said about one segment (``SegmentMapping``'s, and the fan-out caveat of a start
+/// aimed at one segment), kept by what they are made from (the outcome, whether the app has a
+/// segment map, the provider's words, the segment's name, the id it maps to, a number), so a
+/// request naming a segment seen before takes the sentence without building its bytes:
+/// ``RecurringText`` built and hashed a 270-byte caveat before its cache answered (about 1,000
+/// instructions a sentence, two per OneSignal start; issue 31, branch `translate7`).
 ///
 /// Bounded: ``slotCount`` slots, one per hash of the name, provider and outcome, the newest
 /// sentence replacing the one held; names or ids longer than ``longestName`` bytes are not kept.
@@ -26,6 +27,8 @@ enum SegmentSentences {
         case rejected
         /// Sent as is, with a caveat.
         case forwarded
+        /// The fan-out caveat of a start aimed at this one segment (the number is the cap).
+        case fanOutCaveat
     }
 
     /// One kept sentence and everything it was made from.
@@ -40,6 +43,8 @@ enum SegmentSentences {
         let name: String
         /// The id it maps to ("" unless renamed).
         let id: String
+        /// The number written into the sentence (0 when none).
+        let number: Int
         /// The sentence made from them.
         let text: String
     }
@@ -50,17 +55,17 @@ enum SegmentSentences {
     /// The sentence for these inputs: the held one when it was made from exactly the same
     /// inputs, otherwise `make()`'s, held for the next request.
     static func text(_ outcome: Outcome, mapConfigured: Bool, provider: String, name: String, id: String,
-                     make: () -> String) -> String {
+                     number: Int = 0, make: () -> String) -> String {
         guard name.utf8.count <= longestName, id.utf8.count <= longestName else { return make() }
         let slot = slot(outcome, provider: provider, name: name)
         let held: String? = slots.withLock { slots in
-            guard let e = slots[slot], e.outcome == outcome, e.mapConfigured == mapConfigured,
+            guard let e = slots[slot], e.outcome == outcome, e.mapConfigured == mapConfigured, e.number == number,
                   sameBytes(e.name, name), sameBytes(e.id, id), sameBytes(e.provider, provider) else { return nil }
             return e.text
         }
         if let held { return held }
         let made = make()
-        let entry = Entry(outcome: outcome, mapConfigured: mapConfigured, provider: provider, name: name, id: id, text: made)
+        let entry = Entry(outcome: outcome, mapConfigured: mapConfigured, provider: provider, name: name, id: id, number: number, text: made)
         slots.withLock { $0[slot] = entry }
         return made
     }
