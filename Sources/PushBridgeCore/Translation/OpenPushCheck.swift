@@ -80,11 +80,14 @@ public enum OpenPushCheck {
         if let segments = s.includedSegments {
             // One sentence per count, the names written into it: no `String` made for the
             // "segment … holds" piece alone (issue 31, branch `lazyparse`). The same segments
-            // give the same sentence on every start: it is made once (issue 31, branch `translate6`).
+            // give the same sentence on every start: it is made once (issue 31, branch `translate6`),
+            // and for one segment found by its name without building its bytes (branch `translate7`).
             let message = segments.count == 1
-                ? RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
-                : RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)")
-            out.append(Finding(field: callerField("included_segments"), kind: .caveat, message: message.text))
+                ? SegmentSentences.text(.fanOutCaveat, mapConfigured: false, provider: "", name: segments[0], id: "", number: cap) {
+                    MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text
+                }
+                : RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text
+            out.append(Finding(field: callerField("included_segments"), kind: .caveat, message: message))
             return
         }
         if s.filters != nil {
