@@ -20,13 +20,16 @@ struct EventLoopWatchTests {
             }
         }
         // Closed without a word to the loop (as curl closes a socket it no longer watches):
-        // the kernel drops it from the epoll; the next descriptor takes its number.
-        close(first[0]); close(first[1])
+        // the kernel drops it from the epoll, and a new descriptor takes its number. `dup2`
+        // does both at once onto the same number, so no other test's descriptor (tests run in
+        // parallel) can take the number in between, as the next `pipe` alone could.
+        // The old pipe's writer is closed after (closed first, it would wake the old reader).
         var second: [Int32] = [0, 0]
         try #require(pipe(&second) == 0)
-        let (reused, writer) = (second[0], second[1])
+        try #require(dup2(second[0], reader) == reader, "the descriptor's number was not reused")
+        close(second[0]); close(first[1])
+        let (reused, writer) = (reader, second[1])
         defer { loop.runAndWait { loop.detach(fd: reused) }; close(reused); close(writer) }
-        try #require(reused == reader, "the descriptor's number was not reused")
         loop.runAndWait {
             loop.watch(fd: reader, readable: true, writable: false) { fd, readable, writable in
                 var byte: UInt8 = 0
