@@ -58,7 +58,10 @@ final class TestHTTPServer: Sendable {
         case "/retry-after":
             return write(fd, status: "429 Too Many Requests", headers: ["Retry-After: 7", "Content-Type: application/json"], body: Array(#"{"error":"slow down"}"#.utf8))
         case "/slow":
-            // Answers after `n` ms (`/slow?ms=20`): the caller waits on its socket for it.
+            // Answers after `n` ms (`/slow?ms=20`): the caller waits on its socket for it. The
+            // sleep is the stand-in upstream's behaviour under test (an answer that takes time, so
+            // the caller's socket is watched while idle), not a wait for a condition: no test
+            // waits on it, the tests wait on the answer.
             usleep(useconds_t(n * 1000))
             return write(fd, status: "200 OK", headers: [], body: request.body)
         case "/stall":
