@@ -18,8 +18,8 @@ import Glibc
 final class UpstreamLoopMulti: EventLoopLocal {
     private unowned let loop: EventLoop
     private let transfers: CurlTransfers
-    /// curl's timer on the loop's heap, while one is set.
-    private var timer: LoopTimer?
+    /// curl's timer: the time it wants and the entries on the loop's heap that stand for it.
+    private var timers = CurlTimerEntries()
     /// What the timer runs: made once, so setting the timer allocates nothing. It holds this
     /// multi weakly and acts only on the loop's thread.
     private let fire: DeadlineHeap.Action
@@ -31,6 +31,8 @@ final class UpstreamLoopMulti: EventLoopLocal {
         act(on: fd, events: (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0))
     }
     private var stopped = false
+    /// Entries this multi added to the loop's timer heap and cancelled there, so far.
+    private(set) var timerChanges = (added: 0, cancelled: 0)
 
     /// Transfers on `loop` (call on its thread).
     init(loop: EventLoop, configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
@@ -46,7 +48,7 @@ final class UpstreamLoopMulti: EventLoopLocal {
         // curl must not call back into an object that is going away (it does while it closes
         // cached connections).
         transfers.multi.useSocketCallbacks(nil, socket: nil, timer: nil)
-        timer?.cancel()
+        cancelTimers()
     }
 
     /// Starts `p`'s transfer, or fails it at once (nothing sent) once the loop or client stopped.
@@ -71,8 +73,13 @@ final class UpstreamLoopMulti: EventLoopLocal {
         for fd in sockets { loop.detach(fd: fd) }
         sockets = []
         // Before the loop hands its timers to the timer thread, which must not drive curl.
-        timer?.cancel()
-        timer = nil
+        cancelTimers()
+    }
+
+    private func cancelTimers() {
+        let (first, second) = timers.dropAll()
+        if let first { cancel(first) }
+        if let second { cancel(second) }
     }
 
     /// `CURLMOPT_SOCKETFUNCTION`: watch `fd` as curl asks, or stop watching it.
@@ -87,21 +94,44 @@ final class UpstreamLoopMulti: EventLoopLocal {
         loop.watch(fd: fd, readable: what & CURL_POLL_IN != 0, writable: what & CURL_POLL_OUT != 0, run: onReady)
     }
 
-    /// `CURLMOPT_TIMERFUNCTION`: fire in `milliseconds` (on the loop's next turn for 0, never
-    /// for -1), replacing the timer set before. Never acts from inside curl's callback.
+    /// `CURLMOPT_TIMERFUNCTION`: run curl's timeouts in `milliseconds` (on the loop's next turn
+    /// for 0, never for -1). An entry already due by then stays as it is (``CurlTimerEntries``);
+    /// an earlier time adds one. Never acts from inside curl's callback.
     fileprivate func setTimer(_ milliseconds: Int) {
-        timer?.cancel()
-        timer = nil
-        guard milliseconds >= 0, !stopped else { return }
+        guard milliseconds >= 0, !stopped else {
+            // Entries left fire and find nothing wanted.
+            timers.wanted = nil
+            return
+        }
         let due = ContinuousClock.now + .milliseconds(milliseconds)
-        guard let id = loop.timers.withLock({ $0?.add(due, fire) }) else { return }
-        timer = LoopTimer(loop: loop, id: id)
+        timers.wanted = due
+        if !timers.covers(due) { arm(due) }
     }
 
-    /// The timer is due: curl's timeouts, on the loop's thread.
+    /// Adds an entry at `due` to the loop's heap, cancelling the one it pushes out.
+    private func arm(_ due: ContinuousClock.Instant) {
+        guard let id = loop.timers.withLock({ $0?.add(due, fire) }) else { return }
+        timerChanges.added += 1
+        if let pushedOut = timers.hold((id, due)) { cancel(pushedOut) }
+    }
+
+    private func cancel(_ id: UInt64) {
+        timerChanges.cancelled += 1
+        LoopTimer(loop: loop, id: id).cancel()
+    }
+
+    /// An entry is due, on the loop's thread: curl's timeouts run if curl wants them by now;
+    /// if it wants them later (the entry was set for an earlier time), an entry is armed then.
     fileprivate func timerFired() {
-        timer = nil
-        guard !stopped else { return }
+        let now = ContinuousClock.now
+        timers.dropDue(now)
+        guard !stopped, let wanted = timers.wanted else { return }
+        guard wanted <= now else {
+            if !timers.covers(wanted) { arm(wanted) }
+            return
+        }
+        // Taken, as curl's timer was before: curl asks again for what it wants next.
+        timers.wanted = nil
         act(on: CurlMulti.timeoutSocket)
     }
 
