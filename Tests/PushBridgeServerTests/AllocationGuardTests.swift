@@ -146,9 +146,14 @@ import Testing
     /// straight into their strings): 1,152.2–1,159.2 and 3,365.3–3,375.2 (three runs; release
     /// 153 → 144.5 and 375 → 362.5), pinned at the highest plus 5 %; the audit writes
     /// 399.8–403.4 and 910.8–914.6, their pins unchanged.
+    ///
+    /// Lowered 2026-12-07 (branch `upstream3`: an upstream call's header lines and body copy
+    /// one block, no object of their own: 2 fewer a call), by what the cut removes (2 a call,
+    /// 3 calls in the Pushwoosh start): three runs of this debug build, same command,
+    /// 1,123.2–1,164.2 and 3,374.6–3,394.6, spread wider than the cut.
     static let pinned: [String: Double] = [
-        "onesignal-start": 1_218,
-        "pushwoosh-start-of-three": 3_544,
+        "onesignal-start": 1_216,
+        "pushwoosh-start-of-three": 3_538,
     ]
 
     /// Allocations per request of the in-process `audit writes` stage (`stage_audit_writes`:

@@ -44,7 +44,7 @@ struct UpstreamClientTests {
         #expect(received.header("user-agent") == "PushBridge")
     }
 
-    /// A call's own header lines (`CurlCallHeaders`, written straight into the block libcurl
+    /// A call's own header lines (`CurlCallBlock`, written straight into the block libcurl
     /// reads) arrive as given, an empty value as an empty header, and no `Expect`.
     @Test func aCallsOwnHeadersArriveAnEmptyValueIncluded() async throws {
         defer { finish() }

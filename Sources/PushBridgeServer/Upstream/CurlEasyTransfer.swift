@@ -1,8 +1,8 @@
 import CCurl
 
 /// One upstream call in flight: uses a ``CurlEasyHandle`` (released when the call ends, so it
-/// can serve the next one) and owns its header lines (``CurlCallHeaders``, in front of the
-/// shared list of its app's headers) and the body bytes, which it frees in `deinit`. Confined to the I/O thread, so not
+/// can serve the next one) and owns its header lines (in front of the shared list of its app's
+/// headers) and its body bytes, one block (``CurlCallBlock``) freed with it. Confined to the I/O thread, so not
 /// `Sendable`; curl reaches it from its callbacks through an unretained `Unmanaged` pointer,
 /// which is safe because the loop holds a strong reference until the handle leaves the multi.
 final class CurlEasyTransfer {
@@ -13,8 +13,8 @@ final class CurlEasyTransfer {
     /// When `send` was called (latency is measured from here).
     let start: ContinuousClock.Instant
     private let continuation: UnsafeContinuation<UpstreamResponse, Never>
-    private var headers: CurlCallHeaders?
-    private let bodyBuffer: UnsafeMutableRawBufferPointer
+    /// The header lines and body curl reads; freed after `deinit` released the handle.
+    private let block: CurlCallBlock
     private let maxResponseBytes: Int
     private var responseBytes = 0
     private var responseHeaders: [(name: String, value: String)] = []
@@ -30,17 +30,14 @@ final class CurlEasyTransfer {
         self.start = start
         self.continuation = continuation
         self.maxResponseBytes = configuration.maxResponseBytes
-        let bodyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, request.body.count), alignment: 1)
-        request.body.withUnsafeBytes { src in bodyBuffer.copyMemory(from: src) }
-        self.bodyBuffer = bodyBuffer
+        block = try CurlCallBlock(request.callHeaders, shared: sharedHeaders, body: request.body)
         // Fully initialized from here: if configuration throws, deinit frees everything.
-        try configure(request, configuration, sharedHeaders)
+        try configure(request, configuration)
     }
 
     deinit {
-        // First, so the handle no longer points at the body and the headers freed below.
+        // The handle no longer points at the body and the headers, freed after this (with `block`).
         easy.release()
-        bodyBuffer.deallocate()
     }
 
     /// Resumes the caller exactly once.
@@ -145,16 +142,14 @@ private func curlHeaderCallback(_ ptr: UnsafeMutablePointer<CChar>?, _ size: Int
 }
 
 extension CurlEasyTransfer {
-    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration, _ sharedHeaders: CurlHeaderList) throws(UpstreamFailure) {
+    private func configure(_ request: UpstreamRequest, _ configuration: UpstreamClientConfiguration) throws(UpstreamFailure) {
         // What every call of the configuration shares is set once per handle.
         try easy.prepare(configuration, write: curlBodyCallback, header: curlHeaderCallback)
         try set(CURLOPT_URL, string: request.url)
         let deadline = min(request.timeout ?? configuration.timeout, configuration.timeout)
         try set(CURLOPT_TIMEOUT_MS, deadline.curlMilliseconds)
         try setMethodAndBody(request)
-        let lines = try CurlCallHeaders(request.callHeaders, shared: sharedHeaders)
-        headers = lines
-        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(lines.head))
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(block.head))
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_WRITEDATA, pointer: me)
         try set(CURLOPT_HEADERDATA, pointer: me)
@@ -168,7 +163,7 @@ extension CurlEasyTransfer {
         default:
             if !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
                 try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(request.body.count))
-                try set(CURLOPT_POSTFIELDS, pointer: UnsafeRawPointer(bodyBuffer.baseAddress))
+                try set(CURLOPT_POSTFIELDS, pointer: block.body.baseAddress)
             }
             if method != "POST" { try set(CURLOPT_CUSTOMREQUEST, string: method) }
         }

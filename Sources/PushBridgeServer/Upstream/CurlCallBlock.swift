@@ -1,21 +1,26 @@
 import CCurl
 
-/// The header lines of one call, in front of its shared ``CurlHeaderList``: `Expect:` (never
-/// wait for `100 Continue`) and the call's own headers (a request id, a caller's headers passed
-/// through), as `curl_slist` nodes whose last one links to the shared list. The nodes and their
-/// text are one allocation, which it owns and frees in `deinit`; it keeps the shared list alive
-/// as long as the nodes point at it. Confined to the thread that drives the call.
-final class CurlCallHeaders {
+/// What libcurl reads of one call from memory the call owns, in one allocation: its header
+/// lines in front of its shared ``CurlHeaderList`` (`Expect:`, never wait for `100 Continue`,
+/// and the call's own headers: a request id, a caller's headers passed through) as
+/// `curl_slist` nodes whose last one links to the shared list, their text, then a copy of the
+/// request body (`CURLOPT_POSTFIELDS`). The lines and the body were two allocations, and the
+/// object holding the lines a third. Frees the block when it goes (with its
+/// ``CurlEasyTransfer``, after the handle let go of it); keeps the shared list alive as long
+/// as the nodes point at it. Confined to the thread that drives the call.
+struct CurlCallBlock: ~Copyable {
     /// The first node, what `CURLOPT_HTTPHEADER` is given.
     let head: UnsafeMutablePointer<curl_slist>
-    /// The nodes, then their text: one block, freed in `deinit`.
+    /// The body's bytes (`count` may be 0: the pointer is still a valid one).
+    let body: UnsafeRawBufferPointer
+    /// The nodes, their text and the body: one block, freed in `deinit`.
     private let memory: UnsafeMutableRawPointer
     /// The list the last node links to, kept alive while the nodes point at it.
     private let shared: CurlHeaderList
 
-    /// The lines for `headers` followed by `shared`'s; throws (nothing sent) for a header
-    /// libcurl must not send.
-    init(_ headers: [(name: String, value: String)], shared: CurlHeaderList) throws(UpstreamFailure) {
+    /// The lines for `headers` followed by `shared`'s, and `body`; throws (nothing sent, and
+    /// nothing allocated) for a header libcurl must not send.
+    init(_ headers: [(name: String, value: String)], shared: CurlHeaderList, body: [UInt8]) throws(UpstreamFailure) {
         for (name, value) in headers { try CurlHeaderList.check(name: name, value: value) }
         // Each line written straight into the block from the name and value (no array of
         // lines, no joined string per header: every upstream call makes one).
@@ -24,7 +29,7 @@ final class CurlCallHeaders {
         let count = 1 + headers.count
         let nodesBytes = count * MemoryLayout<curl_slist>.stride
         let textBytes = expect.count + 1 + headers.reduce(0) { $0 + $1.name.utf8.count + ($1.value.isEmpty ? 1 : 2 + $1.value.utf8.count) + 1 }
-        memory = UnsafeMutableRawPointer.allocate(byteCount: nodesBytes + textBytes, alignment: MemoryLayout<curl_slist>.alignment)
+        memory = UnsafeMutableRawPointer.allocate(byteCount: nodesBytes + textBytes + body.count, alignment: MemoryLayout<curl_slist>.alignment)
         let nodes = memory.bindMemory(to: curl_slist.self, capacity: count)
         var text = (memory + nodesBytes).assumingMemoryBound(to: CChar.self)
         func write<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
@@ -47,6 +52,11 @@ final class CurlCallHeaders {
             text += 1
             (nodes + i).initialize(to: curl_slist(data: start, next: i + 1 < count ? nodes + i + 1 : shared.raw))
         }
+        let bodyStart = memory + nodesBytes + textBytes
+        body.withUnsafeBytes { bytes in
+            if let source = bytes.baseAddress, !bytes.isEmpty { bodyStart.copyMemory(from: source, byteCount: bytes.count) }
+        }
+        self.body = UnsafeRawBufferPointer(start: bodyStart, count: body.count)
         head = nodes
         self.shared = shared
     }
