@@ -116,9 +116,14 @@ struct ShadowMode: Mode {
         return copy
     }
 
-    /// This request's draw of the shadow's `sample_percent`.
+    /// This request's draw of the shadow's `sample_percent`: uniform over 0..<100, from the
+    /// thread's buffer of the system's random bytes (``ThreadRandomBytes``), not a `getrandom`
+    /// of its own.
     static func sampled(_ shadow: ShadowSettings) -> Bool {
-        shadow.samplePercent >= 100 || (shadow.samplePercent > 0 && Int.random(in: 0..<100) < shadow.samplePercent)
+        guard shadow.samplePercent < 100 else { return true }
+        guard shadow.samplePercent > 0 else { return false }
+        var random = ThreadRandomBytes.Generator()
+        return Int.random(in: 0..<100, using: &random) < shadow.samplePercent
     }
 
     /// Writes the comparison; a difference is a warning line.

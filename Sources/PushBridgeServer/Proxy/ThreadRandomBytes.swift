@@ -2,7 +2,8 @@ import Glibc
 
 /// Random bytes from the system's generator (`getrandom`, the same source as
 /// `SystemRandomNumberGenerator`), drawn 4 KiB at a time into a buffer of the calling thread, so
-/// that a request id costs no system call of its own (one `getrandom` per 1024 ids).
+/// that a request id costs no system call of its own (one `getrandom` per 1024 ids), nor a
+/// shadow's sampling draw (``Generator``: one per 512 draws).
 ///
 /// The bytes are exactly as unpredictable as the system's: they are the kernel's
 /// cryptographically secure output, each handed out once and wiped as it is taken. A buffer
@@ -38,12 +39,31 @@ final class ThreadRandomBytes {
     }
 
     /// Four random bytes, taken from the buffer (refilled first when fewer than four are left).
-    func nextUInt32() -> UInt32 {
-        if next + 4 > Self.capacity { refill() }
-        let value = buffer.loadUnaligned(fromByteOffset: next, as: UInt32.self)
-        buffer.storeBytes(of: 0, toByteOffset: next, as: UInt32.self)
-        next += 4
+    func nextUInt32() -> UInt32 { take() }
+
+    /// Eight random bytes, taken as ``nextUInt32()`` takes four.
+    func nextUInt64() -> UInt64 { take() }
+
+    /// An integer's worth of bytes, wiped as they are taken (the buffer refilled first when
+    /// fewer are left).
+    private func take<T: FixedWidthInteger>() -> T {
+        let size = MemoryLayout<T>.size
+        if next + size > Self.capacity { refill() }
+        let value = buffer.loadUnaligned(fromByteOffset: next, as: T.self)
+        buffer.storeBytes(of: 0, toByteOffset: next, as: T.self)
+        next += size
         return value
+    }
+
+    /// The calling thread's buffer as a `RandomNumberGenerator`, for the standard library's
+    /// draws (`Int.random(in:using:)`: the same unbiased algorithm over the same uniform
+    /// 64-bit words as with `SystemRandomNumberGenerator`, without its `getrandom` per draw).
+    struct Generator: RandomNumberGenerator {
+        /// A generator over the calling thread's buffer.
+        init() {}
+
+        /// Eight bytes of the calling thread's buffer.
+        mutating func next() -> UInt64 { ThreadRandomBytes.current.nextUInt64() }
     }
 
     /// Fills the whole buffer from the system: one `getrandom` (looping only on a short read
