@@ -53,6 +53,21 @@ import Testing
         #expect(try db.execute("SHOW synchronous_commit").value(0, 0) == "on", "for that transaction only")
     }
 
+    /// The prepared read lock is planned once for any values, not at every batch: on a
+    /// `pacer_windows` never analyzed, a plan for the batch's one app looked cheaper than the
+    /// generic one, and PostgreSQL made a custom plan for every run.
+    @Test func theReadLockKeepsOneGenericPlan() throws {
+        let uri = try PostgresTestCluster.start().makeDatabase()
+        try PostgresLink(uri: uri, label: "test").run { try PostgresSchema.apply(on: $0) }
+        let db = try PostgresConnection(uri)
+        let settings = SharedPacerTests.settings(100)
+        for k: Int64 in 0..<10 {
+            #expect(try PostgresSendPacer.reserve([.init(app: "x", count: 1, now: 1_000 + k)], settings: settings, instance: "one", on: db) == [.granted([1_000 + k])])
+        }
+        let plans = try db.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1", [PostgresSendPacer.SQL.readWindows]).rows
+        #expect(plans.map { $0.map { $0 ?? "" } } == [["5", "5"]], "ten runs: five custom plans (PostgreSQL's trial), then the generic one kept")
+    }
+
     /// A batch with an app whose row is missing locks every app's row with the upsert in a
     /// transaction of its own, and answers as ``PacerWindow``'s rule; the next batch reads them.
     @Test func aBatchWithANewAppAndAKnownOneAnswersAsTheRule() throws {
