@@ -139,10 +139,10 @@ import Testing
             let answers = try PostgresSendPacer.reserve([.init(app: "a", count: 1, now: now)], settings: settings, instance: "one", on: db)
             #expect(answers == [now < 3_000 ? .granted([now]) : .granted([61_000])])
         }
-        #expect(db.statementsSent == 3 * 2, "two round trips a batch, one transaction without BEGIN or COMMIT: the lock, which sets the commit asynchronous; the store")
+        #expect(db.statementsSent == 1 + 3 * 2, "two round trips a batch, one transaction without BEGIN or COMMIT: the lock, which sets the commit asynchronous; the store; and once, for the new app's row, the upsert that creates it")
         let prepared = try db.execute("SELECT statement FROM pg_prepared_statements ORDER BY statement").rows.map { $0[0] ?? "" }
-        let statements = [PostgresSendPacer.SQL.lockWindows, PostgresSendPacer.SQL.store]
-        #expect(prepared == statements.sorted(), "each prepared once, run three times")
+        let statements = [PostgresSendPacer.SQL.readWindows, PostgresSendPacer.SQL.lockWindows, PostgresSendPacer.SQL.store]
+        #expect(prepared == statements.sorted(), "each prepared once")
         #expect(try db.execute("SHOW synchronous_commit").value(0, 0) == "on", "the asynchronous commit was the transaction's own")
         #expect(try db.execute("SELECT slots FROM pacer_windows WHERE app = 'a'").value(0, 0) == "{1000,2000,61000}")
     }

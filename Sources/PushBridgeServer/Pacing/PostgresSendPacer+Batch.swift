@@ -7,7 +7,7 @@ extension PostgresSendPacer {
     /// batch), the transaction a pipeline's implicit one held open between them
     /// (``PostgresConnection/openPipeline(_:prepared:)``: no `BEGIN`, no `COMMIT`): their apps'
     /// rows locked in app order and read, the commit made asynchronous by the same statement
-    /// (``SQL/lockWindows``); then, ``PacerWindow``'s rule applied to each ask in order, every
+    /// (``SQL/readWindows``, or ``SQL/lockWindows`` when a row is missing: ``lock(_:on:)``); then, ``PacerWindow``'s rule applied to each ask in order, every
     /// changed window and the grants held by `instance` written back (``SQL/store``) with the
     /// sync point that commits. One answer per ask, in order. Throws (nothing written) when
     /// any statement fails.
@@ -62,14 +62,26 @@ extension PostgresSendPacer {
     }
 
     /// Opens the batch's transaction and returns the windows of `apps`, their rows locked for
-    /// it (created empty when missing): one round trip, the transaction left open.
+    /// it (created empty when missing): one round trip, the transaction left open. The rows
+    /// are locked without being written (``SQL/readWindows``); when one is missing (an app's
+    /// first batch in this database), that transaction ends (it wrote nothing) and the batch
+    /// locks every app's row with the upsert that creates it (``SQL/lockWindows``) in a new
+    /// one: one more round trip, once per app.
     private static func lock(_ apps: [String], on db: PostgresConnection) throws -> [String: PacerWindow] {
-        let results = try db.openPipeline([(SQL.lockWindows, [textArray(apps)])], prepared: true)
+        let existing = try windows(db.openPipeline([(SQL.readWindows, [textArray(apps)])], prepared: true), sql: SQL.readWindows)
+        guard existing.count < apps.count else { return existing }
+        for case .failed(let error) in try db.syncPipeline([], prepared: true) { throw error }
+        return try windows(db.openPipeline([(SQL.lockWindows, [textArray(apps)])], prepared: true), sql: SQL.lockWindows)
+    }
+
+    /// The windows read by `sql` (``SQL/readWindows`` or ``SQL/lockWindows``), by app; throws
+    /// when a statement failed or was skipped (the transaction is then ended).
+    private static func windows(_ results: [PostgresConnection.PipelineResult], sql: String) throws -> [String: PacerWindow] {
         var windows: [String: PacerWindow] = [:]
         for result in results {
             switch result {
             case .failed(let error): throw error
-            case .skipped: throw PostgresError(operation: "execute", message: "a statement of the pacer's batch was skipped", sql: SQL.lockWindows)
+            case .skipped: throw PostgresError(operation: "execute", message: "a statement of the pacer's batch was skipped", sql: sql)
             case .done: break
             }
         }

@@ -55,8 +55,8 @@ extension PostgresSendPacer {
     /// The statements.
     enum SQL {
         /// The expression that makes the batch's transaction's commit asynchronous
-        /// (`synchronous_commit` off for this transaction only), evaluated by ``lockWindows``
-        /// as it reads the windows (a statement of its own before it): the `COMMIT` returns once the change is in the server's WAL
+        /// (`synchronous_commit` off for this transaction only), evaluated by ``readWindows``
+        /// (or ``lockWindows``) as it reads the windows (a statement of its own before it): the `COMMIT` returns once the change is in the server's WAL
         /// buffers, without waiting for its flush, which the next durable commit on the server
         /// (the audit writer's, every batch) or the WAL writer (within `wal_writer_delay`)
         /// makes. Every instance sees the grants as soon as the `COMMIT` returns, under the same
@@ -79,6 +79,24 @@ extension PostgresSendPacer {
             WHERE \(asynchronousCommit) IS NOT NULL ORDER BY a.app
             ON CONFLICT (app) DO UPDATE SET app = EXCLUDED.app
             RETURNING blocked_until || ' ' || slots::text || ' ' || spare_slots::text || ' ' || app
+            """
+
+        /// Locks the windows of the apps in `$1` (`TEXT[]`) that exist, in app order, and
+        /// returns them as ``lockWindows`` does, without writing them: a row lock, not a new
+        /// version of the row (the upsert writes one for every app of every batch, and its
+        /// speculative insertion probes the key first), so a batch writes each window once, in
+        /// ``store``, or not at all when it grants nothing. Makes the commit asynchronous as
+        /// ``lockWindows`` does (the filter is evaluated for every row it locks). An app whose
+        /// row is missing is not returned: the batch then locks with ``lockWindows`` in a
+        /// transaction of its own (``PostgresSendPacer/lock(_:on:)``), once per app and database.
+        /// The apps are read through a sub-select (`(SELECT $1)`), which the planner estimates
+        /// alike for any value: with `$1` itself, a plan made for the batch's values (one app)
+        /// looks cheaper than the one for any values (ten, by default) on a `pacer_windows`
+        /// never analyzed, and PostgreSQL planned the statement at every batch (~110 µs of the
+        /// server's CPU each); this way the prepared statement keeps one plan after its first five runs.
+        static let readWindows = """
+            SELECT blocked_until || ' ' || slots::text || ' ' || spare_slots::text || ' ' || app FROM pacer_windows
+            WHERE app = ANY ((SELECT $1::text[])::text[]) AND \(asynchronousCommit) IS NOT NULL ORDER BY app FOR UPDATE
             """
 
         /// Writes back the windows of the apps in `$1` (`TEXT[]`, in app order) and adds to
