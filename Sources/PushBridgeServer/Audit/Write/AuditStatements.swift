@@ -148,6 +148,9 @@ final class AuditStatements {
     func rolledBack() {
         intents.rolledBack()
         minutes.rolledBack()
+        // A reload inside it (after a prune) may have noted a row the rollback undid: read the
+        // newest minute again at the next commit.
+        seenDataVersion = -1
     }
 
     /// Writes this writer's mark (in the open transaction, or alone): every intent through
