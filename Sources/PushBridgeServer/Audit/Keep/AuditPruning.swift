@@ -10,12 +10,13 @@ enum AuditPruning {
         """
 
     /// ``candidatesSQL`` on a log read by its minutes (``AuditLogMinutesSchema``), with the same
-    /// two values: the rows from the log's start through the highest id of the cutoff's minute
-    /// and those before, in id order (the log's own order, no sort): every batch deletes rows
-    /// before the cutoff until none is left, the same rows in the end, taken oldest id first.
+    /// two values: the rows from the log's start through the highest id the cutoff's minute and
+    /// those before can hold (``AuditLogMinutesSchema/upperBound(_:)``), in id order (the log's
+    /// own order, no sort): every batch deletes rows before the cutoff until none is left, the
+    /// same rows in the end, taken oldest id first.
     static let candidatesByMinutesSQL = """
         SELECT request_id FROM requests WHERE received_at < ?1 AND outcome NOT IN ('pending', 'scheduled')
-        AND id <= (SELECT max(last_id) FROM \(AuditLogMinutesSchema.table) WHERE minute <= (?1 - 1) / 60000)
+        AND id <= \(AuditLogMinutesSchema.upperBound("(?1 - 1) / 60000"))
         ORDER BY id LIMIT ?2
         """
 

@@ -132,6 +132,7 @@ final class AuditSQLiteEngine: AuditWriteEngine {
         checkpointer = nil
         // Everything written is settled or open: the next start's recovery reads from here.
         try? statements.writeMark()
+        try? statements.closeMinutes()
         do {
             try database.checkpointTruncatingWAL()
             return nil

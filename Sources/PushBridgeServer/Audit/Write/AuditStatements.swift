@@ -15,8 +15,11 @@ final class AuditStatements {
     private let finishIntent: SQLiteStatement
     private let mark: SQLiteStatement
     private let noteMinute: SQLiteStatement
+    private let dataVersion: SQLiteStatement
+    /// `PRAGMA data_version` as last read: it moves when another connection commits.
+    private var seenDataVersion: Int64 = 0
     /// The minutes the open transaction's intents fall in (``AuditLogMinutesSchema``).
-    private var minutes = AuditLogMinutes()
+    private var minutes: AuditLogMinutes
     /// The activity ledger's statements by SQL, prepared on first use.
     private var ledgerStatements: [String: SQLiteStatement] = [:]
     /// This writer's intents still without outcome, for its mark in `audit_marks`.
@@ -46,6 +49,15 @@ final class AuditStatements {
         finishIntent = try database.prepare(Self.finishIntentSQL)
         mark = try database.prepare(AuditRecovery.markSQL)
         noteMinute = try database.prepare(AuditLogMinutesSchema.upsertSQL)
+        dataVersion = try database.prepare("PRAGMA data_version")
+        minutes = try AuditLogMinutes.load(database)
+        seenDataVersion = try readDataVersion()
+    }
+
+    /// `PRAGMA data_version` now (no array made: read once a commit).
+    private func readDataVersion() throws(SQLiteError) -> Int64 {
+        defer { try? dataVersion.reset() }
+        return try dataVersion.step() ? dataVersion.int64(at: 0) : 0
     }
 
     /// Where each `request_log` and `request_outcomes` column is in a row of ``requestColumns``.
@@ -113,16 +125,32 @@ final class AuditStatements {
     /// writer's mark when ``markEvery`` intents went since the last (a mark that cannot be
     /// written is skipped: recovery then only reads further back).
     func commitTransaction() throws(SQLiteError) {
+        // Another connection committed (`audit prune`, a tool's rows): the newest minute is read again.
+        let version = try readDataVersion()
+        if version != seenDataVersion {
+            try minutes.reload(database)
+            seenDataVersion = version
+        }
         try minutes.write { values throws(SQLiteError) in try run(noteMinute, values) }
         if intents.sinceMark >= Self.markEvery, (try? writeMark()) != nil { intents.marked() }
         try run(commit, [])
         intents.committed()
+        minutes.committed()
+    }
+
+    /// Writes the open minute's highest id into its row (the writer closes: the table then
+    /// holds every minute's own range, ``AuditLogMinutes/close(_:)``).
+    func closeMinutes() throws(SQLiteError) {
+        try minutes.close { values throws(SQLiteError) in try run(noteMinute, values) }
     }
 
     /// The open transaction was rolled back.
     func rolledBack() {
         intents.rolledBack()
         minutes.rolledBack()
+        // A reload inside it (after a prune) may have noted a row the rollback undid: read the
+        // newest minute again at the next commit.
+        seenDataVersion = -1
     }
 
     /// Writes this writer's mark (in the open transaction, or alone): every intent through
@@ -162,6 +190,8 @@ final class AuditStatements {
                 try runLedger(statement)
             case .prune(let requestIds):
                 _ = try AuditPruning.delete(requestIds, in: database)
+                // It may have deleted the newest minute's row.
+                try minutes.reload(database)
             }
         } catch let error as AuditError {
             throw error
