@@ -46,11 +46,8 @@ struct PathByteSearchTests {
     }
 
     @Test func generatedBuffersGiveTheByteLoopsAnswer() {
-        var state: UInt64 = 0xD1B5_4A32_D192_ED03
-        func next(_ n: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(n))
-        }
+        var g = RedactionOverBytesGeneratedTests.Generator(state: 0xD1B5_4A32_D192_ED03)
+        func next(_ n: Int) -> Int { g.next(n) }
         var mismatches = 0
         for _ in 0..<20_000 {
             let byte = UInt8(next(256))
