@@ -147,7 +147,7 @@ import Testing
     /// 153 → 144.5 and 375 → 362.5), pinned at the highest plus 5 %; the audit writes
     /// 399.8–403.4 and 910.8–914.6, their pins unchanged.
     static let pinned: [String: Double] = [
-        "onesignal-start": 1_218,
+        "onesignal-start": 1_213,
         "pushwoosh-start-of-three": 3_544,
     ]
 
