@@ -150,9 +150,10 @@ import Testing
     /// Lowered 2026-12-07 (branch `upstream3`: an upstream call's header lines and body copy
     /// one block, no object of their own: 2 fewer a call), by what the cut removes (2 a call,
     /// 3 calls in the Pushwoosh start): three runs of this debug build, same command,
-    /// 1,123.2–1,164.2 and 3,374.6–3,394.6, spread wider than the cut.
+    /// 1,123.2–1,164.2 and 3,374.6–3,394.6, spread wider than the cut. Merged with `translate8`
+    /// (the OneSignal start's two findings in one block: 1,218 → 1,213 there), the lower of each.
     static let pinned: [String: Double] = [
-        "onesignal-start": 1_216,
+        "onesignal-start": 1_213,
         "pushwoosh-start-of-three": 3_538,
     ]
 

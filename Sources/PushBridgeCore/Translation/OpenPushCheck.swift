@@ -87,18 +87,18 @@ public enum OpenPushCheck {
                     MessageText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segment \(quoted: segments, separator: ", ") holds more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text
                 }
                 : RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if segments \(quoted: segments, separator: ", ") together hold more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text
-            out.append(Finding(field: callerField("included_segments"), kind: .caveat, message: message))
+            out.appendGrowingOnce(Finding(field: callerField("included_segments"), kind: .caveat, message: message))
             return
         }
         if s.filters != nil {
-            out.append(Finding(field: callerField("filters"), kind: .caveat,
+            out.appendGrowingOnce(Finding(field: callerField("filters"), kind: .caveat,
                                message: RecurringText("OpenPush reaches at most \(cap) devices per send and does not report the cut: if these filters match more devices with a push-to-start token, only the first \(cap) get this start. Split larger audiences into batches (OpenPush allows 60 sends a minute)").text))
             return
         }
         let ids = (s.includeSubscriptionIds?.count ?? 0) + (s.includeAliases?.members.reduce(0) { $0 + ($1.value.arrayValue?.count ?? 1) } ?? 0)
         guard ids > cap else { return }
         let field = s.includeSubscriptionIds != nil ? "include_subscription_ids" : "include_aliases"
-        out.append(Finding(field: callerField(field), kind: .caveat,
+        out.appendGrowingOnce(Finding(field: callerField(field), kind: .caveat,
                            message: RecurringText("lists \(ids) target ids, but OpenPush reaches at most \(cap) devices per send and silently drops the rest: split them into sends of at most \(cap)").text))
     }
 }

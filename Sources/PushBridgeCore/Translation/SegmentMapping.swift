@@ -9,7 +9,7 @@ public enum SegmentMapping {
                            findings: inout [Finding], errors: inout [TranslationError]) -> String? {
         let mapConfigured = context.segmentMap != nil
         if let id = context.segmentMap?[name] {
-            findings.append(Finding(field: field, kind: .renamed, message: SegmentSentences.text(.renamed, mapConfigured: true, provider: provider, name: name, id: id) {
+            findings.appendGrowingOnce(Finding(field: field, kind: .renamed, message: SegmentSentences.text(.renamed, mapConfigured: true, provider: provider, name: name, id: id) {
                 MessageText("\(provider) \"\(name)\" sent as OpenPush segment \(id) through the segment map").text
             }))
             return id
@@ -21,7 +21,7 @@ public enum SegmentMapping {
             }))
             return nil
         case .forward:
-            findings.append(Finding(field: field, kind: .caveat, message: SegmentSentences.text(.forwarded, mapConfigured: mapConfigured, provider: provider, name: name, id: "") {
+            findings.appendGrowingOnce(Finding(field: field, kind: .caveat, message: SegmentSentences.text(.forwarded, mapConfigured: mapConfigured, provider: provider, name: name, id: "") {
                 MessageText("\(why(name, mapConfigured)), so the \(provider) \"\(name)\" was sent as the OpenPush segment id; OpenPush segments are ids, and unless one has exactly this id it matches no device — add \"\(name)\": \"<OpenPush segment id>\" to the app's segment_map").text
             }))
             return name
