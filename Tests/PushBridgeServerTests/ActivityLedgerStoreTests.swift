@@ -203,9 +203,7 @@ import Testing
             // Copy the files as they are now, without closing the store (no checkpoint, no
             // final sync): what a kill leaves.
             let copy = directory.path("after-kill.sqlite")
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
-                try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
-            }
+            try LiveDatabaseFiles.copy(path, to: copy)
             let ledger = try ActivityLedger(path: copy)
             #expect(try await ledger.record(app: "rides", activityId: "act-k", now: Self.t0 + 1)?.requestId == "K1")
             await store.close()

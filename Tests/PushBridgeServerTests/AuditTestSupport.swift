@@ -24,10 +24,14 @@ func sampleCompletion(finishedAt: Int64 = 1_700_000_000_120) -> AuditCompletion 
         attempts: [UpstreamAttempt(startedAt: finishedAt - 20, status: 201, latencyMs: 12.5)], responseStatus: 200, responseBody: #"{"id":"n1"}"#)
 }
 
-/// The bytes of the database file and its WAL and shared-memory files, as one buffer.
+/// The bytes of the database file and its WAL and shared-memory files, as one buffer, read
+/// by a child process so that a writer of this process keeps its locks (``LiveDatabaseFiles``).
 func databaseBytes(_ path: String) -> [UInt8] {
-    ["", "-wal", "-shm", "-journal"].flatMap { suffix in
-        (try? Data(contentsOf: URL(fileURLWithPath: path + suffix))).map { [UInt8]($0) } ?? []
+    do {
+        return try LiveDatabaseFiles.bytes(["", "-wal", "-shm", "-journal"].map { path + $0 })
+    } catch {
+        Issue.record("reading \(path)'s files: \(error)")
+        return []
     }
 }
 
