@@ -68,8 +68,8 @@ struct LogLineEncoder: Sendable {
     private func logfmt(_ fields: UnsafeBufferPointer<LogField>, stamp: UnsafeBufferPointer<UInt8>?) -> String {
         // Each field's exact length first, then the line written once into the string's own
         // storage: no byte array to copy it from (one allocation fewer per line, issue 31).
-        // The text of a double, bool or non-ASCII value is made once, while measuring, and
-        // kept here for the write (on the stack for a line of usual size).
+        // The text of a double or bool value is made once, while measuring, and kept here for
+        // the write (on the stack for a line of usual size).
         withUnsafeTemporaryAllocation(of: String?.self, capacity: fields.count) { made in
             made.initialize(repeating: nil)
             defer { _ = made.deinitialize() }
@@ -94,12 +94,9 @@ struct LogLineEncoder: Sendable {
                     switch (made[i], field.value) {
                     case (let text?, _):
                         line.put(text)
-                    case (nil, .string(let text)) where Self.isBareASCII(text):
-                        line.put(text)
                     case (nil, .string(let text)):
-                        // ASCII that needs quotes (messages, finding reasons): escaped byte by
-                        // byte (the measure made the text of any other string).
-                        line.putQuotedASCII(text)
+                        // Bare, or quoted (messages, finding reasons) escaped from its bytes.
+                        if LogLineWriter.isBare(text) { line.put(text) } else { line.putQuoted(text) }
                     case (nil, .int(let number)):
                         line.put(String(number))  // a small string: no allocation
                     case (nil, .double), (nil, .bool):
@@ -112,15 +109,13 @@ struct LogLineEncoder: Sendable {
         }
     }
 
-    /// How many bytes ``logfmt(_:)`` writes for `value`, and for a double, a bool or a string
-    /// that is not all ASCII the text it writes (made here, once, and written as it is); nil
-    /// for the values it writes from themselves.
+    /// How many bytes ``logfmt(_:)`` writes for `value`, and for a double or a bool the text it
+    /// writes (made here, once, and written as it is); nil for the values it writes from
+    /// themselves (strings and integers).
     private static func logfmtMeasure(_ value: LogValue) -> (length: Int, text: String?) {
         switch value {
-        case .string(let text) where isBareASCII(text):
-            return (text.utf8.count, nil)
-        case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
-            return (LogLineWriter.quotedASCIILength(text), nil)
+        case .string(let text):
+            return (LogLineWriter.isBare(text) ? text.utf8.count : LogLineWriter.quotedLength(text), nil)
         case .int(let number):
             return (String(number).utf8.count, nil)
         case let value:
