@@ -32,6 +32,11 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-Ounchecked"])]
         ),
         .executableTarget(
+            name: "log-bench",
+            dependencies: ["PushBridgeCore", "PushBridgeServer"],
+            path: "bench/log"
+        ),
+        .executableTarget(
             name: "audit-bench",
             dependencies: ["PushBridgeCore", "PushBridgeServer"],
             path: "bench/audit"

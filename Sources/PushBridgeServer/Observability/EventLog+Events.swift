@@ -20,33 +20,30 @@ extension EventLog {
         var held = HeldBack()
         guard findings.contains(where: { isEnabled(Self.level(of: $0.severity)) }) else { return held }
         let appName = app ?? "-", now = clock()
-        func line(field: String, kind: String, severity: String, reason: String) -> [LogField] {
-            [
-                LogField("request_id", .string(requestId)),
-                LogField("dialect", .string(dialect.rawValue)),
-                LogField("app", .string(appName)),
-                LogField("route", .string(route.rawValue)),
-                LogField("field", .string(field)),
-                LogField("kind", .string(kind)),
-                LogField("severity", .string(severity)),
-                LogField("reason", .string(reason)),
-            ]
-        }
-        var batch: [(LogLevel, [LogField])] = []
+        // Each admitted line encoded as it is admitted, into the request's one text (issue 31).
+        var lines = FindingLogLines(log: self, requestId: requestId, dialect: dialect.rawValue, app: appName, route: route.rawValue)
+        var admitted = 0
         for finding in findings {
-            if batch.count >= findingLimiter.maxLinesPerRequest { held.overCap += 1; continue }
+            if admitted >= findingLimiter.maxLinesPerRequest { held.overCap += 1; continue }
             let identity = FindingLogLimiter.Line(app: appName, dialect: dialect.rawValue, route: route.rawValue, field: finding.field,
                                                   kind: finding.kind.rawValue, reason: finding.message)
             guard findingLimiter.admit(identity, nowMs: now) else { held.rateLimited += 1; continue }
-            batch.append((Self.level(of: finding.severity), line(field: finding.field, kind: finding.kind.rawValue, severity: finding.severity.rawValue, reason: finding.message)))
+            admitted += 1
+            lines.add(Self.level(of: finding.severity), field: finding.field, kind: finding.kind.rawValue, severity: finding.severity.rawValue, reason: finding.message)
         }
         if held.overCap > 0 {
-            batch.append((.warning, line(field: "-", kind: "-", severity: "warning",
-                                         reason: "and \(held.overCap) more findings of this request, not logged (all are in the audit)")))
+            lines.add(.warning, field: "-", kind: "-", severity: "warning",
+                      reason: "and \(held.overCap) more findings of this request, not logged (all are in the audit)")
         }
-        log("translation finding", leveled: batch)
+        lines.flush()
         return held
     }
+
+    /// The keys of a finding's line, checked once (``LogLineKeys``).
+    static let findingKeys = LogLineKeys(["request_id", "dialect", "app", "route", "field", "kind", "severity", "reason"])
+
+    /// The keys of the access line, checked once (``LogLineKeys``).
+    static let accessKeys = LogLineKeys(["request_id", "method", "path", "status", "duration_ms", "dialect", "app", "outcome", "remote"])
 
     /// The log level of a finding's severity.
     static func level(of severity: Severity) -> LogLevel {
@@ -76,7 +73,7 @@ extension EventLog {
             (base + 7).initialize(to: LogField("outcome", .string(outcome)))
             (base + 8).initialize(to: LogField("remote", .string(remote ?? "-")))
             defer { base.deinitialize(count: 9) }
-            log(.info, "request", UnsafeBufferPointer(room))
+            log(.info, "request", UnsafeBufferPointer(room), keys: Self.accessKeys)
         }
     }
 }

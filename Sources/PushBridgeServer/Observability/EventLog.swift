@@ -26,7 +26,7 @@ public final class EventLog: Sendable {
     /// Bounds the lines translation findings make (see ``findings(_:requestId:dialect:app:route:)``).
     public let findingLimiter: FindingLogLimiter
 
-    private let encoder: LogLineEncoder
+    let encoder: LogLineEncoder
     private let sink: Sink
     let clock: @Sendable () -> Int64
     private let writeLock = Mutex(())
@@ -61,11 +61,14 @@ public final class EventLog: Sendable {
 
     /// Writes one line for an event from fields wherever they are (a caller's stack: no array
     /// per line), unless `level` is below ``minimumLevel``. Secret-named fields are redacted as
-    /// the array form does.
-    func log(_ level: LogLevel, _ message: String, _ fields: UnsafeBufferPointer<LogField>) {
+    /// the array form does. With `keys` (the fields' keys, in order, checked once), plain
+    /// keys are neither looked up for redaction nor checked again (issue 31).
+    func log(_ level: LogLevel, _ message: String, _ fields: UnsafeBufferPointer<LogField>, keys: LogLineKeys? = nil) {
         guard isEnabled(level) else { return }
-        if fields.contains(where: { LogRedaction.isSecret(key: $0.key) }) { return log(level, message, Array(fields)) }
-        let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: fields)
+        assert(keys.map { $0.match(fields) } ?? true, "fields other than their keys")
+        let plain = keys?.plain ?? false
+        if !plain, fields.contains(where: { LogRedaction.isSecret(key: $0.key) }) { return log(level, message, Array(fields)) }
+        let line = encoder.encode(milliseconds: clock(), level: level, message: message, fields: fields, plainKeys: plain)
         writeLock.withLock { _ in sink(line) }
     }
 
@@ -103,6 +106,11 @@ public final class EventLog: Sendable {
             text += encoder.encode(timestamp: timestamp, level: level, message: message, fields: Self.redacted(fields))
         }
         guard !text.isEmpty else { return }
+        hand(text)
+    }
+
+    /// Hands `text` (whole lines) to the sink, under the lock.
+    func hand(_ text: String) {
         writeLock.withLock { _ in sink(text) }
     }
 

@@ -15,10 +15,14 @@ public final class FindingLogLimiter: Sendable {
     /// Distinct lines remembered at once; past it the oldest window's entries are forgotten.
     static let maxRemembered = 10_000
 
-    private struct Seen: Sendable {
+    /// A line's window, counted in place: an object, so that a line seen before is found (hashed
+    /// and compared) once, not looked up again to write its count back (issue 31).
+    private final class Seen {
         /// When this line's window began (its first line), milliseconds.
         var since: Int64
-        var count: Int
+        var count = 0
+
+        init(since: Int64) { self.since = since }
     }
     private let seen = Mutex<[Line: Seen]>([:])
 
@@ -57,18 +61,23 @@ public final class FindingLogLimiter: Sendable {
         seen.withLock { seen in
             if seen.count >= Self.maxRemembered { seen = seen.filter { nowMs - $0.value.since < windowMilliseconds } }
             if seen.count >= Self.maxRemembered { seen.removeAll() }
-            // Read and written back, not counted in place through `seen[line, default:]`: that
-            // accessor's coroutine frame is allocated on the heap at every call.
-            var entry = seen[line] ?? Seen(since: nowMs, count: 0)
-            let count = Self.count(&entry, nowMs: nowMs, window: windowMilliseconds)
-            seen[line] = entry
-            return count <= identicalLinesPerWindow
+            // Looked up once and counted in its object: not through `seen[line, default:]`
+            // (that accessor's coroutine frame is allocated on the heap at every call), nor read
+            // and written back (a second hash of the line's six strings and a second compare).
+            let entry: Seen
+            if let known = seen[line] {
+                entry = known
+            } else {
+                entry = Seen(since: nowMs)
+                seen[line] = entry
+            }
+            return Self.count(entry, nowMs: nowMs, window: windowMilliseconds) <= identicalLinesPerWindow
         }
     }
 
     /// Counts one more line in `entry`, whose window restarts at `nowMs` once over; the count.
-    private static func count(_ entry: inout Seen, nowMs: Int64, window: Int64) -> Int {
-        if nowMs - entry.since >= window { entry = Seen(since: nowMs, count: 0) }
+    private static func count(_ entry: Seen, nowMs: Int64, window: Int64) -> Int {
+        if nowMs - entry.since >= window { (entry.since, entry.count) = (nowMs, 0) }
         entry.count += 1
         return entry.count
     }

@@ -11,28 +11,31 @@ struct LogLineEncoder: Sendable {
 
     static let reservedKeys: Set<String> = ["ts", "level", "msg"]
 
-    /// The line for an event; fields must already be redacted.
-    func encode<Fields: Collection<LogField>>(milliseconds: Int64, level: LogLevel, message: String, fields: Fields) -> String {
+    /// The line for an event; fields must already be redacted. With `plainKeys` the caller
+    /// vouches that the fields' keys are ``LogLineKeys/plain`` ones: written as they are, no
+    /// key sanitized or checked against the others (issue 31).
+    func encode<Fields: Collection<LogField>>(milliseconds: Int64, level: LogLevel, message: String, fields: Fields, plainKeys: Bool = false) -> String {
         // A logfmt line gets its `ts` written from the stack into the line itself, not from a
         // string of its own (one allocation fewer per line, issue 31).
         guard format == .logfmt else {
-            return encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
+            return encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields, plainKeys: plainKeys)
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: RFC3339.usualLength) { stamp in
             guard RFC3339.write(milliseconds: milliseconds, into: stamp) else {
-                return encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields)
+                return encode(timestamp: RFC3339.format(milliseconds: milliseconds), level: level, message: message, fields: fields, plainKeys: plainKeys)
             }
-            return line(timestamp: "", stamp: UnsafeBufferPointer(stamp), level: level, message: message, fields: fields)
+            return line(timestamp: "", stamp: UnsafeBufferPointer(stamp), level: level, message: message, fields: fields, plainKeys: plainKeys)
         }
     }
 
     /// The line for an event whose `ts` is already formatted (the lines of one batch share it).
-    func encode<Fields: Collection<LogField>>(timestamp: String, level: LogLevel, message: String, fields: Fields) -> String {
-        line(timestamp: timestamp, stamp: nil, level: level, message: message, fields: fields)
+    func encode<Fields: Collection<LogField>>(timestamp: String, level: LogLevel, message: String, fields: Fields, plainKeys: Bool = false) -> String {
+        line(timestamp: timestamp, stamp: nil, level: level, message: message, fields: fields, plainKeys: plainKeys)
     }
 
     /// The line, its `ts` `timestamp`, or with `stamp` (logfmt only) those bytes instead.
-    private func line<Fields: Collection<LogField>>(timestamp: String, stamp: UnsafeBufferPointer<UInt8>?, level: LogLevel, message: String, fields: Fields) -> String {
+    private func line<Fields: Collection<LogField>>(timestamp: String, stamp: UnsafeBufferPointer<UInt8>?, level: LogLevel, message: String, fields: Fields,
+                                                    plainKeys: Bool) -> String {
         // The line's fields in temporary memory (the stack, for a line of usual size), not an
         // array of their own: one allocation fewer per line (issue 31).
         withUnsafeTemporaryAllocation(of: LogField.self, capacity: fields.count + 3) { room in
@@ -48,6 +51,8 @@ struct LogLineEncoder: Sendable {
             // A handful of keys: a linear scan of the fields so far is cheaper than hashing each
             // one into a set, and needs no array of its own.
             for field in fields {
+                // Keys checked once (``LogLineKeys``): each is its own sanitized, unique key.
+                if plainKeys { add(LogField(field.key, truncate(field.value))); continue }
                 let key = Self.uniqueKey(Self.sanitize(field.key), among: UnsafeBufferPointer(rebasing: room[..<count]))
                 add(LogField(key, truncate(field.value)))
             }
@@ -63,8 +68,8 @@ struct LogLineEncoder: Sendable {
     private func logfmt(_ fields: UnsafeBufferPointer<LogField>, stamp: UnsafeBufferPointer<UInt8>?) -> String {
         // Each field's exact length first, then the line written once into the string's own
         // storage: no byte array to copy it from (one allocation fewer per line, issue 31).
-        // The text of a double, bool or non-ASCII value is made once, while measuring, and
-        // kept here for the write (on the stack for a line of usual size).
+        // The text of a double or bool value is made once, while measuring, and kept here for
+        // the write (on the stack for a line of usual size).
         withUnsafeTemporaryAllocation(of: String?.self, capacity: fields.count) { made in
             made.initialize(repeating: nil)
             defer { _ = made.deinitialize() }
@@ -76,56 +81,41 @@ struct LogLineEncoder: Sendable {
                 made[i] = value.text
             }
             return String(unsafeUninitializedCapacity: length) { out in
-                var at = 0
-                func put(_ byte: UInt8) {
-                    precondition(at < out.count, "a log line longer than its measure")
-                    out[at] = byte
-                    at += 1
-                }
-                func put(_ text: String) {
-                    for byte in text.utf8 { put(byte) }
-                }
+                var line = LogLineWriter(out)
                 for i in fields.indices {
                     let field = fields[i]
-                    if i > 0 { put(UInt8(ascii: " ")) }
-                    put(field.key)
-                    put(UInt8(ascii: "="))
+                    if i > 0 { line.put(UInt8(ascii: " ")) }
+                    line.put(field.key)
+                    line.put(UInt8(ascii: "="))
                     if i == 0, let stamp {
-                        for byte in stamp { put(byte) }
+                        line.put(stamp)
                         continue
                     }
                     switch (made[i], field.value) {
                     case (let text?, _):
-                        put(text)
-                    case (nil, .string(let text)) where Self.isBareASCII(text):
-                        put(text)
+                        line.put(text)
                     case (nil, .string(let text)):
-                        // ASCII that needs quotes (messages, finding reasons): escaped byte by
-                        // byte (the measure made the text of any other string).
-                        Self.forEachQuotedASCIIByte(of: text, put)
+                        // Bare, or quoted (messages, finding reasons) escaped from its bytes.
+                        if LogLineWriter.isBare(text) { line.put(text) } else { line.putQuoted(text) }
                     case (nil, .int(let number)):
-                        put(String(number))  // a small string: no allocation
+                        line.put(String(number))  // a small string: no allocation
                     case (nil, .double), (nil, .bool):
                         preconditionFailure("a value measured without its text")
                     }
                 }
-                put(UInt8(ascii: "\n"))
-                return at
+                line.put(UInt8(ascii: "\n"))
+                return line.count
             }
         }
     }
 
-    /// How many bytes ``logfmt(_:)`` writes for `value`, and for a double, a bool or a string
-    /// that is not all ASCII the text it writes (made here, once, and written as it is); nil
-    /// for the values it writes from themselves.
+    /// How many bytes ``logfmt(_:)`` writes for `value`, and for a double or a bool the text it
+    /// writes (made here, once, and written as it is); nil for the values it writes from
+    /// themselves (strings and integers).
     private static func logfmtMeasure(_ value: LogValue) -> (length: Int, text: String?) {
         switch value {
-        case .string(let text) where isBareASCII(text):
-            return (text.utf8.count, nil)
-        case .string(let text) where text.utf8.allSatisfy({ $0 < 0x80 }):
-            var n = 0
-            forEachQuotedASCIIByte(of: text) { _ in n += 1 }
-            return (n, nil)
+        case .string(let text):
+            return (LogLineWriter.isBare(text) ? text.utf8.count : LogLineWriter.quotedLength(text), nil)
         case .int(let number):
             return (String(number).utf8.count, nil)
         case let value:
@@ -133,28 +123,6 @@ struct LogLineEncoder: Sendable {
             return (text.utf8.count, text)
         }
     }
-
-    /// The bytes of `"text"` with `\"`, `\\`, `\n`, `\r`, `\t` and `\u00XX` for other
-    /// controls and DEL, exactly as ``escaped(_:)`` writes ASCII text, handed to `put` one by
-    /// one (what ``logfmt(_:)`` measures and then writes).
-    private static func forEachQuotedASCIIByte(of text: String, _ put: (UInt8) -> Void) {
-        put(UInt8(ascii: "\""))
-        for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(UInt8(ascii: "\\")); put(b)
-            case 0x0A: put(UInt8(ascii: "\\")); put(UInt8(ascii: "n"))
-            case 0x0D: put(UInt8(ascii: "\\")); put(UInt8(ascii: "r"))
-            case 0x09: put(UInt8(ascii: "\\")); put(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                put(UInt8(ascii: "\\")); put(UInt8(ascii: "u")); put(UInt8(ascii: "0")); put(UInt8(ascii: "0"))
-                put(hexDigits[Int(b >> 4)]); put(hexDigits[Int(b & 0x0F)])
-            default: put(b)
-            }
-        }
-        put(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Printable ASCII without space, `=`, quote or backslash, and not empty: written bare.
     private static func isBareASCII(_ value: String) -> Bool {
