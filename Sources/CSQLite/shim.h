@@ -1,6 +1,7 @@
 #ifndef PUSHBRIDGE_CSQLITE_SHIM_H
 #define PUSHBRIDGE_CSQLITE_SHIM_H
 #include <sqlite3.h>
+#include "wal_gather.h"
 
 /// SQLITE_TRANSIENT is a macro casting -1 to a function pointer; Swift cannot import it.
 static inline sqlite3_destructor_type pb_sqlite_transient(void) { return SQLITE_TRANSIENT; }

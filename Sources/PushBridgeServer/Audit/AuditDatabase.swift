@@ -1,8 +1,12 @@
 /// Opening an audit file: the writer's connection (created, migrated) and readers'.
 enum AuditDatabase {
     /// The writer's connection: page size for a new file, WAL, `synchronous=FULL`, migrated.
+    /// Its WAL is written through the gathering VFS (``SQLiteOpenOptions/gatheredWAL``): one
+    /// `pwrite` a commit, in the kernel before `COMMIT` returns.
     static func openForWriting(path: String, configuration: AuditStoreConfiguration) throws -> SQLiteDatabase {
-        let database = try SQLiteDatabase(path: path)
+        var options = SQLiteOpenOptions()
+        options.gatheredWAL = true
+        let database = try SQLiteDatabase(path: path, options: options)
         // Wait for other connections from the first statement on: a previous store's writer
         // may still be closing (its last close checkpoints the WAL under an exclusive lock).
         try database.execute("PRAGMA busy_timeout = \(milliseconds(configuration.busyTimeout))")

@@ -15,7 +15,7 @@ public final class SQLiteDatabase {
     public init(path: String, options: SQLiteOpenOptions = SQLiteOpenOptions()) throws(SQLiteError) {
         SQLiteLibrary.configured
         var connection: OpaquePointer?
-        let code = sqlite3_open_v2(path, &connection, options.flags, nil)
+        let code = sqlite3_open_v2(path, &connection, options.flags, options.gatheredWAL ? SQLiteOpenOptions.gatheredWALVFS : nil)
         guard code == SQLITE_OK, let connection else {
             let error = SQLiteError.last(code, on: connection, sql: nil)
             // A handle is returned even on most failures and must still be closed.

@@ -10,8 +10,11 @@ enum SQLiteLibrary {
     /// the b-trees of a query's temporary tables were a malloc and a free each, dozens per
     /// request, because Debian builds SQLite without its lookaside. Both are no-ops if the
     /// library was already initialized by someone else (SQLite keeps its own malloc then).
+    /// Registers ``SQLiteOpenOptions/gatheredWALVFS`` (`Sources/CSQLite/wal_gather.h`), never
+    /// the default: only a connection that names it writes its WAL through it.
     static let configured: Void = {
         _ = pb_sqlite_disable_memstatus()
         _ = pb_block_cache_install_sqlite()
+        _ = pb_walgather_register()
     }()
 }

@@ -19,6 +19,13 @@ public struct SQLiteOpenOptions: Sendable {
     /// The connection's mutex. Default ``Threading/multiThread``.
     public var threading: Threading = .multiThread
 
+    /// Write the WAL through ``gatheredWALVFS``: a commit's frames in one `pwrite` rather than
+    /// two a frame. Default `false` (SQLite's `unix`).
+    public var gatheredWAL = false
+
+    /// The name of the VFS that gathers a WAL's writes (`Sources/CSQLite/wal_gather.h`).
+    static let gatheredWALVFS = PB_WALGATHER_NAME
+
     /// The defaults: read-write, create, no connection mutex.
     public init() {}
 
