@@ -26,7 +26,9 @@
 #include <string.h>
 
 #define PB_WALGATHER_NAME "pb-walgather"
-#define PB_WALGATHER_LIMIT (1 << 20)
+/* Below 128 KiB: unix's write masks its length to 17 bits (seekAndWriteFd), and a multiple
+ * of 128 KiB would be written as nothing and reported as SQLITE_FULL. */
+#define PB_WALGATHER_LIMIT (120 * 1024)
 
 typedef struct pb_walgather_file {
     sqlite3_file base;        /* pMethods = the gathering methods */
@@ -85,8 +87,7 @@ static int pb_walgather_write(sqlite3_file *f, const void *data, int amount, sql
         return file->real->pMethods->xWrite(file->real, data, amount, offset);
     }
     if (file->length + amount > file->capacity) {
-        int capacity = file->capacity ? file->capacity : 65536;
-        while (capacity < file->length + amount) capacity *= 2;
+        int capacity = PB_WALGATHER_LIMIT;
         unsigned char *grown = (unsigned char *)realloc(file->buffer, (size_t)capacity);
         if (!grown) {
             rc = pb_walgather_flush(file);
