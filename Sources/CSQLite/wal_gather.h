@@ -221,12 +221,16 @@ static inline int pb_walgather_register(void) {
     return sqlite3_vfs_register(&vfs, 0);
 }
 
-/// Writes passed on to unix by the gathering WAL file `file` (of a connection opened with
-/// "pb-walgather"), or -1 when it is not one. For tests.
+/// Writes passed on to unix by the WAL of `db` (a connection opened with "pb-walgather"), or
+/// -1 when it has none open or was opened with another VFS. For tests.
 static inline sqlite3_int64 pb_walgather_flushes(sqlite3 *db) {
     sqlite3_file *wal = 0;
-    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK || !wal) return -1;
-    if (wal->pMethods != &pb_walgather_methods) return -1;
+    sqlite3_vfs *vfs = 0;
+    /* By name, not by address: Swift may emit this header's statics once per object file. */
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || !vfs) return -1;
+    if (strcmp(vfs->zName, PB_WALGATHER_NAME) != 0) return -1;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK || !wal || !wal->pMethods) return -1;
+    if (wal->pMethods->iVersion != 1 || wal->pMethods->xSectorSize == 0) return -1;
     return ((pb_walgather_file *)wal)->flushes;
 }
 #endif
