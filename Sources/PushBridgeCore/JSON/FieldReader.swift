@@ -133,13 +133,26 @@ public struct FieldReader {
         var out: [String] = []
         out.reserveCapacity(a.count)
         for (i, v) in a.enumerated() {
-            guard case .string(let s) = v else {
-                errors.append(TranslationError(field: MessageText("\(fieldPath(key.name))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
-                return nil
-            }
+            guard case .string(let s) = v else { notAString(key, i, v); return nil }
             out.append(s)
         }
         return out
+    }
+
+    /// The error of an array's element `i` that is not a string.
+    private mutating func notAString(_ key: FieldKey, _ i: Int, _ v: JSONValue) {
+        errors.append(TranslationError(field: MessageText("\(fieldPath(key.name))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
+    }
+
+    /// An array of strings as the array of `JSONValue`s it is, without an array of `String`s
+    /// made from it (for a caller that reads each string once: issue 31, branch `translate9`):
+    /// the same checks, error and nil as ``stringArray(_:required:)``.
+    public mutating func stringValues(_ key: FieldKey, required: Bool = false) -> [JSONValue]? {
+        guard let a = array(key, required: required) else { return nil }
+        for i in a.indices {
+            guard case .string = a[i] else { notAString(key, i, a[i]); return nil }
+        }
+        return a
     }
 
     /// A number field.
