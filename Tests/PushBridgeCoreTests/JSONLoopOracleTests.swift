@@ -9,8 +9,8 @@ import Testing
 ///   removing the object's entries: the same answer, error and offset as a plain check that
 ///   compares every key of an object with the ones before it (kept here as `firstDuplicate`).
 /// Both are equivalences, so neither fails on the code before; the mutant that never moves the
-/// top back (an ended object's keys still on the stack) fails the second with false duplicates
-/// between siblings, and the one that moves it to zero misses a parent's duplicate after a child.
+/// top back (an ended object's keys left on the stack) fails the second (it compares a sibling's
+/// keys with members its object does not have: an index out of range).
 struct JSONLoopOracleTests {
     /// The writer's walk before the ninth pass: members and values copied out by `enumerated()`
     /// (``OpenPushBodyRawWriterTests/oracle(_:into:)``, the array writer before `translate2`).
@@ -33,7 +33,7 @@ struct JSONLoopOracleTests {
             #expect(fitted == old)
             if old.count > 60 { nested += 1 }
         }
-        #expect(nested > 1_000, "the generator makes nested trees")
+        #expect(nested > 400, "the generator makes nested trees")
     }
 
     /// The first duplicate key of a document, as the parser must report it: the key's text
