@@ -29,12 +29,14 @@ struct FieldReaderPresenceTests {
         return nil
     }
 
-    static func objects() -> [JSONObject] {
-        var g = RedactionOverBytesGeneratedTests.Generator(state: 631)
+    /// `count` objects of up to `maxMembers` members (a reader keeps the read flags of the
+    /// first 64 members in a word, the rest in an array: branch `translate9`).
+    static func objects(count: Int = 600, maxMembers: Int = 20) -> [JSONObject] {
+        var g = RedactionOverBytesGeneratedTests.Generator(state: UInt64(631 + maxMembers))
         var out: [JSONObject] = []
-        for n in 0..<600 {
+        for n in 0..<count {
             var members: [JSONMember] = []
-            for _ in 0..<g.next(20) {
+            for _ in 0..<g.next(maxMembers) {
                 let k = g.pick(keys)
                 let v: JSONValue = g.next(5) == 0 ? .null : .int(Int64(g.next(1_000)))
                 // A third of the objects keep repeated keys (made in code, as the public
@@ -49,22 +51,26 @@ struct FieldReaderPresenceTests {
             let made = JSONObject(members: members)
             if n % 3 == 0 {
                 out.append(made)
-            } else if case .object(let parsed)? = try? JSONParser.parse(JSONWriter.bytes(.object(made))) {
+            } else if case .object(var parsed)? = try? JSONParser.parse(JSONWriter.bytes(.object(made))) {
+                // A sixth of them parsed and then given one more member in code: the parser's
+                // fingerprints and one the reader must make, in one object.
+                if n % 6 == 1 { parsed["added_in_code_\(n)"] = .int(1) }
                 out.append(parsed)
             }
         }
         return out
     }
 
-    @Test func everyLookupFindsWhatAPlainScanFinds() {
+    @Test(arguments: [(600, 20, 24), (150, 150, 120)])
+    func everyLookupFindsWhatAPlainScanFinds(_ count: Int, _ maxMembers: Int, _ lookups: Int) {
         var g = RedactionOverBytesGeneratedTests.Generator(state: 7)
-        var found = 0, skipped = 0
-        let objects = Self.objects()
-        #expect(objects.count == 600)
+        var found = 0, skipped = 0, past64 = 0
+        let objects = Self.objects(count: count, maxMembers: maxMembers)
+        #expect(objects.count == count)
         for object in objects {
             var reader = FieldReader(object)
             var read = Set<Int>()
-            for _ in 0..<24 {
+            for _ in 0..<lookups {
                 // A third of the lookups are for a key the object holds (the first or a repeat),
                 // and a third for the twin of a key it holds.
                 let own = object.keys.compactMap(Self.twin)
@@ -80,11 +86,12 @@ struct FieldReaderPresenceTests {
                 #expect(reader.has(key) == (plain != nil && plain != .null))
                 let value = reader.raw(key)
                 #expect(value == (plain == .null ? nil : plain), "\(name) in \(object.keys)")
-                if let first { read.insert(first); found += 1 } else { skipped += 1 }
+                if let first { read.insert(first); found += 1; if first >= 64 { past64 += 1 } } else { skipped += 1 }
             }
             let unread = object.members.indices.filter { !read.contains($0) }.map { object.members[$0].key }
             #expect(reader.unread.map(\.key) == unread, "\(object.keys)")
         }
         #expect(found > 2_000 && skipped > 2_000, "found \(found), absent \(skipped)")
+        #expect(maxMembers < 64 || past64 > 1_000, "members past the 64th read: \(past64)")
     }
 }

@@ -6,8 +6,16 @@ public struct FieldReader {
     public let object: JSONObject
     /// The path of the object in the caller's body ("" for the root).
     public let path: String
-    /// Per member (by index): its key's fingerprint, and whether it was read so far.
-    private var slots: [(key: KeyFingerprint, read: Bool)]
+    /// The members' key fingerprints, made here once, when a member of the object was not read
+    /// by the parser (made in code); empty when every member holds the parser's fingerprint,
+    /// which is then read from the member (issue 31, branch `translate9`: the array of
+    /// fingerprints and read flags each reader made was an allocation and about 400
+    /// instructions a OneSignal start).
+    private let madeKeys: [KeyFingerprint]
+    /// Whether each of the first 64 members was read so far (bit `i` for member `i`).
+    private var readLow: UInt64 = 0
+    /// Whether each member past the 64th was read so far (empty for an object of at most 64).
+    private var readHigh: [Bool] = []
     /// One bit per member's key fingerprint (``KeyFingerprint/presenceBit``), all bits when a
     /// key's fingerprint is ``KeyFingerprint/unknown``: a key whose bit is clear is not in the
     /// object, and its lookup skips the scan of the members (most of a decoder's lookups are
@@ -22,17 +30,43 @@ public struct FieldReader {
         self.path = path
         // The parser's fingerprint of each key, made once while it read the key's bytes; a
         // member made otherwise is fingerprinted here (issue 31, branch `translate4`).
-        self.slots = object.members.map { ($0.fingerprint == .notMade ? KeyFingerprint($0.key) : $0.fingerprint, false) }
-        for slot in slots { present |= slot.key.presenceBit }
+        var bits: UInt64 = 0
+        let parsed = object.members.withUnsafeBufferPointer { members in
+            for i in members.indices {
+                guard members[i].fingerprint != .notMade else { return false }
+                bits |= members[i].fingerprint.presenceBit
+            }
+            return true
+        }
+        if parsed {
+            madeKeys = []
+        } else {
+            madeKeys = object.members.map { $0.fingerprint == .notMade ? KeyFingerprint($0.key) : $0.fingerprint }
+            bits = 0
+            for key in madeKeys { bits |= key.presenceBit }
+        }
+        present = bits
+        if object.count > 64 { readHigh = Array(repeating: false, count: object.count - 64) }
     }
+
+    /// The fingerprint of member `i`'s key.
+    @inline(__always)
+    private func fingerprint(_ i: Int, _ members: UnsafeBufferPointer<JSONMember>) -> KeyFingerprint {
+        madeKeys.isEmpty ? members[i].fingerprint : madeKeys[i]
+    }
+
+    /// Whether member `i` was read.
+    private func wasRead(_ i: Int) -> Bool { i < 64 ? readLow & (1 << UInt64(i)) != 0 : readHigh[i - 64] }
 
     /// The index of the first member whose key is `field`, or nil.
     @inline(__always)
     private func index(of field: FieldKey) -> Int? {
         let wanted = field.fingerprint
         guard present & wanted.presenceBit != 0 else { return nil }
-        for i in slots.indices where slots[i].key.mayEqual(wanted) && object.members[i].key == field.name { return i }
-        return nil
+        return object.members.withUnsafeBufferPointer { members in
+            for i in members.indices where fingerprint(i, members).mayEqual(wanted) && members[i].key == field.name { return i }
+            return nil
+        }
     }
 
     /// The full path of a key of this object.
@@ -43,7 +77,7 @@ public struct FieldReader {
     public mutating func raw(_ field: FieldKey, required: Bool = false) -> JSONValue? {
         var found: JSONValue?
         if let i = index(of: field) {
-            slots[i].read = true
+            if i < 64 { readLow |= 1 << UInt64(i) } else { readHigh[i - 64] = true }
             found = object.members[i].value
         }
         guard let v = found, v != .null else {
@@ -99,13 +133,26 @@ public struct FieldReader {
         var out: [String] = []
         out.reserveCapacity(a.count)
         for (i, v) in a.enumerated() {
-            guard case .string(let s) = v else {
-                errors.append(TranslationError(field: MessageText("\(fieldPath(key.name))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
-                return nil
-            }
+            guard case .string(let s) = v else { notAString(key, i, v); return nil }
             out.append(s)
         }
         return out
+    }
+
+    /// The error of an array's element `i` that is not a string.
+    private mutating func notAString(_ key: FieldKey, _ i: Int, _ v: JSONValue) {
+        errors.append(TranslationError(field: MessageText("\(fieldPath(key.name))[\(i)]").text, rule: MessageText("must be a string, got \(v.typeName)").text))
+    }
+
+    /// An array of strings as the array of `JSONValue`s it is, without an array of `String`s
+    /// made from it (for a caller that reads each string once: issue 31, branch `translate9`):
+    /// the same checks, error and nil as ``stringArray(_:required:)``.
+    public mutating func stringValues(_ key: FieldKey, required: Bool = false) -> [JSONValue]? {
+        guard let a = array(key, required: required) else { return nil }
+        for i in a.indices {
+            guard case .string = a[i] else { notAString(key, i, a[i]); return nil }
+        }
+        return a
     }
 
     /// A number field.
@@ -133,7 +180,11 @@ public struct FieldReader {
     }
 
     /// Members that were never read, in body order.
-    public var unread: [JSONMember] { zip(object.members, slots).compactMap { $1.read ? nil : $0 } }
+    public var unread: [JSONMember] {
+        var out: [JSONMember] = []
+        for i in object.members.indices where !wasRead(i) { out.append(object.members[i]) }
+        return out
+    }
 
     /// All collected errors merged into one (nil when there are none).
     public var combinedError: TranslationError? { TranslationError.combine(errors) }

@@ -29,6 +29,11 @@ public struct JSONParser {
     /// where the stack was when it began): its duplicate check compares `String`s only for keys
     /// whose fingerprints match. One array for the whole document.
     private var keyStack: [KeyFingerprint] = []
+    /// How many of ``keyStack``'s entries are the open objects' (those past it are left over
+    /// from objects that ended, and are written over): an object's end moves this back instead
+    /// of removing its entries (issue 31, branch `translate9`: `removeSubrange` was about 80
+    /// instructions an object).
+    private var keyTop = 0
 
     /// The keys given as `String`s made once (see ``parse(_:maxDepth:keys:)``).
     private let keys: InternedKeys?
@@ -93,8 +98,8 @@ public struct JSONParser {
         object.reserveCapacity(depth == 1 ? 16 : 8)
         // Duplicate keys: a linear scan is cheaper than hashing for the small objects requests carry.
         var seen: Set<String>? = nil
-        let base = keyStack.count
-        defer { keyStack.removeSubrange(base...) }
+        let base = keyTop
+        defer { keyTop = base }
         while true {
             skipWhitespace()
             guard index < buf.count, buf[index] == UInt8(ascii: "\"") else {
@@ -103,10 +108,11 @@ public struct JSONParser {
             let keyOffset = index
             let (key, fingerprint) = try parseKey()
             if object.count < 16 {
-                for i in base..<keyStack.count where keyStack[i].mayEqual(fingerprint) && object.members[i - base].key == key {
+                for i in base..<keyTop where keyStack[i].mayEqual(fingerprint) && object.members[i - base].key == key {
                     throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset)
                 }
-                keyStack.append(fingerprint)
+                if keyTop < keyStack.count { keyStack[keyTop] = fingerprint } else { keyStack.append(fingerprint) }
+                keyTop += 1
             } else {
                 if seen == nil { seen = Set(object.keys) }
                 guard seen!.insert(key).inserted else { throw JSONParseError("duplicate key \"\(key)\"", at: keyOffset) }

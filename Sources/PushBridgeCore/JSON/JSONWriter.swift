@@ -32,18 +32,22 @@ public enum JSONWriter {
         case .string(let s): writeString(s, to: &out)
         case .array(let a):
             out.put(UInt8(ascii: "["))
-            for (i, v) in a.enumerated() {
-                if i > 0 { out.put(UInt8(ascii: ",")) }
-                write(v, to: &out)
+            a.withUnsafeBufferPointer { values in
+                for i in values.indices {
+                    if i > 0 { out.put(UInt8(ascii: ",")) }
+                    write(values[i], to: &out)
+                }
             }
             out.put(UInt8(ascii: "]"))
         case .object(let o):
             out.put(UInt8(ascii: "{"))
-            for (i, m) in o.members.enumerated() {
-                if i > 0 { out.put(UInt8(ascii: ",")) }
-                writeString(m.key, to: &out)
-                out.put(UInt8(ascii: ":"))
-                write(m.value, to: &out)
+            o.members.withUnsafeBufferPointer { members in
+                for i in members.indices {
+                    if i > 0 { out.put(UInt8(ascii: ",")) }
+                    writeString(members[i].key, to: &out)
+                    out.put(UInt8(ascii: ":"))
+                    write(members[i].value, to: &out)
+                }
             }
             out.put(UInt8(ascii: "}"))
         }

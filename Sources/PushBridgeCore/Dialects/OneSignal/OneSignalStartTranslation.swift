@@ -80,9 +80,11 @@ enum OneSignalStartTranslation {
     /// A segment list: OneSignal segments are names, OpenPush's are ids, so each goes through
     /// the app's segment map (see `SegmentMapping`).
     private static func segments(_ r: inout FieldReader, _ list: OneSignalSegmentPaths, context: TranslationContext, findings: inout [Finding]) -> [String]? {
-        guard let names = r.stringArray(list.key) else { return nil }
+        guard let names = r.stringValues(list.key) else { return nil }
         var ids: [String] = []
-        for (i, name) in names.enumerated() {
+        ids.reserveCapacity(names.count)
+        for (i, value) in names.enumerated() {
+            guard case .string(let name) = value else { continue }
             if let id = SegmentMapping.map(name, field: list.path(i), provider: "OneSignal segment", context: context, findings: &findings, errors: &r.errors) {
                 ids.append(id)
             }
