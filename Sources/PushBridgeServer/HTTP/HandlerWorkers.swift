@@ -1,0 +1,121 @@
+import Synchronization
+
+/// The handler tasks of one server, kept between requests (issue 31): a task that ran a
+/// request's handler and answered it waits on its loop for the next request there, instead of
+/// ending and a new task being made for the next. A new task was five allocations a request
+/// (the task, its closure's context, the future's parts), and the slabs of its async frames
+/// another five to ten (the concurrency runtime keeps a task's slabs until the task ends, so a
+/// kept task reuses them).
+///
+/// A worker is counted by ``ServerTasks`` only while it runs a request (``HTTPServerCore``
+/// registers it for each one), so a server's running tasks are what they were. A worker goes
+/// on to another request only when its handler's answer is the one sent and nothing cancelled
+/// it: a request the server answered itself (a deadline, a stop, a closed connection) may have
+/// taken the worker's handle to cancel it, so its worker ends after it, as the request's own
+/// task did. ``close()`` (a stop) ends the waiting workers and every worker that finishes after.
+final class HandlerWorkers: Sendable {
+    /// One request handed to a worker.
+    struct Job: Sendable {
+        /// The request, as the handler gets it.
+        let request: HTTPRequest
+        /// Its exchange, which the handler's answer finishes.
+        let exchange: HTTPExchange
+        /// Its registration with ``ServerTasks`` (``ServerTasks/register()``).
+        let id: UInt64
+    }
+
+    /// One kept task. Its mutable fields are read and written only under the pool's lock.
+    private final class Worker: @unchecked Sendable {
+        /// The loop the task runs on (held, so that its identity is not another loop's later).
+        let loop: EventLoop
+        /// The task, set once it is made.
+        var task: Task<Void, Never>?
+        /// Set while the worker waits for a request.
+        var waiting: UnsafeContinuation<Job?, Never>?
+
+        init(loop: EventLoop) { self.loop = loop }
+    }
+
+    private struct State {
+        /// The waiting workers of each loop, the last to wait first.
+        var idle: [ObjectIdentifier: [Worker]] = [:]
+        /// ``close()`` ran: no worker waits any more.
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    /// At most this many workers wait on one loop; one finishing past it ends.
+    let idleLimit: Int
+
+    /// A pool keeping at most `idleLimit` waiting workers a loop.
+    init(idleLimit: Int = 64) {
+        self.idleLimit = idleLimit
+    }
+
+    /// Workers waiting for a request, on every loop.
+    var waiting: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
+
+    /// Runs `job` on a worker of `loop`, the calling thread's: one waiting there, or a new one
+    /// that runs `run` for it and for every later job it is given while `run` returns true and
+    /// it is not cancelled. Returns the worker's task. Call from `loop`'s thread.
+    func run(_ job: Job, on loop: EventLoop, _ run: @escaping @Sendable (Job) async -> Bool) -> Task<Void, Never> {
+        let woken = state.withLock { state -> (UnsafeContinuation<Job?, Never>, Task<Void, Never>)? in
+            guard let worker = state.idle[ObjectIdentifier(loop)]?.popLast(), let waiting = worker.waiting, let task = worker.task else { return nil }
+            worker.waiting = nil
+            return (waiting, task)
+        }
+        if let (waiting, task) = woken {
+            waiting.resume(returning: job)
+            return task
+        }
+        let worker = Worker(loop: loop)
+        let task = EventLoop.spawn { [self] in
+            var next: Job? = job
+            while let current = next {
+                next = nil
+                guard await run(current), !Task.isCancelled else { break }
+                next = await wait(worker)
+            }
+        }
+        state.withLock { _ in worker.task = task }
+        return task
+    }
+
+    /// The next job for `worker`, or nil when it is to end: the pool is closed, its loop has
+    /// `idleLimit` waiting already, or its task is cancelled (now or while it waits).
+    private func wait(_ worker: Worker) async -> Job? {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Job?, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    let key = ObjectIdentifier(worker.loop)
+                    guard !state.closed, !Task.isCancelled, state.idle[key, default: []].count < idleLimit else { return false }
+                    worker.waiting = continuation
+                    state.idle[key, default: []].append(worker)
+                    return true
+                }
+                if !waits { continuation.resume(returning: nil) }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> UnsafeContinuation<Job?, Never>? in
+                guard let waiting = worker.waiting else { return nil }
+                worker.waiting = nil
+                state.idle[ObjectIdentifier(worker.loop)]?.removeAll { $0 === worker }
+                return waiting
+            }
+            waiting?.resume(returning: nil)
+        }
+    }
+
+    /// Ends every waiting worker, and every worker that finishes a request from now on.
+    func close() {
+        let waiting = state.withLock { state -> [UnsafeContinuation<Job?, Never>] in
+            state.closed = true
+            defer { state.idle = [:] }
+            return state.idle.values.flatMap { $0 }.compactMap { worker in
+                defer { worker.waiting = nil }
+                return worker.waiting
+            }
+        }
+        for continuation in waiting { continuation.resume(returning: nil) }
+    }
+}
