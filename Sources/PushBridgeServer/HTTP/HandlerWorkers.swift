@@ -26,7 +26,7 @@ final class HandlerWorkers: Sendable {
 
     /// One kept task. Its mutable fields are read and written only under the pool's lock.
     private final class Worker: @unchecked Sendable {
-        /// The loop the task runs on (held, so that its identity is not another loop's later).
+        /// The loop the task runs on (held: a worker is handed only its own loop's requests).
         let loop: EventLoop
         /// The task, set once it is made.
         var task: Task<Void, Never>?
@@ -37,8 +37,16 @@ final class HandlerWorkers: Sendable {
     }
 
     private struct State {
-        /// The waiting workers of each loop, the last to wait first.
-        var idle: [ObjectIdentifier: [Worker]] = [:]
+        /// The waiting workers of every loop, in the order they began to wait (one array, not
+        /// one a loop in a dictionary: taking one out of a dictionary's array allocated).
+        var idle: [Worker] = []
+
+        /// How many of ``idle`` wait on `loop`.
+        func waiting(on loop: EventLoop) -> Int {
+            var count = 0
+            for worker in idle where worker.loop === loop { count += 1 }
+            return count
+        }
         /// ``close()`` ran: no worker waits any more.
         var closed = false
     }
@@ -53,14 +61,16 @@ final class HandlerWorkers: Sendable {
     }
 
     /// Workers waiting for a request, on every loop.
-    var waiting: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
+    var waiting: Int { state.withLock { $0.idle.count } }
 
     /// Runs `job` on a worker of `loop`, the calling thread's: one waiting there, or a new one
     /// that runs `run` for it and for every later job it is given while `run` returns true and
     /// it is not cancelled. Returns the worker's task. Call from `loop`'s thread.
     func run(_ job: Job, on loop: EventLoop, _ run: @escaping @Sendable (Job) async -> Bool) -> Task<Void, Never> {
         let woken = state.withLock { state -> (UnsafeContinuation<Job?, Never>, Task<Void, Never>)? in
-            guard let worker = state.idle[ObjectIdentifier(loop)]?.popLast(), let waiting = worker.waiting, let task = worker.task else { return nil }
+            guard let index = state.idle.lastIndex(where: { $0.loop === loop }) else { return nil }
+            let worker = state.idle.remove(at: index)
+            guard let waiting = worker.waiting, let task = worker.task else { return nil }
             worker.waiting = nil
             return (waiting, task)
         }
@@ -87,10 +97,9 @@ final class HandlerWorkers: Sendable {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Job?, Never>) in
                 let waits = state.withLock { state -> Bool in
-                    let key = ObjectIdentifier(worker.loop)
-                    guard !state.closed, !Task.isCancelled, state.idle[key, default: []].count < idleLimit else { return false }
+                    guard !state.closed, !Task.isCancelled, state.waiting(on: worker.loop) < idleLimit else { return false }
                     worker.waiting = continuation
-                    state.idle[key, default: []].append(worker)
+                    state.idle.append(worker)
                     return true
                 }
                 if !waits { continuation.resume(returning: nil) }
@@ -99,7 +108,7 @@ final class HandlerWorkers: Sendable {
             let waiting = state.withLock { state -> UnsafeContinuation<Job?, Never>? in
                 guard let waiting = worker.waiting else { return nil }
                 worker.waiting = nil
-                state.idle[ObjectIdentifier(worker.loop)]?.removeAll { $0 === worker }
+                state.idle.removeAll { $0 === worker }
                 return waiting
             }
             waiting?.resume(returning: nil)
@@ -110,8 +119,8 @@ final class HandlerWorkers: Sendable {
     func close() {
         let waiting = state.withLock { state -> [UnsafeContinuation<Job?, Never>] in
             state.closed = true
-            defer { state.idle = [:] }
-            return state.idle.values.flatMap { $0 }.compactMap { worker in
+            defer { state.idle = [] }
+            return state.idle.compactMap { worker in
                 defer { worker.waiting = nil }
                 return worker.waiting
             }
