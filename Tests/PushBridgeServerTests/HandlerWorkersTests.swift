@@ -42,6 +42,8 @@ struct HandlerWorkersTests {
         }
         let runs = recording.runs.withLock { $0 }
         #expect(runs.map(\.path) == ["/r0", "/r1", "/r2", "/r3"])
+        // One task for all (a task that ended may leave its address to the next, so this
+        // alone does not tell a kept task from new ones: ``HandlerWorkers/waiting`` does).
         #expect(Set(runs.map(\.task)).count == 1, "each request had a task of its own")
         #expect(runs.allSatisfy { !$0.cancelled })
         // Between requests the task waits, and is not counted as running.
@@ -84,7 +86,7 @@ struct HandlerWorkersTests {
         #expect(runs.map(\.path) == ["/slow", "/next"])
         #expect(runs.first?.cancelled == true, "the deadline did not cancel the slow handler")
         #expect(runs.last?.cancelled == false, "the request after the deadline's ran cancelled")
-        #expect(Set(runs.map(\.task)).count == 2)
+        // (Not told by the tasks' hashes: an ended task's address may be the next one's.)
         await server.stop()
     }
 }

@@ -47,6 +47,8 @@ final class HTTPExchange: Sendable {
         var moreTasks: [Task<Void, Never>] = []
         /// The handler deadline's timer, cancelled when the answer is decided.
         var deadlineTimer: LoopTimer?
+        /// What holds the request to its deadline (``watched(by:)``), told when it passes.
+        var watcher: HandlerDeadlines?
     }
 
     /// The request target as sent: path and query string.
@@ -173,6 +175,17 @@ final class HTTPExchange: Sendable {
         timer?.cancel()
         task?.cancel()
         for task in more { task.cancel() }
+    }
+
+    /// `deadlines` holds the request to its deadline: ``deadlineDue()`` tells it when it passes.
+    func watched(by deadlines: HandlerDeadlines) {
+        state.withLock { $0.watcher = deadlines }
+    }
+
+    /// The handler deadline's timer fired: its watcher (``watched(by:)``) decides what follows
+    /// (``HandlerDeadlines/due(_:)``).
+    func deadlineDue() {
+        state.withLock { $0.watcher }?.due(self)
     }
 
     /// Keeps the timer of the handler deadline (``HandlerDeadlines``) so ``finish(_:)`` can

@@ -156,9 +156,15 @@ final class HTTPServerCore: Sendable {
                 return .YES
             }
             let request = exchange.state.withLock { state in
+                // The headers taken out, so the request lower-cases their names in place, and
+                // kept again as the request has them (their names lower-cased: every later
+                // reader lower-cases or compares without case).
+                let headers = state.headers
+                state.headers = []
                 let request = HTTPRequest(
-                    method: state.method, target: exchange.target, headers: state.headers,
+                    method: state.method, target: exchange.target, headers: headers,
                     body: state.body, remoteAddress: state.remoteAddress, ticket: exchange.ticket)
+                state.headers = request.headers
                 state.body = []
                 state.request = request
                 return request
