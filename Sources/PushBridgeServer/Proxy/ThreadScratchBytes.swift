@@ -46,11 +46,4 @@ final class ThreadScratchBytes {
 
 /// The thread-specific key that holds each thread's ``ThreadScratchBytes`` (retained), and
 /// releases it when its thread exits.
-private let scratchKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { raw in
-        guard let raw else { return }
-        Unmanaged<ThreadScratchBytes>.fromOpaque(raw).release()
-    }
-    return key
-}()
+private let scratchKey = makeThreadObjectKey()
