@@ -89,4 +89,36 @@ struct HandlerWorkersTests {
         // (Not told by the tasks' hashes: an ended task's address may be the next one's.)
         await server.stop()
     }
+
+    /// An exit that gives each request a ticket the test can watch go.
+    private final class TicketExit: HTTPServerExit {
+        let tickets = Mutex<[Weak]>([])
+        struct Weak: @unchecked Sendable { weak var ticket: HTTPRequestTicket? }
+
+        func arrived() -> HTTPRequestTicket {
+            let ticket = HTTPRequestTicket(id: "req_watched", startedMs: 0)
+            tickets.withLock { $0.append(Weak(ticket: ticket)) }
+            return ticket
+        }
+
+        func answer(_ failure: HTTPServerFailure, to request: HTTPRequest) async -> HTTPResponse { HTTPResponse(status: 503) }
+    }
+
+    @Test func aTaskWaitingForItsNextRequestHoldsNothingOfItsLast() async throws {
+        let exit = TicketExit()
+        var configuration = HTTPServerConfiguration()
+        configuration.threadCount = 1
+        configuration.exit = exit
+        let server = try HTTPServer(configuration: configuration) { request in HTTPResponse(status: 200, body: Array(request.path.utf8)) }
+        for index in 0..<2 {
+            let response = try await RawHTTPClient.send(port: server.port, target: "/r\(index)")
+            #expect(response.status == 200)
+        }
+        #expect(await eventually(10) { server.core.workers.waiting == 1 })
+        // Each request's ticket (held by its request and exchange) goes once it is answered and
+        // its connection closed: the waiting task keeps neither its first request nor its last.
+        #expect(await eventually(10) { exit.tickets.withLock { $0.allSatisfy { $0.ticket == nil } } }, "a waiting task holds a request it ran")
+        #expect(exit.tickets.withLock { $0.count } == 2)
+        await server.stop()
+    }
 }

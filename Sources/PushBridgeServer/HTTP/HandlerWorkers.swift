@@ -32,8 +32,14 @@ final class HandlerWorkers: Sendable {
         var task: Task<Void, Never>?
         /// Set while the worker waits for a request.
         var waiting: UnsafeContinuation<Job?, Never>?
+        /// The job the worker was made for, until its task takes it (not captured by the task's
+        /// closure, which would hold its request for the task's whole life).
+        var first: Job?
 
-        init(loop: EventLoop) { self.loop = loop }
+        init(loop: EventLoop, first: Job) {
+            self.loop = loop
+            self.first = first
+        }
     }
 
     private struct State {
@@ -78,17 +84,23 @@ final class HandlerWorkers: Sendable {
             waiting.resume(returning: job)
             return task
         }
-        let worker = Worker(loop: loop)
+        let worker = Worker(loop: loop, first: job)
         let task = EventLoop.spawn { [self] in
-            var next: Job? = job
-            while let current = next {
-                next = nil
-                guard await run(current), !Task.isCancelled else { break }
+            var next = state.withLock { _ in worker.first.take() }
+            while next != nil {
+                guard await Self.runTaken(&next, run), !Task.isCancelled else { break }
                 next = await wait(worker)
             }
         }
         state.withLock { _ in worker.task = task }
         return task
+    }
+
+    /// `run` of the job taken out of `next`: the job is let go when `run` returns, so a worker
+    /// waiting for its next request holds nothing of its last.
+    private static func runTaken(_ next: inout Job?, _ run: (Job) async -> Bool) async -> Bool {
+        guard let job = next.take() else { return false }
+        return await run(job)
     }
 
     /// The next job for `worker`, or nil when it is to end: the pool is closed, its loop has
