@@ -25,6 +25,27 @@ struct AttemptsColumnTextTests {
         #expect(AuditCompletionColumns.attemptsText(attempts) == JSONWriter.string(.array(attempts.map(\.json))))
     }
 
+    /// Written through the thread's kept array (``ThreadScratchBytes``): texts one after
+    /// another, a long one among them (past the capacity kept, let go after it), and one made
+    /// inside another's use, are each the JSON array as before.
+    @Test func textsOneAfterAnotherThroughTheThreadsArrayAreEachAsBefore() {
+        var long = Self.attempts[0]
+        long.body = String(repeating: "é\"x", count: 8_000)
+        let sets: [[UpstreamAttempt]] = [Self.attempts, [long], Array(Self.attempts.prefix(1)), [long, long], [], Self.attempts.reversed()]
+        for attempts in sets {
+            #expect(AuditCompletionColumns.attemptsText(attempts) == JSONWriter.string(.array(attempts.map(\.json))))
+            #expect(ThreadScratchBytes.currentCapacity <= ThreadScratchBytes.keptCapacity, "a long text's storage was kept")
+        }
+        let (outer, inner) = ThreadScratchBytes.with { bytes -> (String, String) in
+            bytes.append(contentsOf: "outer".utf8)
+            let inner = AuditCompletionColumns.attemptsText(Self.attempts)
+            bytes.append(contentsOf: "!".utf8)
+            return (String(decoding: bytes, as: UTF8.self), inner)
+        }
+        #expect(outer == "outer!")
+        #expect(inner == JSONWriter.string(.array(Self.attempts.map(\.json))))
+    }
+
     @Test func theColumnOfACompletionReadsBackAsItsAttempts() {
         let completion = AuditCompletion(finishedAt: 1, outcome: .forwarded, attempts: Self.attempts)
         let column = AuditCompletionColumns(completion, outcome: .forwarded, bodyLimit: 8192).attempts

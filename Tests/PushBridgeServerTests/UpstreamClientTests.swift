@@ -59,6 +59,29 @@ struct UpstreamClientTests {
         #expect(received.header("expect") == nil)
     }
 
+    /// A call's request id (``UpstreamRequest/requestId``, no array for it) arrives as the
+    /// call header of its name did: the same header lines, in the same order, whatever else
+    /// the call sends (the old way is the oracle).
+    @Test func aRequestIdArrivesAsTheCallHeaderOfItsNameDid() async throws {
+        defer { finish() }
+        let shared: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Authorization", "Key k")]
+        for own in [[], [("X-Empty", "")], [("X-Trace", "t 1"), ("User-Agent", "Caller/2")]] as [[(name: String, value: String)]] {
+            let id = "req_0123456789abcdef\(own.count)"
+            let new = await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), headers: shared, requestId: id, callHeaders: own, body: [1]))
+            let old = await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), headers: shared,
+                                                        callHeaders: [("X-PushBridge-Request-Id", id)] + own, body: [1]))
+            #expect(try #require(new.reply).status == 200)
+            #expect(try #require(old.reply).status == 200)
+            let received = server.received.suffix(2).map { $0.headers.map { "\($0.name): \($0.value)" } }
+            #expect(received.count == 2)
+            #expect(received.first == received.last, "\(received)")
+            #expect(received.first?.contains { $0.lowercased() == "x-pushbridge-request-id: \(id)" } == true)
+        }
+        // A request id libcurl must not send is refused as a call header of its name is.
+        let bad = await client.send(UpstreamRequest(method: "POST", url: server.url("/echo"), requestId: "a\r\nInjected: 1", body: [1]))
+        #expect(bad.reply == nil)
+    }
+
     @Test func statusHeadersAndBodyComeBack() async throws {
         defer { finish() }
         let created = try #require(await client.send(UpstreamRequest(method: "POST", url: server.url("/created"), body: Array("{}".utf8))).reply)

@@ -33,7 +33,7 @@ public struct OpenPushForwarder: Sendable {
         let started = clock.nowMilliseconds()
         let upstream = UpstreamRequest(
             method: request.method, url: request.url(on: baseURL),
-            headers: keyHeaders.headers(for: key), callHeaders: [("X-PushBridge-Request-Id", requestId)],
+            headers: keyHeaders.headers(for: key), requestId: requestId,
             body: request.bodyBytes, timeout: timeout)
         let response = await client.send(upstream)
         let latency = response.latency

@@ -47,6 +47,8 @@ final class HTTPExchange: Sendable {
         var moreTasks: [Task<Void, Never>] = []
         /// The handler deadline's timer, cancelled when the answer is decided.
         var deadlineTimer: LoopTimer?
+        /// What holds the request to its deadline (``watched(by:)``), told when it passes.
+        var watcher: HandlerDeadlines?
     }
 
     /// The request target as sent: path and query string.
@@ -96,19 +98,22 @@ final class HTTPExchange: Sendable {
     @discardableResult
     func finish(_ response: HTTPResponse, from side: RequestEnding.Side) -> Bool {
         guard ending.on(.answerReady(from: side)) == .send else { return false }
-        return deliver(response)
+        return deliver(response, byHandler: side == .handler)
     }
 
     /// Sends `response`, the answer ``ending`` decided: cancels the tasks still running for
     /// it and resumes the connection if it is suspended. Returns false if an answer was set
-    /// before (the connection closed meanwhile).
+    /// before (the connection closed meanwhile). `byHandler`: the answer is the handler's,
+    /// given by the handler's task (``task``) as it ends its request, which is not cancelled:
+    /// it has nothing left to cancel, and a task kept between requests (``HandlerWorkers``)
+    /// would otherwise end with it.
     @discardableResult
-    func deliver(_ response: HTTPResponse) -> Bool {
+    func deliver(_ response: HTTPResponse, byHandler: Bool = false) -> Bool {
         let decided = state.withLock { state -> (task: Task<Void, Never>?, more: [Task<Void, Never>], timer: LoopTimer?)? in
             guard state.response == nil else { return nil }
             state.response = response
             defer { state.task = nil; state.moreTasks = []; state.deadlineTimer = nil }
-            return (state.task, state.moreTasks, state.deadlineTimer)
+            return (byHandler ? nil : state.task, state.moreTasks, state.deadlineTimer)
         }
         guard let (task, more, timer) = decided else { return false }
         timer?.cancel()
@@ -170,6 +175,17 @@ final class HTTPExchange: Sendable {
         timer?.cancel()
         task?.cancel()
         for task in more { task.cancel() }
+    }
+
+    /// `deadlines` holds the request to its deadline: ``deadlineDue()`` tells it when it passes.
+    func watched(by deadlines: HandlerDeadlines) {
+        state.withLock { $0.watcher = deadlines }
+    }
+
+    /// The handler deadline's timer fired: its watcher (``watched(by:)``) decides what follows
+    /// (``HandlerDeadlines/due(_:)``).
+    func deadlineDue() {
+        state.withLock { $0.watcher }?.due(self)
     }
 
     /// Keeps the timer of the handler deadline (``HandlerDeadlines``) so ``finish(_:)`` can

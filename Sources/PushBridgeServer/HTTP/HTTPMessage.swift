@@ -20,16 +20,27 @@ public struct HTTPRequest: Sendable {
     /// made in-process.
     public var ticket: HTTPRequestTicket?
 
-    /// A request.
-    public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = [], remoteAddress: String = "127.0.0.1",
-                ticket: HTTPRequestTicket? = nil) {
+    /// A request. `headers` is taken (consumed): names not in lower case are lower-cased where
+    /// they are, so headers held by nothing else are not copied into a new array (issue 31).
+    public init(method: String, target: String, headers: consuming [(name: String, value: String)] = [], body: [UInt8] = [],
+                remoteAddress: String = "127.0.0.1", ticket: HTTPRequestTicket? = nil) {
         self.ticket = ticket
         self.method = method
         self.target = target
         self.path = Self.path(of: target)
-        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        var headers = headers
+        for index in headers.indices where !Self.isLowercased(headers[index].name) {
+            headers[index].name = headers[index].name.lowercased()
+        }
+        self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+    }
+
+    /// Whether `name` is its own `lowercased()` for certain: ASCII without `A`–`Z`. Any other
+    /// name (non-ASCII included) is lower-cased.
+    static func isLowercased(_ name: String) -> Bool {
+        name.utf8.allSatisfy { $0 < 0x80 && !($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }
     }
 
     private static func path(of target: String) -> String {

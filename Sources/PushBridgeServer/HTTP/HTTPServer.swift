@@ -93,6 +93,7 @@ public final class HTTPServer: Sendable {
             return daemons.lifecycle == .running
         }
         if wasRunning { halt() }
+        core.workers.close()
         core.tasks.cancelAll()
     }
 
@@ -100,6 +101,7 @@ public final class HTTPServer: Sendable {
     /// with 503, waits up to `gracePeriod` for requests in flight to be answered, answers the
     /// rest with 503 (through ``HTTPServerConfiguration/exit`` when there is one, waiting up
     /// to ``stopRecordWait`` for it to record them), then stops the daemons and their loops,
+    /// ends the handler tasks waiting for a request (``HandlerWorkers/close()``),
     /// cancels the server's tasks still running (``ServerTasks``) and waits up to
     /// ``stopRecordWait`` for them to end. Returns at once if already stopping or stopped.
     public func stop(gracePeriod: Duration = .seconds(5)) async {
@@ -118,6 +120,7 @@ public final class HTTPServer: Sendable {
             await answerRunningThroughExit()
         }
         halt()
+        core.workers.close()
         core.tasks.cancelAll()
         _ = await core.tasks.ended(within: Self.stopRecordWait)
         daemons.withLock { $0.lifecycle = .stopped }

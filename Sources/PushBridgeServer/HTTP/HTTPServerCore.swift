@@ -26,6 +26,8 @@ final class HTTPServerCore: Sendable {
     /// Holds every connection to ``HTTPServerConfiguration/requestTimeout`` while it delivers
     /// its request, and keeps a reserve of connections for prompt callers.
     let connections: ConnectionWatch
+    /// The handler tasks kept between requests on each loop (``HandlerWorkers``).
+    let workers = HandlerWorkers()
 
     init(configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler) {
         self.configuration = configuration
@@ -94,11 +96,12 @@ final class HTTPServerCore: Sendable {
     }
 
     /// Decides `exchange`'s answer, made by `side`, if nobody has yet
-    /// (``HTTPExchange/finish(_:from:)``).
-    func finish(_ exchange: HTTPExchange, with response: HTTPResponse, from side: RequestEnding.Side) {
-        if exchange.finish(response, from: side) {
-            registry.withLock { $0.running[ObjectIdentifier(exchange)] = nil }
-        }
+    /// (``HTTPExchange/finish(_:from:)``). Returns whether this call decided it.
+    @discardableResult
+    func finish(_ exchange: HTTPExchange, with response: HTTPResponse, from side: RequestEnding.Side) -> Bool {
+        guard exchange.finish(response, from: side) else { return false }
+        registry.withLock { $0.running[ObjectIdentifier(exchange)] = nil }
+        return true
     }
 
     // MARK: The access handler
@@ -153,9 +156,15 @@ final class HTTPServerCore: Sendable {
                 return .YES
             }
             let request = exchange.state.withLock { state in
+                // The headers taken out, so the request lower-cases their names in place, and
+                // kept again as the request has them (their names lower-cased: every later
+                // reader lower-cases or compares without case).
+                let headers = state.headers
+                state.headers = []
                 let request = HTTPRequest(
-                    method: state.method, target: exchange.target, headers: state.headers,
+                    method: state.method, target: exchange.target, headers: headers,
                     body: state.body, remoteAddress: state.remoteAddress, ticket: exchange.ticket)
+                state.headers = request.headers
                 state.body = []
                 state.request = request
                 return request
@@ -309,18 +318,39 @@ final class HTTPServerCore: Sendable {
         }
         if let decidedEarly { return queue(decidedEarly, exchange, on: connection) }
 
-        // Tracked as ``ServerTasks/spawn(_:)`` tracks its tasks, with the handler's body as
-        // the task's one closure (issue 31: a closure wrapped in another was an allocation).
-        let handler = self.handler, tasks = self.tasks
+        // Tracked as ``ServerTasks/spawn(_:)`` tracks its tasks, from here to the handler's
+        // answer. On a loop, run by a task kept between requests (``HandlerWorkers``), with
+        // the handler's body as the task's one closure when it is made.
+        let tasks = self.tasks
         let id = tasks.register()
-        let work = tasks.hold(EventLoop.spawn {
-            let response = await handler(request)
-            self.finish(exchange, with: response, from: .handler)
-            tasks.ended(id)
-        }, id: id)
+        let work: Task<Void, Never>
+        if let loop = EventLoop.current {
+            work = workers.run(HandlerWorkers.Job(request: request, exchange: exchange, id: id), on: loop) { [self] job in
+                await answer(job)
+            }
+        } else {
+            let handler = self.handler
+            work = EventLoop.spawn {
+                let response = await handler(request)
+                self.finish(exchange, with: response, from: .handler)
+                tasks.ended(id)
+            }
+        }
+        tasks.hold(work, id: id)
         exchange.adopt(work)
         deadlines.watch(exchange)
         return .YES
+    }
+
+    /// Runs `job`'s handler and finishes its exchange with the answer, then ends its
+    /// registration. Returns whether the handler's answer is the one sent (the server did not
+    /// answer first, so nothing took the task's handle to cancel it): only then may the task
+    /// that ran it run another request.
+    private func answer(_ job: HandlerWorkers.Job) async -> Bool {
+        let response = await handler(job.request)
+        let sent = finish(job.exchange, with: response, from: .handler)
+        tasks.ended(job.id)
+        return sent
     }
 
     // MARK: Stopping

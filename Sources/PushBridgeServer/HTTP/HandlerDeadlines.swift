@@ -21,13 +21,20 @@ final class HandlerDeadlines: Sendable {
     }
 
     /// Watches `exchange` from now: if it is not answered within ``deadline``, `expire` gets it.
+    /// The exchange is told who watches it first, so the timer's action captures the exchange
+    /// alone (a closure capturing one object needs no context of its own: the watcher and the
+    /// exchange captured together were one allocation a request).
     func watch(_ exchange: HTTPExchange) {
         guard !stopped.load(ordering: .acquiring) else { return }
-        let timer = EventLoop.schedule(at: .now.advanced(by: deadline)) { [self] in
-            guard !stopped.load(ordering: .acquiring), !exchange.isDecided else { return }
-            if expire(exchange) { watch(exchange) }
-        }
-        exchange.holdDeadline(timer)
+        exchange.watched(by: self)
+        exchange.holdDeadline(EventLoop.schedule(at: .now.advanced(by: deadline)) { exchange.deadlineDue() })
+    }
+
+    /// `exchange`'s deadline passed (``HTTPExchange/deadlineDue()``): hands it to `expire` if it
+    /// is still undecided, and watches it again if `expire` asks.
+    func due(_ exchange: HTTPExchange) {
+        guard !stopped.load(ordering: .acquiring), !exchange.isDecided else { return }
+        if expire(exchange) { watch(exchange) }
     }
 
     /// Stops holding requests to the deadline (timers still set do nothing when they fire).

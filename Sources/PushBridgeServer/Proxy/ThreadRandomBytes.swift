@@ -98,11 +98,4 @@ final class ThreadRandomBytes {
 
 /// The thread-specific key that holds each thread's ``ThreadRandomBytes`` (retained), and
 /// releases it when its thread exits.
-private let threadKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key) { raw in
-        guard let raw else { return }
-        Unmanaged<ThreadRandomBytes>.fromOpaque(raw).release()
-    }
-    return key
-}()
+private let threadKey = makeThreadObjectKey()

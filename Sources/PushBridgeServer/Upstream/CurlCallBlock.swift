@@ -18,17 +18,30 @@ struct CurlCallBlock: ~Copyable {
     /// The list the last node links to, kept alive while the nodes point at it.
     private let shared: CurlHeaderList
 
-    /// The lines for `headers` followed by `shared`'s, and `body`; throws (nothing sent, and
-    /// nothing allocated) for a header libcurl must not send.
-    init(_ headers: [(name: String, value: String)], shared: CurlHeaderList, body: [UInt8]) throws(UpstreamFailure) {
+    /// The lines for `requestId` (``UpstreamRequest/requestId``) and `headers` followed by
+    /// `shared`'s, and `body`; throws (nothing sent, and nothing allocated) for a header
+    /// libcurl must not send.
+    init(requestId: String? = nil, _ headers: [(name: String, value: String)], shared: CurlHeaderList, body: [UInt8]) throws(UpstreamFailure) {
+        if let requestId { try CurlHeaderList.check(name: UpstreamRequest.requestIdHeader, value: requestId) }
         for (name, value) in headers { try CurlHeaderList.check(name: name, value: value) }
+        // The request id's line is the first of the call's own, as a call header of its name.
+        let first = requestId.map { (name: UpstreamRequest.requestIdHeader, value: $0) }
+        let own = first == nil ? 0 : 1
+        func header(_ index: Int) -> (name: String, value: String) {
+            if index < own, let first { return first }
+            return headers[index - own]
+        }
         // Each line written straight into the block from the name and value (no array of
         // lines, no joined string per header: every upstream call makes one).
         // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
         let expect = "Expect:".utf8
-        let count = 1 + headers.count
+        let count = 1 + own + headers.count
         let nodesBytes = count * MemoryLayout<curl_slist>.stride
-        let textBytes = expect.count + 1 + headers.reduce(0) { $0 + $1.name.utf8.count + ($1.value.isEmpty ? 1 : 2 + $1.value.utf8.count) + 1 }
+        var textBytes = expect.count + 1
+        for index in 0..<(count - 1) {
+            let (name, value) = header(index)
+            textBytes += name.utf8.count + (value.isEmpty ? 1 : 2 + value.utf8.count) + 1
+        }
         memory = UnsafeMutableRawPointer.allocate(byteCount: nodesBytes + textBytes + body.count, alignment: MemoryLayout<curl_slist>.alignment)
         let nodes = memory.bindMemory(to: curl_slist.self, capacity: count)
         var text = (memory + nodesBytes).assumingMemoryBound(to: CChar.self)
@@ -43,7 +56,7 @@ struct CurlCallBlock: ~Copyable {
             if i == 0 {
                 write(expect)
             } else {
-                let (name, value) = headers[i - 1]
+                let (name, value) = header(i - 1)
                 write(name.utf8)
                 write(value.isEmpty ? ";".utf8 : ": ".utf8)
                 write(value.utf8)

@@ -30,7 +30,7 @@ final class CurlEasyTransfer {
         self.start = start
         self.continuation = continuation
         self.maxResponseBytes = configuration.maxResponseBytes
-        block = try CurlCallBlock(request.callHeaders, shared: sharedHeaders, body: request.body)
+        block = try CurlCallBlock(requestId: request.requestId, request.callHeaders, shared: sharedHeaders, body: request.body)
         // Fully initialized from here: if configuration throws, deinit frees everything.
         try configure(request, configuration)
     }

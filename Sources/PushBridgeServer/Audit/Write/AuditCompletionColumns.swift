@@ -36,17 +36,19 @@ struct AuditCompletionColumns {
 
     /// The `attempts` column's text: the JSON array of each attempt's ``UpstreamAttempt/json``,
     /// as `JSONWriter` writes an array, each written straight into one buffer (no array of
-    /// values made first).
+    /// values made first), the thread's kept one (``ThreadScratchBytes``: no array of its own
+    /// per completion).
     static func attemptsText(_ attempts: [UpstreamAttempt]) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(96 * attempts.count + 2)
-        bytes.append(UInt8(ascii: "["))
-        for (index, attempt) in attempts.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.write(attempt.json, into: &bytes)
+        ThreadScratchBytes.with { bytes in
+            bytes.reserveCapacity(96 * attempts.count + 2)
+            bytes.append(UInt8(ascii: "["))
+            for (index, attempt) in attempts.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONWriter.write(attempt.json, into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+            return String(decoding: bytes, as: UTF8.self)
         }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The value of one of the completion's columns (``AuditRequestColumn/completion``).
